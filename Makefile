@@ -1,0 +1,46 @@
+# parlab: `make run` builds, makes the default data set if missing, and runs
+# the reference query; `make test` is what CI runs.
+GO      ?= go
+BIN     := bin/parlab
+DATA    := data/sales-1M
+FUZZTIME ?= 30s
+
+.PHONY: all build run data test vet fmt-check fuzz bench vs-awk clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/parlab
+
+# The last file is renamed into place last, so its presence means a complete set.
+$(DATA)/xat.csv: | build
+	$(BIN) gen --rows 1000000 --files 20 --seed 1 --out $(DATA)
+
+data: $(DATA)/xat.csv
+
+run: build data
+	$(BIN) query --where Region=Europe $(DATA)
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+test: fmt-check vet
+	$(GO) test -race ./...
+
+# Fuzz each target for FUZZTIME (make fuzz FUZZTIME=5m).
+fuzz:
+	$(GO) test -run XXX -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzParseFixed$$' -fuzztime $(FUZZTIME) ./scan
+
+bench:
+	$(GO) test -run XXX -bench . -benchmem ./...
+
+vs-awk: build data
+	scripts/vs-awk.sh $(DATA)
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"parlab/spawn"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // bad data, or a run that failed
+	exitUsage = 2
+)
+
+// app is one invocation: its streams, and hooks that tests replace.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// fixTimes, if set, overwrites a report's measured times, so golden
+	// tests can compare whole outputs.
+	fixTimes func(*spawn.Report)
+	// tty reports whether w is a terminal (progress bars go only there).
+	tty func(w io.Writer) bool
+}
+
+// usageError is a mistake on the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+const helpText = `parlab: one analytic query over CSV files, run every way the machine allows.
+
+Usage:
+  parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
+  parlab query --where COLUMN=VALUE [--sum COL,COL] [--io mmap|readat|read] [--populate]
+               [--json] PATH...
+  parlab help
+
+A PATH is a CSV file or a directory (all its *.csv files, in name order).
+COLUMN is any header name, case-insensitive; region, country, item and channel
+are short for the Sales Records columns. --sum defaults to
+"Total Revenue,Total Profit".
+
+Exit status: 0 success, 1 bad data or a failed run, 2 bad usage.
+`
+
+// Main runs parlab with args (without the program name) and returns the exit
+// status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, tty: isTerminal}
+	return a.main(args)
+}
+
+func (a *app) main(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(a.stderr, helpText)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "gen":
+		err = a.gen(rest)
+	case "query":
+		err = a.query(rest)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(a.stdout, helpText)
+		return exitOK
+	default:
+		err = usagef("unknown command %q", cmd)
+	}
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "parlab: %v\n", err)
+	if errors.As(err, new(usageError)) {
+		fmt.Fprintf(a.stderr, "Run 'parlab help' for usage.\n")
+		return exitUsage
+	}
+	return exitFail
+}
+
+// parseFlags parses flags that may come before, between or after the
+// positional arguments ("parlab query data/ --where region=Europe" works),
+// and returns the positional ones.
+func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(a.stdout)
+				fs.PrintDefaults()
+				return nil, usagef("%s: see the flags above", fs.Name())
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// splitList splits a comma-separated flag value, trimming spaces.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"parlab/data"
+)
+
+func (a *app) gen(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	rows := fs.Int("rows", 1000000, "data rows in all files together")
+	files := fs.Int("files", 20, "number of files (named xaa.csv, xab.csv, …)")
+	seed := fs.Uint64("seed", 1, "random seed: the same flags give byte-identical files")
+	out := fs.String("out", "data/sales-1M", "output directory")
+	force := fs.Bool("force", false, "replace the .csv files of a non-empty directory")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("gen takes no arguments (got %q); use --out DIR", pos[0])
+	}
+	o := data.Options{Rows: *rows, Files: *files, Seed: *seed}
+	if *rows < 0 || *files < 1 || *files > data.MaxFiles {
+		return usagef("gen: --rows must be 0 or more and --files 1 to %d", data.MaxFiles)
+	}
+	t0 := time.Now()
+	var progress func(int64)
+	if *rows >= 1000000 && a.tty(a.stderr) {
+		progress = a.progressBar("generating", int64(*rows))
+	}
+	if err := data.Generate(*out, o, *force, progress); err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	fmt.Fprintf(a.stdout, "wrote %d rows in %d files to %s in %.3f s\n", *rows, *files, *out, time.Since(t0).Seconds())
+	return nil
+}
+
+// progressBar returns a progress callback that draws a bar on stderr at most
+// every 50 ms. It is safe for concurrent calls.
+func (a *app) progressBar(label string, total int64) func(int64) {
+	var mu sync.Mutex
+	var last time.Time
+	return func(done int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < 50*time.Millisecond && done < total {
+			return
+		}
+		last = time.Now()
+		const width = 30
+		n := int(done * width / max(total, 1))
+		fmt.Fprintf(a.stderr, "\r%s [%s%s] %3d%%", label, strings.Repeat("#", n), strings.Repeat(" ", width-n), done*100/max(total, 1))
+	}
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"parlab/scan"
+	"parlab/shm"
+	"parlab/spawn"
+)
+
+// queryFlags are the flags every command that runs a query shares.
+type queryFlags struct {
+	where, sum, io string
+	populate       bool
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&q.where, "where", "", "filter COLUMN=VALUE (exact, byte for byte); none: every row")
+	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
+	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
+	fs.BoolVar(&q.populate, "populate", true, "with --io mmap: fault every page in at map time (MAP_POPULATE)")
+}
+
+// config turns the flags and PATHs into a run's configuration.
+func (q *queryFlags) config(paths []string) (spawn.Config, error) {
+	var c spawn.Config
+	if len(paths) == 0 {
+		return c, usagef("no PATH given: name CSV files or directories")
+	}
+	if q.where != "" {
+		col, val, err := scan.ParseWhere(q.where)
+		if err != nil {
+			return c, usagef("%v", err)
+		}
+		c.Query.Where, c.Query.Equals = col, val
+	}
+	if q.sum != "" {
+		c.Query.Sum = splitList(q.sum)
+	}
+	if err := c.Query.Validate(); err != nil {
+		return c, usagef("%v", err)
+	}
+	mode, err := shm.ParseMode(q.io)
+	if err != nil {
+		return c, usagef("%v", err)
+	}
+	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
+	if c.Paths, err = spawn.ExpandPaths(paths); err != nil {
+		return c, err
+	}
+	c.Workers = 1
+	return c, nil
+}
+
+func (a *app) query(args []string) error {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	var qf queryFlags
+	qf.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	c, err := qf.config(pos)
+	if err != nil {
+		return err
+	}
+	var st spawn.Strategy = spawn.Sequential{}
+	rep, err := st.Run(context.Background(), c)
+	if err != nil {
+		return err
+	}
+	if a.fixTimes != nil {
+		a.fixTimes(rep)
+	}
+	if *asJSON {
+		a.stdout.Write(reportJSON(rep, c))
+		a.stdout.Write([]byte{'\n'})
+		return nil
+	}
+	a.printReport(rep, c)
+	return nil
+}
+
+func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
+	w := a.stdout
+	filter := "all rows"
+	if rep.Filter != "" {
+		filter = rep.Filter + " = " + c.Query.Equals
+	}
+	fmt.Fprintf(w, "%s: %d files, %s rows, %s (%s, %s)\n", filter, rep.Files,
+		group(rep.Result.Rows), megabytes(rep.Bytes), rep.Strategy, c.Mode)
+	width := len("Matching orders")
+	for _, n := range rep.SumNames {
+		width = max(width, len(n))
+	}
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "Matching orders", group(rep.Result.Matched))
+	for i, n := range rep.SumNames {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, rep.Result.Sums[i].Append(nil, true))
+	}
+	fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
+		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Scan.Seconds())
+}
+
+// reportJSON renders a report as one JSON object. Times are seconds; sums are
+// exact decimals in strings, so no digit is lost to a float.
+func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
+	var ar fastjson.Arena
+	o := ar.NewObject()
+	o.Set("strategy", ar.NewString(rep.Strategy))
+	o.Set("split", ar.NewString(rep.Split))
+	o.Set("workers", ar.NewNumberInt(rep.Workers))
+	o.Set("io", ar.NewString(c.Mode.String()))
+	where := ar.NewNull()
+	if rep.Filter != "" {
+		where = ar.NewObject()
+		where.Set("column", ar.NewString(rep.Filter))
+		where.Set("value", ar.NewString(c.Query.Equals))
+	}
+	o.Set("where", where)
+	o.Set("matched", ar.NewNumberString(strconv.FormatInt(rep.Result.Matched, 10)))
+	sums := ar.NewObject()
+	for i, n := range rep.SumNames {
+		sums.Set(n, ar.NewString(rep.Result.Sums[i].String()))
+	}
+	o.Set("sums", sums)
+	d := ar.NewObject()
+	d.Set("files", ar.NewNumberInt(rep.Files))
+	d.Set("rows", ar.NewNumberString(strconv.FormatInt(rep.Result.Rows, 10)))
+	d.Set("bytes", ar.NewNumberString(strconv.FormatInt(rep.Bytes, 10)))
+	o.Set("data", d)
+	t := ar.NewObject()
+	for _, p := range []struct {
+		name string
+		d    time.Duration
+	}{{"setup", rep.Setup}, {"spawn", rep.Spawn}, {"scan", rep.Scan}, {"join", rep.Join}, {"merge", rep.Merge}, {"total", rep.Total}} {
+		t.Set(p.name, seconds(&ar, p.d))
+	}
+	o.Set("time", t)
+	return o.MarshalTo(nil)
+}
+
+// seconds is a duration as a JSON number of seconds. Durations are finite,
+// so fastjson's bare NaN/Inf can never appear.
+func seconds(ar *fastjson.Arena, d time.Duration) *fastjson.Value {
+	return ar.NewNumberString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64))
+}
+
+// group formats n with thousands separators: 1000000 -> "1,000,000".
+func group(n int64) string {
+	return string(scan.Fixed{V: n}.Append(nil, true))
+}
+
+func megabytes(n int64) string {
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+}

@@ -1,0 +1,304 @@
+// Package data generates deterministic "Sales Records" data sets: the public
+// 14-column schema (see Header), split into files named as split(1) names its
+// pieces (xaa.csv, xab.csv, …), a header line in each.
+//
+// The same Options give byte-identical files on any machine and with any
+// number of cores: each file has its own random stream, seeded from the seed
+// and the file's number, so files can be written in parallel in any order.
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Options say what to generate.
+type Options struct {
+	Rows  int    // data rows in all files together
+	Files int    // files to split them into (at most 676: xaa … xzz)
+	Seed  uint64 // the random seed
+}
+
+// MaxFiles is how many names split(1)'s two-letter suffixes give.
+const MaxFiles = 26 * 26
+
+func (o Options) validate() error {
+	switch {
+	case o.Rows < 0:
+		return fmt.Errorf("--rows must be 0 or more, got %d", o.Rows)
+	case o.Files < 1 || o.Files > MaxFiles:
+		return fmt.Errorf("--files must be 1 to %d, got %d", MaxFiles, o.Files)
+	}
+	return nil
+}
+
+// FileName is the name of file i (from 0) as split(1) would give it.
+func FileName(i int) string {
+	return "x" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + ".csv"
+}
+
+// RowsIn is how many rows file i holds: the rows are dealt evenly, the first
+// Rows%Files files taking one more.
+func (o Options) RowsIn(i int) int {
+	n := o.Rows / o.Files
+	if i < o.Rows%o.Files {
+		n++
+	}
+	return n
+}
+
+// ErrNotEmpty is returned when the output directory holds files and force is
+// not set.
+var ErrNotEmpty = errors.New("directory is not empty (use --force to replace its .csv files)")
+
+// Generate writes the data set into dir, creating it if needed. A directory
+// that holds anything but an earlier run's leftovers is refused unless force
+// is set; then its .csv files are removed first. Files are written under
+// temporary names and renamed in name order at the end, so a set whose last
+// file exists is complete. progress, if not nil, is called with the rows
+// written so far (from several goroutines; it must be safe for that).
+func Generate(dir string, o Options, force bool, progress func(rows int64)) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, ".csv.tmp"):
+			os.Remove(filepath.Join(dir, name)) // an interrupted run's
+		case !force:
+			return fmt.Errorf("%s: %w", dir, ErrNotEmpty)
+		case strings.HasSuffix(name, ".csv"):
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+		}
+	}
+	var (
+		next    atomic.Int64
+		written atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		first   error
+	)
+	for range min(runtime.GOMAXPROCS(0), o.Files) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= o.Files {
+					return
+				}
+				err := writeFile(filepath.Join(dir, FileName(i)+".tmp"), o, i, func(n int) {
+					if progress != nil {
+						progress(written.Add(int64(n)))
+					}
+				})
+				if err != nil {
+					errOnce.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	for i := range o.Files {
+		p := filepath.Join(dir, FileName(i))
+		if err := os.Rename(p+".tmp", p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushAt is the buffer size at which a file's rows are written out.
+const flushAt = 1 << 20
+
+func writeFile(path string, o Options, i int, progress func(int)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	g := NewRows(o.Seed, i)
+	buf := make([]byte, 0, flushAt+512)
+	buf = append(buf, strings.Join(Header, ",")...)
+	buf = append(buf, '\n')
+	n, pending := o.RowsIn(i), 0
+	for r := 0; r < n; r++ {
+		buf = g.Append(buf)
+		pending++
+		if len(buf) >= flushAt || r == n-1 {
+			if _, err := f.Write(buf); err != nil {
+				f.Close()
+				return err
+			}
+			buf = buf[:0]
+			progress(pending)
+			pending = 0
+		}
+	}
+	if len(buf) > 0 { // a file with no rows: just the header
+		if _, err := f.Write(buf); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// Rows makes the rows of one file, one at a time.
+type Rows struct {
+	rng       uint64
+	countries []country
+}
+
+type country struct{ region, name string }
+
+var allCountries = func() []country {
+	var cs []country
+	for _, r := range Regions {
+		for _, c := range r.Countries {
+			cs = append(cs, country{r.Name, c})
+		}
+	}
+	return cs
+}()
+
+// NewRows starts file i's row stream for seed.
+func NewRows(seed uint64, i int) *Rows {
+	// Distinct, well-mixed starting states per file (splitmix64's constant).
+	g := &Rows{rng: seed ^ (uint64(i)+1)*0x9E3779B97F4A7C15, countries: allCountries}
+	g.next()
+	return g
+}
+
+// next is splitmix64: tiny, fast, and fixed forever (math/rand's generators
+// could change between Go releases; our files must not).
+func (g *Rows) next() uint64 {
+	g.rng += 0x9E3779B97F4A7C15
+	z := g.rng
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// intn returns a number in [0, n) (Lemire's multiply-shift; its bias is below
+// 2^-40 for our n, invisible in a sales data set).
+func (g *Rows) intn(n int) int {
+	hi, _ := bits.Mul64(g.next(), uint64(n))
+	return int(hi)
+}
+
+// Dates: orders fall between 2010-01-01 and 2017-07-28, as in the public set;
+// an order ships 0 to 50 days later.
+var (
+	firstDay = daysFromCivil(2010, 1, 1)
+	lastDay  = daysFromCivil(2017, 7, 28)
+)
+
+var priorities = []string{"L", "M", "H", "C"}
+
+// Append appends the next row (with its newline) to dst. It allocates nothing
+// once dst has room: no fmt, numbers are formatted by strconv.Append*.
+func (g *Rows) Append(dst []byte) []byte {
+	c := g.countries[g.intn(len(g.countries))]
+	it := &Items[g.intn(len(Items))]
+	dst = append(dst, c.region...)
+	dst = append(dst, ',')
+	dst = append(dst, c.name...)
+	dst = append(dst, ',')
+	dst = append(dst, it.Name...)
+	if g.intn(2) == 0 {
+		dst = append(dst, ",Online,"...)
+	} else {
+		dst = append(dst, ",Offline,"...)
+	}
+	dst = append(dst, priorities[g.intn(len(priorities))]...)
+	dst = append(dst, ',')
+	order := firstDay + g.intn(lastDay-firstDay+1)
+	dst = appendDate(dst, order)
+	dst = append(dst, ',')
+	dst = strconv.AppendInt(dst, int64(100000000+g.intn(900000000)), 10)
+	dst = append(dst, ',')
+	dst = appendDate(dst, order+g.intn(51))
+	dst = append(dst, ',')
+	units := int64(1 + g.intn(10000))
+	dst = strconv.AppendInt(dst, units, 10)
+	rev, cost := units*it.Price, units*it.Cost
+	for _, cents := range [...]int64{it.Price, it.Cost, rev, cost, rev - cost} {
+		dst = append(dst, ',')
+		dst = AppendCents(dst, cents)
+	}
+	return append(dst, '\n')
+}
+
+// AppendCents appends cents as a decimal with two places: 12345 -> "123.45".
+func AppendCents(dst []byte, cents int64) []byte {
+	if cents < 0 {
+		dst = append(dst, '-')
+		cents = -cents
+	}
+	dst = strconv.AppendInt(dst, cents/100, 10)
+	c := cents % 100
+	return append(dst, '.', byte('0'+c/10), byte('0'+c%10))
+}
+
+func appendDate(dst []byte, days int) []byte {
+	y, m, d := civilFromDays(days)
+	dst = strconv.AppendInt(dst, int64(m), 10)
+	dst = append(dst, '/')
+	dst = strconv.AppendInt(dst, int64(d), 10)
+	dst = append(dst, '/')
+	return strconv.AppendInt(dst, int64(y), 10)
+}
+
+// daysFromCivil and civilFromDays convert between proleptic Gregorian dates
+// and days since 1970-01-01 (Howard Hinnant's algorithms): far cheaper than
+// time.Time formatting in a loop that runs a million times.
+func daysFromCivil(y, m, d int) int {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+func civilFromDays(z int) (y, m, d int) {
+	z += 719468
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}

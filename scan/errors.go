@@ -1,0 +1,60 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// Errors the scanner reports, wrapped in a *ParseError that says where.
+// ErrSyntax and ErrOverflow (numbers) are in fixed.go.
+var (
+	ErrQuote     = errors.New(`quoted field is not closed, or a closing quote is followed by something other than "," or a line end`)
+	ErrBareQuote = errors.New(`quote inside an unquoted field (a field holding a quote must be quoted, with the quote doubled)`)
+	ErrShortRow  = errors.New("row is too short to hold the column")
+	ErrNoHeader  = errors.New("no header line")
+	ErrColumn    = errors.New("no such column in the header")
+	ErrDupColumn = errors.New("column name appears twice in the header")
+)
+
+// ParseError is bad input with its place. Line and Column are 1-based; Line
+// counts physical lines (as an editor does), Column is the byte in that line
+// where the offending field starts.
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	Field  string // the header name of the column involved, if any
+	Value  string // the offending bytes, shortened, if any
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Column)
+	if e.Field != "" {
+		fmt.Fprintf(&b, "column %q: ", e.Field)
+	}
+	b.WriteString(e.Err.Error())
+	if e.Value != "" {
+		fmt.Fprintf(&b, ": %q", e.Value)
+	}
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// errAt builds a ParseError for byte offset off of data. It counts lines from
+// the start of the file, which is slow, but only errors pay for it.
+func errAt(file string, data []byte, off int, field string, value []byte, err error) *ParseError {
+	if off > len(data) {
+		off = len(data)
+	}
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+	v := value
+	if len(v) > 40 {
+		v = v[:40]
+	}
+	return &ParseError{File: file, Line: line, Column: col, Field: field, Value: string(v), Err: err}
+}

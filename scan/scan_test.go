@@ -1,0 +1,419 @@
+package scan
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"parlab/data"
+)
+
+func TestParseFixed(t *testing.T) {
+	tests := []struct {
+		in    string
+		mant  int64
+		scale int
+		err   error
+	}{
+		{"0", 0, 0, nil},
+		{"7", 7, 0, nil},
+		{"3.5", 35, 1, nil},
+		{"0.25", 25, 2, nil},
+		{"-12.50", -1250, 2, nil},
+		{"+2.", 2, 0, nil},
+		{".5", 5, 1, nil},
+		{"-.05", -5, 2, nil},
+		{"00001.10", 110, 2, nil},
+		{"9223372036854775807", math.MaxInt64, 0, nil},
+		{"-9223372036854775807", -math.MaxInt64, 0, nil},
+		{"922337203685477580.7", math.MaxInt64, 1, nil},
+		{"0.000000000000000001", 1, 18, nil},
+		{"0000000000000000000000000012", 12, 0, nil},
+		{"9223372036854775808", 0, 0, ErrOverflow},
+		{"99999999999999999999", 0, 0, ErrOverflow},
+		{"0.0000000000000000001", 0, 0, ErrOverflow},
+		{"", 0, 0, ErrSyntax},
+		{"-", 0, 0, ErrSyntax},
+		{".", 0, 0, ErrSyntax},
+		{"1.2.3", 0, 0, ErrSyntax},
+		{"1e5", 0, 0, ErrSyntax},
+		{" 1", 0, 0, ErrSyntax},
+		{"1,000", 0, 0, ErrSyntax},
+		{"--1", 0, 0, ErrSyntax},
+		{"$5", 0, 0, ErrSyntax},
+	}
+	for _, tt := range tests {
+		m, s, err := ParseFixed([]byte(tt.in))
+		if err != tt.err || (err == nil && (m != tt.mant || s != tt.scale)) {
+			t.Errorf("ParseFixed(%q) = %d, %d, %v; want %d, %d, %v", tt.in, m, s, err, tt.mant, tt.scale, tt.err)
+		}
+	}
+}
+
+func TestFixedAddAndFormat(t *testing.T) {
+	var f Fixed
+	for _, s := range []string{"7", "3.5", "0.25"} {
+		m, sc, _ := ParseFixed([]byte(s))
+		if err := f.Add(m, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.String() != "10.75" {
+		t.Errorf("7+3.5+0.25 = %s, want 10.75", f)
+	}
+	cases := []struct {
+		f     Fixed
+		plain string
+		group string
+	}{
+		{Fixed{}, "0", "0"},
+		{Fixed{5, 2}, "0.05", "0.05"},
+		{Fixed{-5, 3}, "-0.005", "-0.005"},
+		{Fixed{34484912532315, 2}, "344849125323.15", "344,849,125,323.15"},
+		{Fixed{-1234567, 0}, "-1234567", "-1,234,567"},
+		{Fixed{123, 0}, "123", "123"},
+	}
+	for _, c := range cases {
+		if got := c.f.String(); got != c.plain {
+			t.Errorf("%+v.String() = %q, want %q", c.f, got, c.plain)
+		}
+		if got := string(c.f.Append(nil, true)); got != c.group {
+			t.Errorf("%+v grouped = %q, want %q", c.f, got, c.group)
+		}
+	}
+	// Overflow is an error and leaves the sum as it was.
+	g := Fixed{math.MaxInt64 - 1, 0}
+	if err := g.Add(2, 0); err != ErrOverflow || g.V != math.MaxInt64-1 {
+		t.Errorf("overflow: %v, %+v", err, g)
+	}
+	h := Fixed{math.MaxInt64 / 10, 0}
+	if err := h.Add(1, 2); err != ErrOverflow {
+		t.Errorf("rescale overflow: %v", err)
+	}
+	k := Fixed{1, 17}
+	if err := k.Add(math.MaxInt64/10, 0); err != ErrOverflow {
+		t.Errorf("value rescale overflow: %v", err)
+	}
+}
+
+func TestResultMerge(t *testing.T) {
+	a := Result{Rows: 3, Matched: 2, Sums: [MaxSums]Fixed{{150, 2}, {7, 0}}}
+	b := Result{Rows: 4, Matched: 1, Sums: [MaxSums]Fixed{{5, 1}, {-1, 3}}}
+	if err := a.Merge(&b); err != nil {
+		t.Fatal(err)
+	}
+	if a.Rows != 7 || a.Matched != 3 || a.Sums[0].String() != "2.00" || a.Sums[1].String() != "6.999" {
+		t.Errorf("merged %+v", a)
+	}
+	c := Result{Sums: [MaxSums]Fixed{{math.MaxInt64, 0}}}
+	if err := c.Merge(&Result{Sums: [MaxSums]Fixed{{1, 0}}}); err != ErrOverflow {
+		t.Errorf("merge overflow: %v", err)
+	}
+}
+
+// scanAll runs the scanner over whole files, the way the sequential strategy
+// does, and returns the answer as strings.
+func scanAll(files []refFile, q Query) (Result, error) {
+	var r Result
+	for _, f := range files {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			return r, err
+		}
+		s, e := tb.Body()
+		if err := tb.Scan(s, e, &r); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// check compares the scanner with the reference on files and q: the same
+// answer to the digit, or errors of the same kind.
+func check(t *testing.T, label string, files []refFile, q Query) (Result, error) {
+	t.Helper()
+	got, err := scanAll(files, q)
+	var want refAnswer
+	werr := refQuery(files, q, &want)
+	switch {
+	case err != nil || werr != nil:
+		if err == nil || werr == nil || !sameKind(err, werr) {
+			t.Fatalf("%s: scanner error %v, reference error %v", label, err, werr)
+		}
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.File == "" || pe.Line < 1 || pe.Column < 1 {
+			t.Fatalf("%s: error %v has no position", label, err)
+		}
+		return got, err
+	case got.Rows != want.rows || got.Matched != want.matched:
+		t.Fatalf("%s: rows %d matched %d, reference %d %d", label, got.Rows, got.Matched, want.rows, want.matched)
+	}
+	for i, s := range want.sums {
+		if got.Sums[i].String() != s.String() {
+			t.Fatalf("%s: sum %d = %s, reference %s", label, i, got.Sums[i], s)
+		}
+	}
+	return got, nil
+}
+
+func fixture(t *testing.T, name string) []refFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []refFile{{name, b}}
+}
+
+func TestFixtures(t *testing.T) {
+	tests := []struct {
+		file            string
+		q               Query
+		rows, matched   int64
+		revenue, profit string
+	}{
+		{"edge.csv", Query{Where: "Region", Equals: "Europe"}, 9, 5, "2891.29", "887.38"},
+		{"edge.csv", Query{Where: "Region", Equals: `Euro"pe`}, 9, 1, "9.33", "2.41"},
+		{"edge.csv", Query{Where: "Country", Equals: "Line\r\nbreak"}, 9, 1, "421.89", "57.20"},
+		{"edge.csv", Query{Where: "Region", Equals: "Nowhere"}, 9, 0, "0", "0"},
+		{"reordered.csv", Query{Where: "Region", Equals: "Europe"}, 3, 2, "103.80", "20.85"},
+		{"decimals.csv", Query{Where: "Region", Equals: "Europe"}, 5, 4, "11.00", "1.125"},
+	}
+	for _, tt := range tests {
+		label := tt.file + " " + tt.q.Where + "=" + tt.q.Equals
+		r, err := scanAll(fixture(t, tt.file), tt.q)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if r.Rows != tt.rows || r.Matched != tt.matched || r.Sums[0].String() != tt.revenue || r.Sums[1].String() != tt.profit {
+			t.Errorf("%s: rows %d matched %d sums %s %s; want %d %d %s %s", label,
+				r.Rows, r.Matched, r.Sums[0], r.Sums[1], tt.rows, tt.matched, tt.revenue, tt.profit)
+		}
+		if !strings.Contains(tt.q.Equals, "\r") { // encoding/csv folds CRLF inside quotes
+			check(t, label, fixture(t, tt.file), tt.q)
+		}
+	}
+}
+
+func TestColumnNames(t *testing.T) {
+	f := fixture(t, "edge.csv")
+	for _, q := range []Query{
+		{Where: "region", Equals: "Europe"},
+		{Where: "REGION", Equals: "Europe", Sum: []string{"total_revenue", "TOTAL PROFIT"}},
+		{Where: "channel", Equals: "Offline", Sum: []string{"units sold"}},
+		{Where: "item", Equals: "Fruits"},
+	} {
+		if _, err := scanAll(f, q); err != nil {
+			t.Errorf("%+v: %v", q, err)
+		}
+	}
+	r, _ := scanAll(f, Query{Sum: []string{"Units Sold", "Units Sold"}})
+	if r.Matched != 9 || r.Sums[0].String() != "25" || r.Sums[1].String() != "25" {
+		t.Errorf("no filter: %+v", r)
+	}
+}
+
+// Every kind of bad input is an error with the right place.
+func TestErrors(t *testing.T) {
+	const h = "Region,Total Revenue,Total Profit\n"
+	tests := []struct {
+		name, in  string
+		err       error
+		line, col int
+		field     string
+	}{
+		{"bad number", h + "Europe,1.00,2.00\nEurope,12x.5,1\n", ErrSyntax, 3, 8, "Total Revenue"},
+		{"empty number", h + "Europe,,1\n", ErrSyntax, 2, 8, "Total Revenue"},
+		{"overflow value", h + "Europe,99999999999999999999,1\n", ErrOverflow, 2, 8, "Total Revenue"},
+		{"overflow sum", h + "Europe,9223372036854775000,1\nEurope,9223372036854775000,1\n", ErrOverflow, 3, 8, "Total Revenue"},
+		{"short matching row", h + "Europe,1.00,2.00\nEurope,5\n", ErrShortRow, 3, 9, "Total Profit"},
+		{"short row, no filter column", "Total Revenue,Total Profit,Region\n1,2\n", ErrShortRow, 2, 4, "Region"},
+		{"short quoted row", h + "\"Europe\",\"1\"\n", ErrShortRow, 2, 13, "Total Profit"},
+		{"unterminated quote", h + "Europe,1,2\n\"Europe,1,2\n", ErrQuote, 3, 1, ""},
+		{"junk after quote", h + "\"Europe\"x,1,2\n", ErrQuote, 2, 9, ""},
+		{"bare quote", h + "Eu\"rope,1,2\n", ErrBareQuote, 2, 3, ""},
+		{"quoted bad number", h + "Europe,\"1,5\",2\n", ErrSyntax, 2, 9, "Total Revenue"},
+		{"missing column", "Region,Revenue\nEurope,1\n", ErrColumn, 1, 1, ""},
+		{"duplicate column", "Region,Total Revenue,Total Profit,region\nEurope,1,2,x\n", ErrDupColumn, 1, 1, ""},
+		{"no header", "\n\r\n", ErrNoHeader, 3, 1, ""},
+		{"empty file", "", ErrNoHeader, 1, 1, ""},
+	}
+	for _, tt := range tests {
+		f := []refFile{{"in.csv", []byte(tt.in)}}
+		_, err := scanAll(f, Query{Where: "Region", Equals: "Europe"})
+		var pe *ParseError
+		if !errors.Is(err, tt.err) || !errors.As(err, &pe) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
+			continue
+		}
+		if pe.File != "in.csv" || pe.Line != tt.line || pe.Column != tt.col || pe.Field != tt.field {
+			t.Errorf("%s: at %s:%d:%d field %q, want line %d col %d field %q (%v)",
+				tt.name, pe.File, pe.Line, pe.Column, pe.Field, tt.line, tt.col, tt.field, err)
+		}
+		check(t, tt.name, f, Query{Where: "Region", Equals: "Europe"})
+	}
+	// A bad value in a row that does not match is not an error.
+	f := []refFile{{"in.csv", []byte(h + "Asia,oops,x\nEurope,1,2\n")}}
+	if r, err := scanAll(f, Query{Where: "Region", Equals: "Europe"}); err != nil || r.Matched != 1 {
+		t.Errorf("non-matching bad row: %v %+v", err, r)
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	_, err := scanAll([]refFile{{"xab.csv", []byte("Region,Total Revenue,Total Profit\nEurope,12x,1\n")}},
+		Query{Where: "Region", Equals: "Europe"})
+	want := `xab.csv:2:8: column "Total Revenue": not a decimal number: "12x"`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// generated returns a small generated data set as files.
+func generated(t testing.TB, rows, files int) []refFile {
+	t.Helper()
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: rows, Files: files, Seed: 7}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out []refFile
+	for i := range files {
+		b, err := os.ReadFile(filepath.Join(dir, data.FileName(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, refFile{data.FileName(i), b})
+	}
+	return out
+}
+
+// reencode rewrites a file through encoding/csv: every field quoted if
+// quoteAll, CRLF line ends if crlf, columns in order perm.
+func reencode(t testing.TB, b []byte, quoteAll, crlf bool, perm []int) []byte {
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	for _, r := range recs {
+		for j, c := range perm {
+			if j > 0 {
+				out.WriteByte(',')
+			}
+			f := r[c]
+			if quoteAll || strings.ContainsAny(f, "\",\r\n") {
+				f = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+			}
+			out.WriteString(f)
+		}
+		out.WriteString(nl)
+	}
+	return out.Bytes()
+}
+
+// The same data in every dialect variant gives the same answer, and it is
+// the reference's.
+func TestDifferentialGenerated(t *testing.T) {
+	base := generated(t, 3000, 3)
+	ident := make([]int, len(data.Header))
+	rev := make([]int, len(data.Header))
+	for i := range ident {
+		ident[i], rev[i] = i, len(ident)-1-i
+	}
+	variants := map[string]func([]byte) []byte{
+		"plain":      func(b []byte) []byte { return b },
+		"all quoted": func(b []byte) []byte { return reencode(t, b, true, false, ident) },
+		"crlf":       func(b []byte) []byte { return reencode(t, b, false, true, ident) },
+		"reversed":   func(b []byte) []byte { return reencode(t, b, false, false, rev) },
+		"quoted crlf reversed": func(b []byte) []byte {
+			return reencode(t, b, true, true, rev)
+		},
+		"bom, blank lines, no final newline": func(b []byte) []byte {
+			out := append([]byte{}, bom...)
+			out = append(out, bytes.ReplaceAll(b, []byte("\nEurope"), []byte("\n\n\r\nEurope"))...)
+			return bytes.TrimSuffix(out, []byte("\n"))
+		},
+	}
+	queries := []Query{
+		{Where: "Region", Equals: "Europe"},
+		{Where: "Country", Equals: "Cote d'Ivoire", Sum: []string{"Units Sold", "Total Cost"}},
+		{Where: "Item Type", Equals: "Household"},
+		{Where: "Sales Channel", Equals: "Online", Sum: []string{"Unit Price", "Total Revenue", "Total Cost", "Total Profit"}},
+		{Sum: []string{"Total Profit"}},
+	}
+	for _, q := range queries {
+		var first *Result
+		for name, v := range variants {
+			var files []refFile
+			for _, f := range base {
+				files = append(files, refFile{f.name, v(f.data)})
+			}
+			r, _ := check(t, name+" "+q.Where+"="+q.Equals, files, q)
+			if first == nil {
+				first = &r
+			} else if r != *first {
+				t.Fatalf("%s %+v: %+v differs from another variant's %+v", name, q, r, *first)
+			}
+		}
+		if first.Matched == 0 {
+			t.Errorf("%+v matched nothing: a weak test", q)
+		}
+	}
+}
+
+// Ranges that meet at row starts scan every row exactly once, wherever the
+// boundaries fall (this is what the row splits rely on).
+func TestScanRanges(t *testing.T) {
+	f := generated(t, 500, 1)[0]
+	q := Query{Where: "Region", Equals: "Europe"}
+	tb, err := NewTable(f.name, f.data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, e := tb.Body()
+	var whole Result
+	if err := tb.Scan(s, e, &whole); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{s, s + 1, s + 700, (s + e) / 2, e - 1, e} {
+		c := cut
+		if c > s {
+			c = bytes.IndexByte(f.data[c-1:], '\n') + c // next row start
+		}
+		var parts Result
+		if err := tb.Scan(s, c, &parts); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.Scan(c, e, &parts); err != nil {
+			t.Fatal(err)
+		}
+		if parts != whole {
+			t.Errorf("cut at %d: %+v, whole %+v", c, parts, whole)
+		}
+	}
+}
+
+func Example() {
+	csvText := []byte("Region,Total Revenue,Total Profit\nEurope,10.50,2.25\nAsia,1.00,0.10\nEurope,3,1.5\n")
+	q := Query{Where: "region", Equals: "Europe"}
+	tb, err := NewTable("example.csv", csvText, &q)
+	if err != nil {
+		panic(err)
+	}
+	var r Result
+	start, end := tb.Body()
+	if err := tb.Scan(start, end, &r); err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Matched, r.Sums[0], r.Sums[1])
+	// Output: 2 13.50 3.75
+}

@@ -1,0 +1,123 @@
+package scan
+
+import (
+	"bytes"
+	"testing"
+)
+
+// benchSet is a generated set (about 12.5 MB) kept in memory, so these
+// benchmarks measure the scanner, not the page cache.
+func benchSet(b *testing.B) []refFile {
+	b.Helper()
+	return generated(b, 100000, 4)
+}
+
+func benchScan(b *testing.B, q Query) {
+	files := benchSet(b)
+	var want refAnswer
+	if err := refQuery(files, q, &want); err != nil {
+		b.Fatal(err)
+	}
+	var tables []*Table
+	n := 0
+	for _, f := range files {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, tb)
+		n += len(f.data)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	var r Result
+	for b.Loop() {
+		r = Result{}
+		for _, tb := range tables {
+			s, e := tb.Body()
+			if err := tb.Scan(s, e, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if r.Matched != want.matched || r.Sums[0].String() != want.sums[0].String() {
+		b.Fatalf("answer %d %s, reference %d %s", r.Matched, r.Sums[0], want.matched, want.sums[0])
+	}
+}
+
+// The reference query: Region is the first column, 26% of rows match.
+func BenchmarkScanRegion(b *testing.B) {
+	benchScan(b, Query{Where: "Region", Equals: "Europe"})
+}
+
+// A rarer match deeper in the row: the filter is found by walking fields.
+func BenchmarkScanCountry(b *testing.B) {
+	benchScan(b, Query{Where: "Country", Equals: "France"})
+}
+
+// Every row matches: the number parser's cost.
+func BenchmarkScanAll(b *testing.B) {
+	benchScan(b, Query{})
+}
+
+// The same data, every field quoted: the slow path's cost.
+func BenchmarkScanQuoted(b *testing.B) {
+	q := Query{Where: "Region", Equals: "Europe"}
+	files := benchSet(b)
+	ident := make([]int, 14)
+	for i := range ident {
+		ident[i] = i
+	}
+	f := reencode(b, files[0].data, true, false, ident)
+	tb, err := NewTable("q.csv", f, &q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Result
+		s, e := tb.Body()
+		if err := tb.Scan(s, e, &r); err != nil || r.Matched == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The floor: one pass counting newlines, no parsing at all.
+func BenchmarkFloorCountNewlines(b *testing.B) {
+	files := benchSet(b)
+	n := 0
+	for _, f := range files {
+		n += len(f.data)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	rows := 0
+	for b.Loop() {
+		rows = 0
+		for _, f := range files {
+			rows += bytes.Count(f.data, []byte{'\n'})
+		}
+	}
+	if rows != 100000+len(files) {
+		b.Fatalf("%d lines", rows)
+	}
+}
+
+func BenchmarkParseFixed(b *testing.B) {
+	in := []byte("1234567.89")
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	var s int64
+	for b.Loop() {
+		m, _, err := ParseFixed(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s += m
+	}
+	if s == 0 {
+		b.Fatal("no sum")
+	}
+}

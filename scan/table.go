@@ -1,0 +1,339 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Table is one CSV file's bytes with a query bound to its header.
+//
+// A Table does not copy data: it keeps the slice it was given, so data must
+// stay valid and unchanged (for a mapping: mapped, and the file not truncated)
+// until the last Scan of the Table returns.
+type Table struct {
+	name string
+	data []byte
+	body int // offset of the first data row
+	b    binding
+}
+
+var (
+	bom   = []byte{0xEF, 0xBB, 0xBF}
+	comma = []byte{','}
+)
+
+// NewTable reads the header of data (the whole file) and binds q to it.
+// name is used in errors only.
+func NewTable(name string, data []byte, q *Query) (*Table, error) {
+	p := 0
+	if bytes.HasPrefix(data, bom) {
+		p = len(bom)
+	}
+	p = skipBlank(data, p)
+	if p >= len(data) {
+		return nil, errAt(name, data, p, "", nil, ErrNoHeader)
+	}
+	var header []string
+	for {
+		f, next, last, err := readField(data, p)
+		if err != nil {
+			return nil, errAt(name, data, next, "", nil, err)
+		}
+		header = append(header, unquote(data[f.s:f.e], f.quoted))
+		p = next
+		if last {
+			break
+		}
+	}
+	b, err := bind(q, header)
+	if err != nil {
+		return nil, errAt(name, data, 0, "", nil, err)
+	}
+	return &Table{name: name, data: data, body: p, b: b}, nil
+}
+
+// Name returns the name the Table was made with.
+func (t *Table) Name() string { return t.name }
+
+// Body returns the byte range that holds the data rows: from the first row
+// after the header to the end of the file.
+func (t *Table) Body() (start, end int) { return t.body, len(t.data) }
+
+// skipBlank skips empty lines (LF or CRLF) starting at p.
+func skipBlank(data []byte, p int) int {
+	for p < len(data) {
+		switch {
+		case data[p] == '\n':
+			p++
+		case data[p] == '\r' && p+1 < len(data) && data[p+1] == '\n':
+			p += 2
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// The look-ahead that proves rows quote-free: the scanner searches the next
+// lookahead bytes for a quote at once (bytes.IndexByte), then trusts every row
+// that ends before the first quote or the end of the searched window. Searching
+// in windows, not the whole file up front, keeps the bytes in cache for the row
+// loop that follows: one pass over memory instead of two.
+const (
+	lookahead = 64 << 10
+	minAhead  = 4 << 10
+)
+
+func extend(data []byte, h int) (int, bool) {
+	lim := min(h+lookahead, len(data))
+	if i := bytes.IndexByte(data[h:lim], '"'); i >= 0 {
+		return h + i, true
+	}
+	return lim, false
+}
+
+// Scan scans the rows that start in [start, end) and adds what it finds to r.
+// start must be the start of a row (or at most the start of the body, see
+// Body); a row that starts before end is scanned to its end even if that lies
+// past end, so ranges that meet at row starts scan every row exactly once.
+//
+// On error r holds the rows before the bad one, and the error is a
+// *ParseError. Scan allocates nothing unless it fails.
+func (t *Table) Scan(start, end int, r *Result) error {
+	data := t.data
+	end = min(end, len(data))
+	p := max(start, t.body)
+	filter, value, bareOK := t.b.filter, t.b.value, t.b.bareOK
+	horizon, quote := p, false // data[p:horizon] holds no quote; quote: data[horizon] is one
+	for p < end {
+		if !quote && horizon-p < minAhead && horizon < len(data) {
+			horizon, quote = extend(data, horizon)
+		}
+		var e, next int
+		if nl := bytes.IndexByte(data[p:horizon], '\n'); nl >= 0 {
+			e, next = p+nl, p+nl+1
+		} else if quote {
+			// This row holds a quote: the full parser takes it.
+			n, err := t.slowRow(p, r)
+			if err != nil {
+				return err
+			}
+			p, horizon, quote = n, n, false
+			continue
+		} else if horizon == len(data) {
+			e, next = len(data), len(data) // last line, no newline
+		} else {
+			horizon, quote = extend(data, horizon) // a row longer than the window
+			continue
+		}
+		line := data[p:e]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if len(line) == 0 {
+			p = next
+			continue
+		}
+		r.Rows++
+		if filter >= 0 {
+			f := line
+			for k := 0; k < filter; k++ {
+				i := bytes.IndexByte(f, ',')
+				if i < 0 {
+					return t.shortRow(p+len(line), t.b.fname, filter, k+1)
+				}
+				f = f[i+1:]
+			}
+			// The filter is one compare of the field's first bytes: a row that
+			// does not match costs no more than this and the IndexByte above.
+			if !bareOK || len(f) < len(value) || string(f[:len(value)]) != string(value) ||
+				(len(f) > len(value) && f[len(value)] != ',') {
+				p = next
+				continue
+			}
+		}
+		r.Matched++
+		// Find every summed field first, then parse: a short row is reported
+		// as short even if an earlier field is also bad (as slowRow does).
+		var fields [MaxSums][]byte
+		var offs [MaxSums]int
+		if t.b.back && bytes.Count(line, comma) == t.b.ncols-1 {
+			t.b.pickBack(line, &fields, &offs)
+		} else if t.b.nsum > 0 {
+			if k, have := t.b.pick(line, &fields, &offs); k < t.b.nsum {
+				bc := t.b.byCol[k]
+				return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
+			}
+		}
+		for k := 0; k < t.b.nsum; k++ {
+			if err := t.add(r, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
+				return err
+			}
+		}
+		p = next
+	}
+	return nil
+}
+
+// add parses a matching row's value and adds it to sum slot.
+func (t *Table) add(r *Result, slot int, f []byte, off int) error {
+	m, s, err := ParseFixed(f)
+	if err == nil {
+		err = r.Sums[slot].Add(m, s)
+	}
+	if err != nil {
+		return errAt(t.name, t.data, off, t.b.names[slot], f, err)
+	}
+	return nil
+}
+
+func (t *Table) shortRow(off int, name string, col, have int) error {
+	return errAt(t.name, t.data, off, name, nil,
+		fmt.Errorf("%w (it is field %d; the row has %d)", ErrShortRow, col+1, have))
+}
+
+// span is a field's content: data[s:e], inside the quotes if quoted (quoted
+// content may hold doubled quotes).
+type span struct {
+	s, e   int
+	quoted bool
+}
+
+// slowRow parses the record at p with the full RFC 4180 parser and adds it to
+// r. It returns where the next record starts.
+func (t *Table) slowRow(p int, r *Result) (int, error) {
+	b := &t.b
+	var spans [MaxSums]span
+	matched, got, fi := b.filter < 0, 0, 0
+	i := p
+	for {
+		f, next, last, err := readField(t.data, i)
+		if err != nil {
+			return 0, errAt(t.name, t.data, next, "", nil, err)
+		}
+		if fi == b.filter {
+			matched = equalField(t.data[f.s:f.e], f.quoted, b.value)
+		}
+		for got < b.nsum && b.byCol[got].col == fi {
+			spans[got] = f
+			got++
+		}
+		fi++
+		i = next
+		if last {
+			break
+		}
+	}
+	r.Rows++
+	end := i
+	if end > p && t.data[end-1] == '\n' {
+		end--
+	}
+	if fi <= b.filter {
+		return 0, t.shortRow(end, b.fname, b.filter, fi)
+	}
+	if !matched {
+		return i, nil
+	}
+	r.Matched++
+	if got < b.nsum {
+		return 0, t.shortRow(end, b.names[b.byCol[got].slot], b.byCol[got].col, fi)
+	}
+	for k := 0; k < b.nsum; k++ {
+		sp := spans[k]
+		if err := t.add(r, b.byCol[k].slot, t.data[sp.s:sp.e], sp.s); err != nil {
+			return 0, err
+		}
+	}
+	return i, nil
+}
+
+// readField reads the field that starts at data[i]. It returns the field, where
+// the next field or record starts, and whether this field ends its record. On
+// error, next is the offset of the fault.
+func readField(data []byte, i int) (f span, next int, last bool, err error) {
+	n := len(data)
+	if i < n && data[i] == '"' {
+		j := i + 1
+		for {
+			k := bytes.IndexByte(data[j:], '"')
+			if k < 0 {
+				return f, i, false, ErrQuote
+			}
+			j += k
+			if j+1 < n && data[j+1] == '"' {
+				j += 2
+				continue
+			}
+			break
+		}
+		f = span{i + 1, j, true}
+		j++ // past the closing quote
+		switch {
+		case j == n:
+			return f, n, true, nil
+		case data[j] == ',':
+			return f, j + 1, false, nil
+		case data[j] == '\n':
+			return f, j + 1, true, nil
+		case data[j] == '\r' && j+1 == n:
+			return f, n, true, nil
+		case data[j] == '\r' && data[j+1] == '\n':
+			return f, j + 2, true, nil
+		}
+		return f, j, false, ErrQuote
+	}
+	j := i
+	for j < n && data[j] != ',' && data[j] != '\n' && data[j] != '"' {
+		j++
+	}
+	switch {
+	case j == n:
+		e := j
+		if e > i && data[e-1] == '\r' {
+			e--
+		}
+		return span{i, e, false}, n, true, nil
+	case data[j] == ',':
+		return span{i, j, false}, j + 1, false, nil
+	case data[j] == '"':
+		return f, j, false, ErrBareQuote
+	}
+	e := j // data[j] == '\n'
+	if e > i && data[e-1] == '\r' {
+		e--
+	}
+	return span{i, e, false}, j + 1, true, nil
+}
+
+// equalField reports whether a field's content, unescaped, equals want,
+// without allocating.
+func equalField(c []byte, quoted bool, want []byte) bool {
+	if !quoted || bytes.IndexByte(c, '"') < 0 {
+		return string(c) == string(want)
+	}
+	j := 0
+	for i := 0; i < len(c); i++ {
+		if j >= len(want) || c[i] != want[j] {
+			return false
+		}
+		if c[i] == '"' {
+			i++ // quoted content holds quotes doubled
+		}
+		j++
+	}
+	return j == len(want)
+}
+
+func unquote(c []byte, quoted bool) string {
+	if quoted {
+		return string(bytes.ReplaceAll(c, []byte(`""`), []byte(`"`)))
+	}
+	return string(c)
+}
+
+// SumNames returns the header names of the summed columns, in query order.
+func (t *Table) SumNames() []string { return t.b.names }
+
+// FilterName returns the header name of the filter column, "" for none.
+func (t *Table) FilterName() string { return t.b.fname }

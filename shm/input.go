@@ -1,0 +1,175 @@
+// Package shm owns every memory mapping parlab makes: read-only mappings of
+// the input files, and the shared result region that child processes write
+// (region.go). It also keeps the two copying input paths, so users can
+// measure what zero-copy buys: how bytes arrive is decided here, and nothing
+// downstream knows which path was taken.
+//
+// # The SIGBUS hazard
+//
+// A mapping of a file is only as long-lived as the file's length: if another
+// process truncates a file while it is mapped, touching a page past the new
+// end raises SIGBUS. The Go runtime turns that into a fatal "unexpected fault
+// address" unless the goroutine has called debug.SetPanicOnFault(true), in
+// which case it is a recoverable panic. Package spawn scans with that set and
+// reports such a fault as an error naming the file, never as a wrong total.
+// The copying modes (ReadAt, Read) are immune: they own their bytes.
+package shm
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/exp/mmap"
+	"golang.org/x/sys/unix"
+)
+
+// Mode is how an input file's bytes arrive.
+type Mode int
+
+const (
+	// Mmap maps the file read-only and scans the page cache in place: no copy.
+	Mmap Mode = iota
+	// ReadAt maps it with golang.org/x/exp/mmap, whose ReaderAt copies the
+	// bytes out into a buffer of ours.
+	ReadAt
+	// Read reads the file with read(2) into a buffer: one copy, no mapping.
+	Read
+)
+
+var modeNames = []string{"mmap", "readat", "read"}
+
+func (m Mode) String() string { return modeNames[m] }
+
+// ParseMode parses "mmap", "readat" or "read".
+func ParseMode(s string) (Mode, error) {
+	for i, n := range modeNames {
+		if s == n {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown --io %q (want mmap, readat or read)", s)
+}
+
+// Options tune the Mmap mode.
+type Options struct {
+	// Populate asks the kernel to fault in every page at map time
+	// (MAP_POPULATE): one system call instead of a page fault per 4 KiB
+	// (or per fault-around block) during the scan.
+	Populate bool
+}
+
+// File is one input file's bytes.
+type File struct {
+	Name   string
+	data   []byte
+	mapped bool
+}
+
+// Open opens path and makes its bytes available in the given mode.
+func Open(path string, mode Mode, opt Options) (*File, error) {
+	f := &File{Name: path}
+	var err error
+	switch mode {
+	case Mmap:
+		f.data, err = mapFile(path, opt)
+		f.mapped = f.data != nil
+	case ReadAt:
+		f.data, err = readAtFile(path)
+	case Read:
+		f.data, err = readFile(path)
+	default:
+		err = fmt.Errorf("unknown mode %d", mode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Bytes returns the file's contents. For a mapped file the slice points into
+// the page cache: it is valid until Close, and only while no one truncates
+// the file (see the package comment). Never write to it.
+func (f *File) Bytes() []byte { return f.data }
+
+// Mapped reports whether Bytes is a mapping (and so must not outlive Close).
+func (f *File) Mapped() bool { return f.mapped }
+
+// Close releases the bytes. Close is idempotent.
+func (f *File) Close() error {
+	d, m := f.data, f.mapped
+	f.data, f.mapped = nil, false
+	if m {
+		return unix.Munmap(d)
+	}
+	return nil
+}
+
+func mapFile(path string, opt Options) ([]byte, error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close() // the mapping outlives the descriptor
+	st, err := fd.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	size := st.Size()
+	if size == 0 {
+		return nil, nil // mmap of length 0 is EINVAL; an empty file has no bytes
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("%s: too large to map", path)
+	}
+	flags := unix.MAP_SHARED
+	if opt.Populate {
+		flags |= unix.MAP_POPULATE
+	}
+	data, err := unix.Mmap(int(fd.Fd()), 0, int(size), unix.PROT_READ, flags)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	// We read front to back once: let the kernel read ahead aggressively.
+	if err := unix.Madvise(data, unix.MADV_SEQUENTIAL); err != nil {
+		unix.Munmap(data)
+		return nil, fmt.Errorf("madvise %s: %w", path, err)
+	}
+	return data, nil
+}
+
+func readAtFile(path string) ([]byte, error) {
+	r, err := mmap.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, r.Len())
+	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	st, err := fd.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	buf := make([]byte, st.Size())
+	if _, err := io.ReadFull(fd, buf); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf, nil
+}

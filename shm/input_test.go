@@ -1,0 +1,145 @@
+package shm
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"parlab/scan"
+)
+
+func write(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestModesAgree(t *testing.T) {
+	content := []byte(strings.Repeat("Region,Total Revenue,Total Profit\nEurope,1.50,0.25\n", 5000))
+	p := write(t, "a.csv", content)
+	for _, m := range []Mode{Mmap, ReadAt, Read} {
+		for _, pop := range []bool{false, true} {
+			f, err := Open(p, m, Options{Populate: pop})
+			if err != nil {
+				t.Fatalf("%v: %v", m, err)
+			}
+			if !bytes.Equal(f.Bytes(), content) {
+				t.Errorf("%v populate=%v: bytes differ", m, pop)
+			}
+			if f.Mapped() != (m == Mmap) {
+				t.Errorf("%v: Mapped() = %v", m, f.Mapped())
+			}
+			if err := f.Close(); err != nil {
+				t.Error(err)
+			}
+			if err := f.Close(); err != nil || f.Bytes() != nil {
+				t.Errorf("second Close: %v", err)
+			}
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []Mode{Mmap, ReadAt, Read} {
+		if got, err := ParseMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseMode("fread"); err == nil {
+		t.Error("ParseMode(fread): no error")
+	}
+}
+
+func TestEmptyAndBadFiles(t *testing.T) {
+	p := write(t, "empty.csv", nil)
+	for _, m := range []Mode{Mmap, ReadAt, Read} {
+		f, err := Open(p, m, Options{})
+		if err != nil || len(f.Bytes()) != 0 {
+			t.Errorf("%v empty: %v", m, err)
+		}
+		if _, err := Open(filepath.Join(t.TempDir(), "missing.csv"), m, Options{}); err == nil {
+			t.Errorf("%v: missing file gave no error", m)
+		}
+	}
+	if _, err := Open(t.TempDir(), Mmap, Options{}); err == nil {
+		t.Error("mapping a directory gave no error")
+	}
+}
+
+// mapGuarded maps the file at path (its size a multiple of the page size) at
+// the start of a reserved region whose last page stays PROT_NONE, so any read
+// past the end of the file's bytes faults.
+func mapGuarded(t *testing.T, path string) []byte {
+	t.Helper()
+	fd, err := unix.Open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	size, page := uintptr(st.Size), uintptr(os.Getpagesize())
+	if size%page != 0 {
+		t.Fatalf("size %d is not a multiple of the page size", size)
+	}
+	base, err := unix.MmapPtr(-1, 0, nil, size+page, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.MmapPtr(fd, 0, base, size, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_FIXED); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.MunmapPtr(base, size+page) })
+	return unsafe.Slice((*byte)(base), size)
+}
+
+// The scanner never reads past the end of a mapping: files that end exactly
+// at a page boundary, followed by a page that faults, in every ending the
+// dialect allows.
+func TestGuardPage(t *testing.T) {
+	page := os.Getpagesize()
+	q := scan.Query{Where: "Region", Equals: "Europe"}
+	head := "Region,Total Revenue,Total Profit\n"
+	row := "Europe,1.25,0.50\n"
+	for _, tail := range []string{"Europe,1.25,0.50", "Europe,1.25,0.5\n", "Europe,\"1.25\",\"0.50\"", "Europe,1.25,0.50\r", "Europe,1.25,\"0.5\"\r\n", "\n\n", "Europe,1.25,0.5\n\""} {
+		body := head
+		for len(body)+len(row)+len(tail) <= 2*page {
+			body += row
+		}
+		pad := 2*page - len(body) - len(tail) // pad with blank lines to the boundary
+		content := body + strings.Repeat("\n", pad) + tail
+		data := mapGuarded(t, write(t, "g.csv", []byte(content)))
+		if len(data) != 2*page || data[len(data)-1] != content[len(content)-1] {
+			t.Fatal("guarded mapping is wrong")
+		}
+		tb, err := scan.NewTable("g.csv", data, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r scan.Result
+		s, e := tb.Body()
+		err = tb.Scan(s, e, &r)
+		if strings.HasSuffix(tail, "\n\"") { // a quote opened in the last byte
+			if err == nil {
+				t.Errorf("tail %q: unterminated quote gave no error", tail)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("tail %q: %v", tail, err)
+		}
+		if r.Matched == 0 {
+			t.Errorf("tail %q: nothing matched", tail)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package spawn
+
+import (
+	"context"
+	"time"
+
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// Config is one query run: what to read, how, and with how many workers.
+type Config struct {
+	Paths   []string
+	Query   scan.Query
+	Mode    shm.Mode
+	Opt     shm.Options
+	Workers int
+	Split   Split
+	Timeout time.Duration // 0: none
+}
+
+// Strategy runs a query with a way of using the machine.
+type Strategy interface {
+	Name() string
+	Run(ctx context.Context, c Config) (*Report, error)
+}
+
+// Report is an answer and where the run's time went. Times are durations
+// from the start of the run (Start, End) or lengths of phases.
+type Report struct {
+	Strategy string
+	Split    string
+	Workers  int
+	Result   scan.Result
+	SumNames []string
+	Filter   string // the filter column's header name, "" for none
+	Files    int
+	Bytes    int64
+
+	Setup time.Duration // open + map + bind (+ the shared region for processes)
+	Spawn time.Duration // until every worker has started
+	Scan  time.Duration // from the first worker's start to the last one's end
+	Join  time.Duration // from the last worker's end until the parent knows it
+	Merge time.Duration
+	Total time.Duration
+
+	PerWorker []WorkerStat
+}
+
+// WorkerStat is what one worker did.
+type WorkerStat struct {
+	Start, End time.Duration // since the start of the run
+	Units      int
+	Bytes      int64
+	Rows       int64
+}
+
+// Busy is how long the worker scanned.
+func (w WorkerStat) Busy() time.Duration { return w.End - w.Start }
+
+// Imbalance is the busiest worker's busy time over the mean (1 is perfect
+// balance; the run lasts as long as its busiest worker). Workers with no work
+// count toward the mean: they are the imbalance.
+func (r *Report) Imbalance() float64 {
+	var sum, most time.Duration
+	for _, w := range r.PerWorker {
+		sum += w.Busy()
+		most = max(most, w.Busy())
+	}
+	if sum == 0 {
+		return 1
+	}
+	return float64(most) * float64(len(r.PerWorker)) / float64(sum)
+}
+
+// Sequential is the baseline: one loop over every file in order, in this
+// goroutine.
+type Sequential struct{}
+
+func (Sequential) Name() string { return "seq" }
+
+func (Sequential) Run(ctx context.Context, c Config) (*Report, error) {
+	t0 := time.Now()
+	set, err := Open(c.Paths, c.Query, c.Mode, c.Opt)
+	if err != nil {
+		return nil, err
+	}
+	defer set.Close()
+	rep := set.report("seq", "", 1)
+	rep.Setup = time.Since(t0)
+	w := WorkerStat{Start: rep.Setup, Units: len(set.Tables)}
+	for i := range set.Tables {
+		u := set.WholeFile(i)
+		if err := set.scanUnit(u, &rep.Result); err != nil {
+			return nil, err
+		}
+		w.Bytes += int64(u.End - u.Start)
+	}
+	w.End = time.Since(t0)
+	w.Rows = rep.Result.Rows
+	rep.PerWorker = []WorkerStat{w}
+	rep.Scan = w.Busy()
+	rep.Total = time.Since(t0)
+	return rep, ctx.Err()
+}
+
+func (s *Set) report(strategy, split string, workers int) *Report {
+	return &Report{
+		Strategy: strategy, Split: split, Workers: workers,
+		SumNames: s.SumNames(), Filter: s.FilterName(),
+		Files: len(s.Tables), Bytes: s.Bytes,
+	}
+}
