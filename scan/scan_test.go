@@ -417,3 +417,34 @@ func Example() {
 	fmt.Println(r.Matched, r.Sums[0], r.Sums[1])
 	// Output: 2 13.50 3.75
 }
+
+// Rows longer than a classification window, with and without quotes, and a
+// row that straddles two windows, against the reference.
+func TestLongRows(t *testing.T) {
+	long := strings.Repeat("x", 3*winBytes)
+	var b strings.Builder
+	b.WriteString("f,x,y\n")
+	for i := range 300 {
+		switch i % 7 {
+		case 0:
+			fmt.Fprintf(&b, "a,%d,1\n", i)
+		case 1:
+			fmt.Fprintf(&b, "a%s,%d,2\n", long, i) // long, no match
+		case 2:
+			fmt.Fprintf(&b, "\"a\",\"%d\",\"%s\"\n", i, long) // long and quoted: short for y? no: y is long text
+		case 3:
+			fmt.Fprintf(&b, "a,%d.5,%s\n", i, strings.Repeat("0", 17)) // matches
+		default:
+			fmt.Fprintf(&b, "b,%d,%s\n", i, strings.Repeat("9", i)) // straddles windows
+		}
+	}
+	f := []refFile{{"long.csv", []byte(b.String())}}
+	// the quoted long rows hold text in y: sum x only
+	got, err := check(t, "long rows", f, Query{Where: "f", Equals: "a", Sum: []string{"x"}})
+	if err != nil || got.Matched == 0 {
+		t.Fatalf("long rows: %v, %+v", err, got)
+	}
+	if _, err := check(t, "long rows, y", f, Query{Where: "f", Equals: "a", Sum: []string{"x", "y"}}); err == nil {
+		t.Fatal("text in y gave no error")
+	}
+}

@@ -105,8 +105,9 @@ func BenchmarkFloorCountNewlines(b *testing.B) {
 	}
 }
 
+// A money value as it sits in a file: with bytes after it.
 func BenchmarkParseFixed(b *testing.B) {
-	in := []byte("1234567.89")
+	in := []byte("1234567.89,1234567.89\n")[:10]
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	var s int64
@@ -120,4 +121,9 @@ func BenchmarkParseFixed(b *testing.B) {
 	if s == 0 {
 		b.Fatal("no sum")
 	}
+}
+
+// No row matches: the cost of walking rows alone.
+func BenchmarkScanNoMatch(b *testing.B) {
+	benchScan(b, Query{Where: "Region", Equals: "Nowhere"})
 }

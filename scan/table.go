@@ -74,28 +74,14 @@ func skipBlank(data []byte, p int) int {
 	return p
 }
 
-// The look-ahead that proves rows quote-free: the scanner searches the next
-// lookahead bytes for a quote at once (bytes.IndexByte), then trusts every row
-// that ends before the first quote or the end of the searched window. Searching
-// in windows, not the whole file up front, keeps the bytes in cache for the row
-// loop that follows: one pass over memory instead of two.
-const (
-	lookahead = 64 << 10
-	minAhead  = 4 << 10
-)
-
-func extend(data []byte, h int) (int, bool) {
-	lim := min(h+lookahead, len(data))
-	if i := bytes.IndexByte(data[h:lim], '"'); i >= 0 {
-		return h + i, true
-	}
-	return lim, false
-}
-
 // Scan scans the rows that start in [start, end) and adds what it finds to r.
 // start must be the start of a row (or at most the start of the body, see
 // Body); a row that starts before end is scanned to its end even if that lies
 // past end, so ranges that meet at row starts scan every row exactly once.
+//
+// Rows are found window by window (see marks.go): a row with no quote is
+// taken by the fast path straight from the bitmaps; a row with a quote goes to
+// the full RFC 4180 parser (slowRow), so quoted input gives the same answers.
 //
 // On error r holds the rows before the bad one, and the error is a
 // *ParseError. Scan allocates nothing unless it fails.
@@ -103,74 +89,117 @@ func (t *Table) Scan(start, end int, r *Result) error {
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
-	filter, value, bareOK := t.b.filter, t.b.value, t.b.bareOK
-	horizon, quote := p, false // data[p:horizon] holds no quote; quote: data[horizon] is one
+	var mk marks
+	wb, we, quotes := 0, 0, false // data[wb:we] is classified into mk
+	quick, v0 := t.b.filter == 0 && t.b.bareOK && len(t.b.value) > 0 && t.b.value[0] != '\r', byte(0)
+	if quick {
+		v0 = t.b.value[0]
+	}
 	for p < end {
-		if !quote && horizon-p < minAhead && horizon < len(data) {
-			horizon, quote = extend(data, horizon)
+		if p >= we {
+			wb, we = p, min(p+winBytes, len(data))
+			quotes = classifyWindow(data[wb:we], &mk)
 		}
 		var e, next int
-		if nl := bytes.IndexByte(data[p:horizon], '\n'); nl >= 0 {
-			e, next = p+nl, p+nl+1
-		} else if quote {
-			// This row holds a quote: the full parser takes it.
+		if i := nextBit(&mk.nl, p-wb, (we-wb+63)/64); i >= 0 {
+			e, next = wb+i, wb+i+1
+		} else if we == len(data) {
+			e, next = len(data), len(data) // last line, no newline
+		} else if p > wb {
+			we = p // the row runs past the window: classify again from its start
+			continue
+		} else {
+			n, err := t.longRow(p, r) // a row longer than a window
+			if err != nil {
+				return err
+			}
+			p = n
+			continue
+		}
+		if quotes && countBits(&mk.qt, p-wb, e-wb) > 0 {
 			n, err := t.slowRow(p, r)
 			if err != nil {
 				return err
 			}
-			p, horizon, quote = n, n, false
-			continue
-		} else if horizon == len(data) {
-			e, next = len(data), len(data) // last line, no newline
-		} else {
-			horizon, quote = extend(data, horizon) // a row longer than the window
+			p = n
 			continue
 		}
-		line := data[p:e]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		if len(line) == 0 {
+		// A filter on the first column rejects most rows by their first byte
+		// right here, without the call to line (BenchmarkScanNoMatch: 7.6 to
+		// 9.8 GB/s).
+		if quick && data[p] != v0 && data[p] != '\r' && e > p {
+			r.Rows++
 			p = next
 			continue
 		}
-		r.Rows++
-		if filter >= 0 {
-			f := line
-			for k := 0; k < filter; k++ {
-				i := bytes.IndexByte(f, ',')
-				if i < 0 {
-					return t.shortRow(p+len(line), t.b.fname, filter, k+1)
-				}
-				f = f[i+1:]
-			}
-			// The filter is one compare of the field's first bytes: a row that
-			// does not match costs no more than this and the IndexByte above.
-			if !bareOK || len(f) < len(value) || string(f[:len(value)]) != string(value) ||
-				(len(f) > len(value) && f[len(value)] != ',') {
-				p = next
-				continue
-			}
-		}
-		r.Matched++
-		// Find every summed field first, then parse: a short row is reported
-		// as short even if an earlier field is also bad (as slowRow does).
-		var fields [MaxSums][]byte
-		var offs [MaxSums]int
-		if t.b.back && bytes.Count(line, comma) == t.b.ncols-1 {
-			t.b.pickBack(line, &fields, &offs)
-		} else if t.b.nsum > 0 {
-			if k, have := t.b.pick(line, &fields, &offs); k < t.b.nsum {
-				bc := t.b.byCol[k]
-				return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
-			}
-		}
-		for k := 0; k < t.b.nsum; k++ {
-			if err := t.add(r, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
-				return err
-			}
+		if err := t.line(p, e, r, &mk, wb); err != nil {
+			return err
 		}
 		p = next
+	}
+	return nil
+}
+
+// longRow takes a row longer than a window, finding its end the plain way.
+func (t *Table) longRow(p int, r *Result) (int, error) {
+	e, next := len(t.data), len(t.data)
+	if i := bytes.IndexByte(t.data[p:], '\n'); i >= 0 {
+		e, next = p+i, p+i+1
+	}
+	if bytes.IndexByte(t.data[p:e], '"') >= 0 {
+		return t.slowRow(p, r)
+	}
+	return next, t.line(p, e, r, nil, 0)
+}
+
+// line takes the quote-free line data[p:e] (e is its '\n' or the end of
+// data). mk, if not nil, holds the marks of a window starting at wb that
+// covers the line.
+func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
+	line := t.data[p:e]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) == 0 {
+		return nil // a blank line is not a row
+	}
+	r.Rows++
+	if k := t.b.filter; k >= 0 {
+		f, v := line, t.b.value
+		for range k {
+			i := bytes.IndexByte(f, ',')
+			if i < 0 {
+				return t.shortRow(p+len(line), t.b.fname, k, bytes.Count(line, comma)+1)
+			}
+			f = f[i+1:]
+		}
+		// The filter is one compare of the field's first bytes, and the
+		// first byte alone turns most rows away without a call to memequal.
+		if !t.b.bareOK || len(f) < len(v) || (len(v) > 0 && f[0] != v[0]) ||
+			string(f[:len(v)]) != string(v) || (len(f) > len(v) && f[len(v)] != ',') {
+			return nil
+		}
+	}
+	r.Matched++
+	// Find every summed field first, then parse: a short row is reported
+	// as short even if an earlier field is also bad (as slowRow does).
+	var fields [MaxSums][]byte
+	var offs [MaxSums]int
+	if t.b.back && mk != nil && countBits(&mk.cm, p-wb, p-wb+len(line)) == t.b.ncols-1 {
+		t.b.pickBack(line, &mk.cm, p-wb, &fields, &offs)
+		goto parse
+	}
+	if t.b.nsum > 0 {
+		if k, have := t.b.pick(line, &fields, &offs); k < t.b.nsum {
+			bc := t.b.byCol[k]
+			return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
+		}
+	}
+parse:
+	for k := 0; k < t.b.nsum; k++ {
+		if err := t.add(r, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
