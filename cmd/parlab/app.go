@@ -28,7 +28,7 @@ type app struct {
 	// tests can compare whole outputs.
 	fixTimes func(*spawn.Report)
 	// tty reports whether w is a terminal (progress bars go only there).
-	tty func(w io.Writer) bool
+	tty func(w any) bool
 }
 
 // usageError is a mistake on the command line: exit status 2.
@@ -112,7 +112,7 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

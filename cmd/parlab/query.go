@@ -94,8 +94,8 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	if rep.Filter != "" {
 		filter = rep.Filter + " = " + c.Query.Equals
 	}
-	fmt.Fprintf(w, "%s: %d files, %s rows, %s (%s, %s)\n", filter, rep.Files,
-		group(rep.Result.Rows), megabytes(rep.Bytes), rep.Strategy, c.Mode)
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, plural(int64(rep.Files), "file"),
+		plural(rep.Result.Rows, "row"), humanBytes(rep.Bytes), rep.Strategy, c.Mode)
 	width := len("Matching orders")
 	for _, n := range rep.SumNames {
 		width = max(width, len(n))
@@ -157,6 +157,22 @@ func group(n int64) string {
 	return string(scan.Fixed{V: n}.Append(nil, true))
 }
 
-func megabytes(n int64) string {
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return group(n) + " " + what + "s"
+}
+
+// humanBytes formats a size in decimal units, as du --si does.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return strconv.FormatFloat(float64(n)/1e9, 'f', 2, 64) + " GB"
+	case n >= 1e6:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	case n >= 1e3:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parlab/spawn"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixedTimes makes a report's times deterministic for golden files.
+func fixedTimes(r *spawn.Report) {
+	r.Setup, r.Spawn, r.Scan, r.Join, r.Merge, r.Total = 1*time.Millisecond, 0, 2*time.Millisecond, 0, 0, 3*time.Millisecond
+	for i := range r.PerWorker {
+		r.PerWorker[i].Start, r.PerWorker[i].End = time.Millisecond, 3*time.Millisecond
+	}
+}
+
+// run runs parlab with args and returns its exit code, stdout and stderr.
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, fixTimes: fixedTimes,
+		tty: func(any) bool { return false }}
+	code := a.main(args)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", name, p, got, want)
+	}
+}
+
+func TestQueryGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"query_text", []string{"query", "--where", "region=Europe", "testdata/sales"}},
+		{"query_json", []string{"query", "--where", "Region=Europe", "--json", "testdata/sales"}},
+		{"query_flags_after_path", []string{"query", "testdata/sales/xab.csv", "--where", "item=Cosmetics", "--sum", "units sold,total cost"}},
+		{"query_all_rows", []string{"query", "--sum", "Total Profit", "testdata/sales"}},
+	}
+	for _, tt := range tests {
+		code, out, errs := run(t, "", tt.args...)
+		if code != exitOK || errs != "" {
+			t.Fatalf("%s: exit %d, stderr %q", tt.name, code, errs)
+		}
+		golden(t, tt.name, out)
+	}
+}
+
+func TestQueryJSONFields(t *testing.T) {
+	_, out, _ := run(t, "", "query", "--where", "region=Europe", "--json", "testdata/sales")
+	var doc struct {
+		Strategy string            `json:"strategy"`
+		Matched  int64             `json:"matched"`
+		Sums     map[string]string `json:"sums"`
+		Data     struct{ Files, Rows, Bytes int64 }
+		Time     map[string]float64 `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if doc.Strategy != "seq" || doc.Matched == 0 || doc.Sums["Total Revenue"] == "" || doc.Data.Files != 2 ||
+		doc.Data.Rows != 60 || doc.Data.Bytes == 0 || doc.Time["total"] != 0.003 || doc.Time["setup"] != 0.001 {
+		t.Errorf("JSON fields: %+v", doc)
+	}
+}
+
+// Every input path gives the same answer.
+func TestIOModesAgree(t *testing.T) {
+	var first string
+	for _, io := range []string{"mmap", "readat", "read"} {
+		for _, pop := range []string{"--populate=true", "--populate=false"} {
+			code, out, errs := run(t, "", "query", "--where", "region=Europe", "--io", io, pop, "testdata/sales")
+			if code != 0 {
+				t.Fatalf("--io %s: exit %d: %s", io, code, errs)
+			}
+			out = strings.Replace(out, "("+"seq, "+io+")", "(seq, IO)", 1)
+			if first == "" {
+				first = out
+			} else if out != first {
+				t.Errorf("--io %s %s:\n%s\nwant\n%s", io, pop, out, first)
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"bad number", []string{"query", "--where", "region=Europe", "testdata/bad.csv"}, exitFail,
+			`parlab: testdata/bad.csv:3:14: column "Total Revenue": not a decimal number: "12x.50"`},
+		{"no column", []string{"query", "--where", "planet=Mars", "testdata/sales"}, exitFail, `no such column in the header: "planet"`},
+		{"missing file", []string{"query", "--where", "region=Europe", "testdata/nope.csv"}, exitFail, "nope.csv"},
+		{"no path", []string{"query", "--where", "region=Europe"}, exitUsage, "no PATH given"},
+		{"bad where", []string{"query", "--where", "Europe", "testdata/sales"}, exitUsage, "COLUMN=VALUE"},
+		{"bad io", []string{"query", "--io", "fread", "testdata/sales"}, exitUsage, `unknown --io "fread"`},
+		{"bad flag", []string{"query", "--frobnicate", "testdata/sales"}, exitUsage, "frobnicate"},
+		{"unknown command", []string{"frob"}, exitUsage, `unknown command "frob"`},
+		{"too many sums", []string{"query", "--sum", "a,b,c,d,e,f,g,h,i", "testdata/sales"}, exitUsage, "at most 8"},
+		{"gen args", []string{"gen", "somewhere"}, exitUsage, "takes no arguments"},
+		{"gen bad rows", []string{"gen", "--rows", "-5"}, exitUsage, "--rows"},
+	}
+	for _, tt := range tests {
+		code, out, errs := run(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tt.name, code, errs, tt.code, tt.msg)
+		}
+		if out != "" {
+			t.Errorf("%s: printed %q on stdout; a failed run prints no total", tt.name, out)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := run(t, "", "help")
+	if code != 0 || !strings.Contains(out, "parlab query") {
+		t.Errorf("help: %d %q", code, out)
+	}
+	if code, _, errs := run(t, ""); code != exitUsage || !strings.Contains(errs, "Usage") {
+		t.Errorf("no args: %d %q", code, errs)
+	}
+}
+
+func TestGen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	code, out, errs := run(t, "", "gen", "--rows", "1000", "--files", "3", "--seed", "9", "--out", dir)
+	if code != 0 || !strings.Contains(out, "wrote 1000 rows in 3 files") {
+		t.Fatalf("gen: %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "xac.csv")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(t, "", "gen", "--rows", "10", "--out", dir)
+	if code != exitFail || !strings.Contains(errs, "--force") {
+		t.Errorf("second gen: %d %q", code, errs)
+	}
+	if code, _, errs = run(t, "", "gen", "--rows", "10", "--files", "1", "--out", dir, "--force"); code != 0 {
+		t.Errorf("gen --force: %d %q", code, errs)
+	}
+	code, out, _ = run(t, "", "query", "--json", dir)
+	if code != 0 || !strings.Contains(out, `"rows":10`) {
+		t.Errorf("query after --force: %q", out)
+	}
+}
