@@ -9,7 +9,11 @@ const MaxSums = 8
 type Result struct {
 	Rows    int64 // data rows scanned (blank lines and headers are not rows)
 	Matched int64 // rows that passed the filter
-	Sums    [MaxSums]Fixed
+	// Quoted counts the rows that held a quote and so took the full parser.
+	// A row split relies on it: cuts moved to the next newline are only
+	// sure to be row starts in a file none of whose rows holds a quote.
+	Quoted int64
+	Sums   [MaxSums]Fixed
 }
 
 // Merge adds o into r. Sums are exact, so the merged answer is the same digits
@@ -22,5 +26,6 @@ func (r *Result) Merge(o *Result) error {
 	}
 	r.Rows += o.Rows
 	r.Matched += o.Matched
+	r.Quoted += o.Quoted
 	return nil
 }

@@ -358,6 +358,10 @@ func TestDifferentialGenerated(t *testing.T) {
 				files = append(files, refFile{f.name, v(f.data)})
 			}
 			r, _ := check(t, name+" "+q.Where+"="+q.Equals, files, q)
+			if (r.Quoted > 0) != strings.Contains(name, "quoted") {
+				t.Errorf("%s: %d quoted rows", name, r.Quoted)
+			}
+			r.Quoted = 0 // how rows were parsed differs; the answer must not
 			if first == nil {
 				first = &r
 			} else if r != *first {
@@ -446,5 +450,31 @@ func TestLongRows(t *testing.T) {
 	}
 	if _, err := check(t, "long rows, y", f, Query{Where: "f", Equals: "a", Sum: []string{"x", "y"}}); err == nil {
 		t.Fatal("text in y gave no error")
+	}
+}
+
+func TestRowStartAndQuoted(t *testing.T) {
+	d := []byte("h,x,y\na,1,2\n\"b\nc\",3,4\nd,5,6")
+	q := Query{Sum: []string{"x"}}
+	tb, err := NewTable("q.csv", d, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off, want := range map[int]int{0: 6, 6: 6, 7: 12, 12: 12, 13: 15, 15: 15, 16: 22, 23: 27, 40: 27} {
+		if got := tb.RowStart(off); got != want {
+			t.Errorf("RowStart(%d) = %d, want %d", off, got, want)
+		}
+	}
+	var r Result
+	s, e := tb.Body()
+	if err := tb.Scan(s, e, &r); err != nil || r.Rows != 3 || r.Quoted != 1 || r.Sums[0].String() != "9" {
+		t.Errorf("scan: %v %+v", err, r)
+	}
+	// A cut inside the quoted field looks like a row start and misparses:
+	// the unit after it errors or sees a quote, which is how callers know.
+	var bad Result
+	err = tb.Scan(tb.RowStart(13), e, &bad)
+	if err == nil && bad.Quoted == 0 {
+		t.Errorf("a cut inside quotes went unnoticed: %+v", bad)
 	}
 }

@@ -254,6 +254,7 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 		}
 	}
 	r.Rows++
+	r.Quoted++
 	end := i
 	if end > p && t.data[end-1] == '\n' {
 		end--
@@ -359,6 +360,25 @@ func unquote(c []byte, quoted bool) string {
 		return string(bytes.ReplaceAll(c, []byte(`""`), []byte(`"`)))
 	}
 	return string(c)
+}
+
+// RowStart returns the first line start at or after off within the body: off
+// itself if a line starts there, else the byte after the next newline (or the
+// end of the data). It is a row start for sure only if no row before it holds
+// a quote, since a quoted field may hold a newline; see Result.Quoted.
+func (t *Table) RowStart(off int) int {
+	switch {
+	case off <= t.body:
+		return t.body
+	case off >= len(t.data):
+		return len(t.data)
+	case t.data[off-1] == '\n':
+		return off
+	}
+	if i := bytes.IndexByte(t.data[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(t.data)
 }
 
 // SumNames returns the header names of the summed columns, in query order.

@@ -54,6 +54,9 @@ type Set struct {
 	Files  []*shm.File
 	Tables []*scan.Table
 	Bytes  int64
+	// populateUnits: the files were mapped lazily and each unit's pages are
+	// populated by the worker that scans it (see OpenLazy).
+	populateUnits bool
 }
 
 // Open opens every file in mode and binds q to each one's header. On error
@@ -78,6 +81,21 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, e
 		s.Tables = append(s.Tables, t)
 		s.Bytes += int64(len(f.Bytes()))
 	}
+	return s, nil
+}
+
+// OpenLazy is Open for parallel strategies: with opt.Populate, files are
+// mapped without MAP_POPULATE and each worker populates the pages of its own
+// units, so the page-table work is done in parallel and counted in the
+// workers' time, not serially in the parent's setup.
+func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, error) {
+	lazy := opt
+	lazy.Populate = false
+	s, err := Open(paths, q, mode, lazy)
+	if err != nil {
+		return nil, err
+	}
+	s.Opt, s.populateUnits = opt, opt.Populate && mode == shm.Mmap
 	return s, nil
 }
 
@@ -108,16 +126,23 @@ func (s *Set) WholeFile(i int) Unit {
 	return Unit{i, a, b}
 }
 
-// scanUnit scans one unit into r. A fault on a mapped page (the file was
+// scanUnit scans one unit into r. If the Set was opened to populate
+// lazily (parallel strategies), the unit's pages are faulted in first, by
+// the worker that scans them. A fault on a mapped page (the file was
 // truncated under us: SIGBUS) becomes an error naming the file instead of
 // killing the process.
 func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
+	if s.populateUnits {
+		if err := s.Files[u.File].Populate(u.Start, u.End-u.Start); err != nil {
+			return fmt.Errorf("%s: populate: %w", s.Paths[u.File], err)
+		}
+	}
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if p := recover(); p != nil {
 			if e, ok := p.(error); ok && strings.Contains(e.Error(), "fault") {
-				err = fmt.Errorf("%s: memory fault while scanning the mapping (was the file truncated while in use?): %v", s.Paths[u.File], p)
+				err = fmt.Errorf("%s: %w: %v", s.Paths[u.File], errFault, p)
 				return
 			}
 			panic(p)

@@ -16,7 +16,9 @@ type Config struct {
 	Opt     shm.Options
 	Workers int
 	Split   Split
-	Timeout time.Duration // 0: none
+	Chunk   int           // the dynamic split's chunk size; 0: DefaultChunk
+	Timeout time.Duration // processes: kill every child after this long; 0: never
+	Exe     string        // processes: the binary to start; "": /proc/self/exe
 }
 
 // Strategy runs a query with a way of using the machine.
@@ -45,11 +47,15 @@ type Report struct {
 	Total time.Duration
 
 	PerWorker []WorkerStat
+	// Rescanned lists the files a row split had cut inside a quoted field,
+	// found out after the scan and scanned again whole (see Set.merge).
+	Rescanned []int
 }
 
 // WorkerStat is what one worker did.
 type WorkerStat struct {
 	Start, End time.Duration // since the start of the run
+	Fork       time.Duration // processes: the parent's ForkExec call for it
 	Units      int
 	Bytes      int64
 	Rows       int64

@@ -43,7 +43,8 @@ const helpText = `parlab: one analytic query over CSV files, run every way the m
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
   parlab query --where COLUMN=VALUE [--sum COL,COL] [--io mmap|readat|read] [--populate]
-               [--json] PATH...
+               [--strategy seq|goroutines|processes] [--workers N]
+               [--split file-naive|file|rows|dynamic] [--timeout 3s] [--json] [--verbose] PATH...
   parlab help
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).

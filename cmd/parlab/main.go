@@ -5,8 +5,15 @@ package main
 
 import (
 	"os"
+
+	"parlab/spawn"
 )
 
 func main() {
+	// A child of the processes strategy is this binary in worker mode: it
+	// must be caught before anything else runs.
+	if spawn.IsWorker(os.Args) {
+		os.Exit(spawn.WorkerMain(os.Args))
+	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

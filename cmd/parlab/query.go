@@ -16,15 +16,29 @@ import (
 
 // queryFlags are the flags every command that runs a query shares.
 type queryFlags struct {
-	where, sum, io string
-	populate       bool
+	where, sum, io  string
+	populate        bool
+	strategy, split string
+	workers         int
+	timeout         time.Duration
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.where, "where", "", "filter COLUMN=VALUE (exact, byte for byte); none: every row")
 	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
-	fs.BoolVar(&q.populate, "populate", true, "with --io mmap: fault every page in at map time (MAP_POPULATE)")
+	fs.BoolVar(&q.populate, "populate", true, "with --io mmap: fault pages in before scanning them (seq: MAP_POPULATE at open; parallel: each worker its own units)")
+	fs.StringVar(&q.strategy, "strategy", "seq", "seq, goroutines or processes")
+	fs.IntVar(&q.workers, "workers", 2, "workers for goroutines and processes")
+	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
+	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
+}
+
+// strategies by name.
+var strategies = map[string]spawn.Strategy{
+	"seq":        spawn.Sequential{},
+	"goroutines": spawn.Goroutines{},
+	"processes":  spawn.Processes{},
 }
 
 // config turns the flags and PATHs into a run's configuration.
@@ -51,18 +65,38 @@ func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 		return c, usagef("%v", err)
 	}
 	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
+	if _, ok := strategies[q.strategy]; !ok {
+		return c, usagef("unknown --strategy %q (want seq, goroutines or processes)", q.strategy)
+	}
+	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
+		return c, usagef("%v", err)
+	}
+	if q.workers < 1 || q.workers > maxWorkers {
+		return c, usagef("--workers must be 1 to %d, got %d", maxWorkers, q.workers)
+	}
+	if q.timeout < 0 {
+		return c, usagef("--timeout must not be negative")
+	}
+	c.Workers, c.Timeout = q.workers, q.timeout
+	if q.strategy == "seq" {
+		c.Workers = 1
+	}
 	if c.Paths, err = spawn.ExpandPaths(paths); err != nil {
 		return c, err
 	}
-	c.Workers = 1
 	return c, nil
 }
+
+// maxWorkers bounds --workers: far past any core count here, and below
+// the point where a process per worker would strain the system.
+const maxWorkers = 1024
 
 func (a *app) query(args []string) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	var qf queryFlags
 	qf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	verbose := fs.Bool("verbose", false, "print what each worker did")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -71,8 +105,7 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
-	var st spawn.Strategy = spawn.Sequential{}
-	rep, err := st.Run(context.Background(), c)
+	rep, err := strategies[qf.strategy].Run(context.Background(), c)
 	if err != nil {
 		return err
 	}
@@ -85,7 +118,38 @@ func (a *app) query(args []string) error {
 		return nil
 	}
 	a.printReport(rep, c)
+	if *verbose {
+		a.printWorkers(rep)
+	}
 	return nil
+}
+
+// printWorkers is the per-worker table: where each worker's time went, and
+// the load imbalance (the run lasts as long as its busiest worker).
+func (a *app) printWorkers(rep *spawn.Report) {
+	w := a.stdout
+	fmt.Fprintf(w, "  %-6s %9s %9s %9s %6s %10s %12s", "worker", "start s", "end s", "busy s", "units", "MB", "rows")
+	if rep.Strategy == "processes" {
+		fmt.Fprintf(w, " %9s", "fork ms")
+	}
+	fmt.Fprintln(w)
+	for i, s := range rep.PerWorker {
+		fmt.Fprintf(w, "  %-6d %9.4f %9.4f %9.4f %6d %10.1f %12s", i, s.Start.Seconds(), s.End.Seconds(),
+			s.Busy().Seconds(), s.Units, float64(s.Bytes)/1e6, group(s.Rows))
+		if rep.Strategy == "processes" {
+			fmt.Fprintf(w, " %9.3f", float64(s.Fork.Microseconds())/1e3)
+		}
+		if s.Units == 0 {
+			fmt.Fprint(w, "  idle: no work for this worker")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  phases: setup %.4f s, spawn %.4f s, scan %.4f s, join %.4f s, merge %.4f s\n",
+		rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(), rep.Merge.Seconds())
+	fmt.Fprintf(w, "  imbalance (busiest / mean busy): %.2f\n", rep.Imbalance())
+	if len(rep.Rescanned) > 0 {
+		fmt.Fprintf(w, "  rescanned whole (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
+	}
 }
 
 func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
@@ -94,8 +158,12 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	if rep.Filter != "" {
 		filter = rep.Filter + " = " + c.Query.Equals
 	}
+	how := rep.Strategy
+	if rep.Strategy != "seq" {
+		how = fmt.Sprintf("%s, %d workers, %s split", rep.Strategy, rep.Workers, rep.Split)
+	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, plural(int64(rep.Files), "file"),
-		plural(rep.Result.Rows, "row"), humanBytes(rep.Bytes), rep.Strategy, c.Mode)
+		plural(rep.Result.Rows, "row"), humanBytes(rep.Bytes), how, c.Mode)
 	width := len("Matching orders")
 	for _, n := range rep.SumNames {
 		width = max(width, len(n))
@@ -104,8 +172,13 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	for i, n := range rep.SumNames {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, rep.Result.Sums[i].Append(nil, true))
 	}
-	fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
-		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Scan.Seconds())
+	if rep.Strategy == "seq" {
+		fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
+			rep.Total.Seconds(), rep.Setup.Seconds(), rep.Scan.Seconds())
+		return
+	}
+	fmt.Fprintf(w, "  %-*s  %.4f s (setup %.4f s, spawn %.4f s, scan %.4f s, join+merge %.4f s)\n", width, "Time",
+		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), (rep.Join + rep.Merge).Seconds())
 }
 
 // reportJSON renders a report as one JSON object. Times are seconds; sums are

@@ -1,0 +1,68 @@
+package spawn
+
+import (
+	"errors"
+	"fmt"
+
+	"parlab/scan"
+)
+
+// unitOutcome is what scanning one unit gave.
+type unitOutcome struct {
+	res  scan.Result
+	err  error
+	done bool
+}
+
+// merge checks the units' outcomes and merges them in unit order, which is
+// file order, so the first error reported is the one a sequential scan
+// would report.
+//
+// A row split moved its cuts to line starts without looking for quotes: a
+// cut inside a quoted field that holds a newline is not a row start. Such a
+// file always shows it (some unit of it took a quoted row, or failed: see
+// scan.Result.Quoted), so a cut file where that happened is scanned again
+// whole, here, and only that answer counts. Files without quotes, the usual
+// case, cost nothing extra. It returns the files it rescanned.
+func (s *Set) merge(p *Plan, out []unitOutcome) (scan.Result, []int, error) {
+	var total scan.Result
+	var rescanned []int
+	perFile := make([][]int, len(s.Tables))
+	for i, u := range p.Units {
+		if !out[i].done {
+			return total, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Paths[u.File], u.Start, u.End)
+		}
+		perFile[u.File] = append(perFile[u.File], i)
+	}
+	for f, units := range perFile {
+		whole := s.WholeFile(f)
+		cut := len(units) > 1 || (len(units) == 1 && p.Units[units[0]] != whole)
+		suspect := false
+		for _, i := range units {
+			suspect = suspect || out[i].err != nil || out[i].res.Quoted > 0
+		}
+		if cut && suspect {
+			var r scan.Result
+			if err := s.scanUnit(whole, &r); err != nil {
+				return total, rescanned, err
+			}
+			rescanned = append(rescanned, f)
+			if err := total.Merge(&r); err != nil {
+				return total, rescanned, fmt.Errorf("%s: %w", s.Paths[f], err)
+			}
+			continue
+		}
+		for _, i := range units {
+			if out[i].err != nil {
+				return total, rescanned, out[i].err
+			}
+			if err := total.Merge(&out[i].res); err != nil {
+				return total, rescanned, fmt.Errorf("merging %s: %w", s.Paths[f], err)
+			}
+		}
+	}
+	return total, rescanned, nil
+}
+
+// errFault marks a memory fault while scanning a mapping.
+var errFault = errors.New("memory fault while scanning the mapping (was the file truncated while in use?)")

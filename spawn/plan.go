@@ -1,0 +1,104 @@
+package spawn
+
+import "fmt"
+
+// DefaultChunk is the size of a dynamic split's chunks: big enough that
+// taking one costs nothing next to scanning it, small enough that workers
+// finish within a chunk of each other (1BRC's winner used 2 MB segments).
+const DefaultChunk = 2 << 20
+
+// Plan is the work of one run cut into units and given to workers.
+type Plan struct {
+	Split   Split
+	Workers int
+	Units   []Unit // in file order, then offset order
+	// Assign lists each worker's units (indexes into Units). For the
+	// dynamic split it is nil: workers take the next unit from a shared
+	// cursor until none is left.
+	Assign [][]int
+}
+
+// NewPlan cuts set's rows into units for workers with split. A row split's
+// cuts are moved to line starts without looking for quotes; Merge checks
+// afterwards (see Result.Quoted) and rescans any file where that mattered. chunk is the
+// dynamic split's chunk size (0: DefaultChunk).
+func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
+	if workers < 1 {
+		return nil, fmt.Errorf("--workers must be at least 1, got %d", workers)
+	}
+	if chunk <= 0 {
+		chunk = DefaultChunk
+	}
+	p := &Plan{Split: split, Workers: workers}
+	nf := len(set.Tables)
+	switch split {
+	case SplitFileNaive, SplitFile:
+		p.Assign = make([][]int, workers)
+		for f := range nf {
+			p.Units = append(p.Units, set.WholeFile(f))
+		}
+		for w := range workers {
+			lo, hi := w*nf/workers, (w+1)*nf/workers // balanced: [j·F/N, (j+1)·F/N)
+			if split == SplitFileNaive {
+				// The reference: F/N files each (integer division), the
+				// last worker takes the rest; with N > F, all of it.
+				per := nf / workers
+				lo, hi = w*per, (w+1)*per
+				if w == workers-1 {
+					hi = nf
+				}
+			}
+			for f := lo; f < hi; f++ {
+				p.Assign[w] = append(p.Assign[w], f)
+			}
+		}
+	case SplitRows:
+		p.Assign = make([][]int, workers)
+		var total int64
+		for f := range nf {
+			a, b := set.Tables[f].Body()
+			total += int64(b - a)
+		}
+		// Worker j takes global body bytes [j·B/N, (j+1)·B/N), each cut
+		// moved to the next row start of the file it falls in.
+		var g int64 // global offset of the current file's body start
+		for f := range nf {
+			t := set.Tables[f]
+			a, b := t.Body()
+			size := int64(b - a)
+			for w := range workers {
+				lo := max(total*int64(w)/int64(workers)-g, 0)
+				hi := min(total*int64(w+1)/int64(workers)-g, size)
+				if lo >= hi {
+					continue
+				}
+				s, e := t.RowStart(a+int(lo)), t.RowStart(a+int(hi))
+				if s >= e {
+					continue // both cuts moved to the same row start
+				}
+				p.Assign[w] = append(p.Assign[w], len(p.Units))
+				p.Units = append(p.Units, Unit{f, s, e})
+			}
+			g += size
+		}
+	case SplitDynamic:
+		for f := range nf {
+			t := set.Tables[f]
+			a, b := t.Body()
+			for s := a; s < b; {
+				e := b
+				if b-s > chunk {
+					e = t.RowStart(s + chunk)
+				}
+				p.Units = append(p.Units, Unit{f, s, e})
+				s = e
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown split %d", split)
+	}
+	return p, nil
+}
+
+// WorkUnits returns the units worker w takes under a static split.
+func (p *Plan) WorkUnits(w int) []int { return p.Assign[w] }

@@ -1,0 +1,227 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Processes runs N child processes: our own binary, started with
+// syscall.ForkExec in worker mode (see WorkerMain). Each child maps the input
+// files itself and writes its results into one shared memfd region; the
+// parent waits for every child, checks every exit status and completion
+// marker, and only then merges. Children get SIGKILL if the parent dies
+// (PR_SET_PDEATHSIG, set between fork and exec).
+type Processes struct{}
+
+func (Processes) Name() string { return "processes" }
+
+func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
+	t0, t0mono := time.Now(), monotonic()
+	// The parent maps lazily: it only reads headers and the bytes around
+	// cuts, and rescans if a row split cut a quoted field.
+	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)
+	if err != nil {
+		return nil, err
+	}
+	defer set.Close()
+	plan, err := NewPlan(set, c.Split, c.Workers, c.Chunk)
+	if err != nil {
+		return nil, err
+	}
+	j := &job{Paths: set.Paths, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate,
+		Units: plan.Units, Assign: plan.Assign}
+	region, l, err := writeRegion(j, c.Workers, t0mono)
+	if err != nil {
+		return nil, err
+	}
+	defer region.Close()
+	rep := set.report("processes", c.Split.String(), c.Workers)
+	rep.PerWorker = make([]WorkerStat, c.Workers)
+	rep.Setup = time.Since(t0)
+
+	exe := c.Exe
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer devnull.Close()
+	kids := make([]child, 0, c.Workers)
+	defer func() {
+		for _, k := range kids {
+			unix.Close(k.pidfd)
+		}
+	}()
+	for w := range c.Workers {
+		k := child{pidfd: -1}
+		attr := &syscall.ProcAttr{
+			Env: os.Environ(),
+			// stdin and stdout are /dev/null (a worker prints nothing); stderr
+			// is ours, so a crashing worker's last words are seen; fd 3 is
+			// the region.
+			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())},
+			// A pidfd names this child even after its pid is reaped and
+			// reused, so a kill on timeout can never hit another process.
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &k.pidfd},
+		}
+		ts := time.Now()
+		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, attr)
+		rep.PerWorker[w].Fork = time.Since(ts)
+		if err != nil {
+			killAll(kids)
+			reapAll(kids)
+			return nil, fmt.Errorf("starting worker %d (%s): %w", w, exe, err)
+		}
+		k.pid = pid
+		kids = append(kids, k)
+	}
+	statuses, timedOut := waitAll(ctx, kids, c.Timeout)
+	joined := time.Since(t0)
+
+	b := region.Bytes()
+	var failures []error
+	for w, k := range kids {
+		pid := k.pid
+		ws := b[l.worker(w) : l.worker(w)+workerSlot]
+		st := statuses[w]
+		why := ""
+		switch {
+		case st.err != nil:
+			why = "could not be waited for: " + st.err.Error()
+		case timedOut && !st.beforeDeadline && ctx.Err() != nil:
+			why = fmt.Sprintf("was stopped (%v); killed", ctx.Err())
+		case timedOut && !st.beforeDeadline:
+			why = fmt.Sprintf("did not finish within %v (--timeout); killed", c.Timeout)
+		case st.ws.Signaled():
+			why = fmt.Sprintf("was killed by signal %d (%v)", st.ws.Signal(), st.ws.Signal())
+		case st.ws.ExitStatus() != 0:
+			why = fmt.Sprintf("exited with status %d", st.ws.ExitStatus())
+			if msg := getMsg(ws, wMsgLen, wMsg, workerSlot); msg != "" {
+				why += ": " + msg
+			}
+		case region.Load(l.worker(w)+wMarker) != markerDone:
+			why = "exited 0 but never wrote its completion marker"
+		}
+		if why != "" {
+			failures = append(failures, fmt.Errorf("worker %d (pid %d) %s", w, pid, why))
+			continue
+		}
+		rep.PerWorker[w].Start = time.Duration(le.Uint64(ws[wStart:]))
+		rep.PerWorker[w].End = time.Duration(le.Uint64(ws[wEnd:]))
+		rep.PerWorker[w].Units = int(le.Uint64(ws[wUnits:]))
+		rep.PerWorker[w].Bytes = int64(le.Uint64(ws[wBytes:]))
+		rep.PerWorker[w].Rows = int64(le.Uint64(ws[wRows:]))
+	}
+	if len(failures) > 0 {
+		err := failures[0]
+		if len(failures) > 1 {
+			err = fmt.Errorf("%w (and %d more workers failed)", err, len(failures)-1)
+		}
+		return nil, err
+	}
+	outcomes := make([]unitOutcome, len(plan.Units))
+	for i := range outcomes {
+		us := b[l.unit(i) : l.unit(i)+unitSlot]
+		switch le.Uint64(us[uStatus:]) {
+		case unitDone:
+			outcomes[i] = unitOutcome{res: getResult(us), done: true}
+		case unitFailed:
+			outcomes[i] = unitOutcome{res: getResult(us), err: errors.New(getMsg(us, uMsgLen, uMsg, unitSlot)), done: true}
+		}
+	}
+	rep.phases(t0, joined)
+	res, rescanned, err := set.merge(plan, outcomes)
+	if err != nil {
+		return nil, err
+	}
+	rep.Result, rep.Rescanned = res, rescanned
+	rep.Merge = time.Since(t0) - joined
+	rep.Total = time.Since(t0)
+	return rep, nil
+}
+
+// child is a started worker process.
+type child struct {
+	pid, pidfd int
+}
+
+type exitStatus struct {
+	ws             syscall.WaitStatus
+	err            error
+	beforeDeadline bool
+}
+
+// waitAll reaps every child. If the deadline passes (or ctx ends) first, it
+// kills the ones still running and reaps them too: no child outlives a run.
+func waitAll(ctx context.Context, kids []child, timeout time.Duration) ([]exitStatus, bool) {
+	type done struct {
+		i   int
+		ws  syscall.WaitStatus
+		err error
+	}
+	ch := make(chan done, len(kids))
+	for i, k := range kids {
+		go func() {
+			var ws syscall.WaitStatus
+			for {
+				_, err := syscall.Wait4(k.pid, &ws, 0, nil)
+				if err == syscall.EINTR {
+					continue
+				}
+				ch <- done{i, ws, err}
+				return
+			}
+		}()
+	}
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		tm := time.NewTimer(timeout)
+		defer tm.Stop()
+		deadline = tm.C
+	}
+	stop := ctx.Done()
+	out := make([]exitStatus, len(kids))
+	timedOut := false
+	for received := 0; received < len(kids); {
+		select {
+		case d := <-ch:
+			out[d.i] = exitStatus{ws: d.ws, err: d.err, beforeDeadline: !timedOut}
+			received++
+		case <-deadline:
+			timedOut, deadline, stop = true, nil, nil
+			killAll(kids)
+		case <-stop:
+			timedOut, deadline, stop = true, nil, nil
+			killAll(kids)
+		}
+	}
+	return out, timedOut
+}
+
+// killAll sends SIGKILL through each child's pidfd; one that has exited
+// already is not there to hit (ESRCH, ignored).
+func killAll(kids []child) {
+	for _, k := range kids {
+		unix.PidfdSendSignal(k.pidfd, unix.SIGKILL, nil, 0)
+	}
+}
+
+func reapAll(kids []child) {
+	for _, k := range kids {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(k.pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"parlab/data"
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// The processes strategy starts this test binary as its workers.
+func TestMain(m *testing.M) {
+	if IsWorker(os.Args) {
+		os.Exit(WorkerMain(os.Args))
+	}
+	os.Exit(m.Run())
+}
+
+func genSet(t testing.TB, rows, files int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: rows, Files: files, Seed: 11}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := ExpandPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// quotedSet writes files whose Country fields are quoted and hold commas,
+// doubled quotes and newlines, with CRLF line ends: a row split that cuts
+// at a newline lands inside a quoted field, so these exercise the rescan.
+func quotedSet(t testing.TB) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for f := range 3 {
+		var b strings.Builder
+		b.WriteString("Region,Country,Total Revenue,Total Profit\r\n")
+		for i := range 400 {
+			region := []string{"Europe", "Asia", "\"Europe\""}[i%3]
+			country := fmt.Sprintf("\"Land %d,\r\n with \"\"quotes\"\"\n and\nlines\"", i)
+			if i%5 == 0 {
+				country = "Plain"
+			}
+			fmt.Fprintf(&b, "%s,%s,%d.%02d,-%d.5\r\n", region, country, i*7+f, i%100, i)
+			if i%50 == 0 {
+				b.WriteString("\r\n") // a blank line now and then
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("q%d.csv", f))
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+var parallel = []Strategy{Goroutines{}, Processes{}}
+
+func cfg(paths []string, st Split, workers int) Config {
+	return Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
+		Mode: shm.Mmap, Opt: shm.Options{Populate: true}, Workers: workers, Split: st, Chunk: 64 << 10,
+		Timeout: time.Minute}
+}
+
+// One tester, every strategy: the same answer, digit for digit, for every
+// split and worker count, as the sequential scan.
+func TestStrategiesAgree(t *testing.T) {
+	sets := map[string][]string{"generated": genSet(t, 30000, 7), "quoted": quotedSet(t)}
+	for name, paths := range sets {
+		want, err := Sequential{}.Run(context.Background(), cfg(paths, SplitFile, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.Result.Matched == 0 {
+			t.Fatalf("%s: nothing matched", name)
+		}
+		rescans := 0
+		for _, st := range parallel {
+			for _, split := range []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic} {
+				workers := []int{1, 2, 3, 8, 64}
+				if _, ok := st.(Processes); ok && testing.Short() {
+					workers = []int{1, 3}
+				}
+				for _, n := range workers {
+					label := fmt.Sprintf("%s %s %s %d", name, st.Name(), split, n)
+					got, err := st.Run(context.Background(), cfg(paths, split, n))
+					if err != nil {
+						t.Fatalf("%s: %v", label, err)
+					}
+					if got.Result != want.Result {
+						t.Fatalf("%s: %+v, want %+v", label, got.Result, want.Result)
+					}
+					if len(got.PerWorker) != n {
+						t.Fatalf("%s: %d worker stats", label, len(got.PerWorker))
+					}
+					var rows int64
+					for _, w := range got.PerWorker {
+						rows += w.Rows
+					}
+					if len(got.Rescanned) == 0 && rows != want.Result.Rows {
+						t.Errorf("%s: workers counted %d rows, want %d", label, rows, want.Result.Rows)
+					}
+					rescans += len(got.Rescanned)
+				}
+			}
+		}
+		if name == "quoted" && rescans == 0 {
+			t.Error("no row split of the quoted set cut a quoted field: the rescan went untested")
+		}
+	}
+}
+
+func TestPlans(t *testing.T) {
+	paths := genSet(t, 20000, 20)
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	count := func(p *Plan) []int {
+		var n []int
+		for _, a := range p.Assign {
+			n = append(n, len(a))
+		}
+		return n
+	}
+	// The reference's naive split: 20 files over 8 workers gives 2 each and
+	// the last worker 6.
+	p, _ := NewPlan(set, SplitFileNaive, 8, 0)
+	if got := fmt.Sprint(count(p)); got != "[2 2 2 2 2 2 2 6]" {
+		t.Errorf("file-naive 8: %s", got)
+	}
+	p, _ = NewPlan(set, SplitFile, 8, 0)
+	if got := fmt.Sprint(count(p)); got != "[2 3 2 3 2 3 2 3]" {
+		t.Errorf("file 8: %s", got)
+	}
+	p, _ = NewPlan(set, SplitFileNaive, 30, 0)
+	if got := count(p); got[29] != 20 || got[0] != 0 {
+		t.Errorf("file-naive 30: %v", got)
+	}
+	// Row and dynamic splits cover every body byte exactly once, at row
+	// starts, and never hand out an empty unit.
+	for _, split := range []Split{SplitRows, SplitDynamic} {
+		for _, n := range []int{1, 3, 8, 64} {
+			p, err := NewPlan(set, split, n, 16<<10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := map[int]int{}
+			for _, u := range p.Units {
+				a, _ := set.Tables[u.File].Body()
+				if _, ok := next[u.File]; !ok {
+					next[u.File] = a
+				}
+				d := set.Files[u.File].Bytes()
+				if u.Start != next[u.File] || u.End <= u.Start || d[u.Start-1] != '\n' {
+					t.Fatalf("%s %d: unit %+v does not continue at %d on a row start", split, n, u, next[u.File])
+				}
+				next[u.File] = u.End
+			}
+			for f := range set.Tables {
+				if _, b := set.Tables[f].Body(); next[f] != b {
+					t.Fatalf("%s %d: file %d covered to %d of %d", split, n, f, next[f], b)
+				}
+			}
+			if split == SplitRows {
+				seen := map[int]bool{}
+				for _, a := range p.Assign {
+					for _, i := range a {
+						if seen[i] {
+							t.Fatalf("unit %d assigned twice", i)
+						}
+						seen[i] = true
+					}
+				}
+				if len(seen) != len(p.Units) {
+					t.Fatalf("%d of %d units assigned", len(seen), len(p.Units))
+				}
+			}
+		}
+	}
+	if _, err := NewPlan(set, SplitRows, 0, 0); err == nil {
+		t.Error("0 workers: no error")
+	}
+}
+
+// More workers than work: the extra ones get nothing, say so, and do not
+// fail.
+func TestIdleWorkers(t *testing.T) {
+	paths := genSet(t, 100, 2)
+	for _, st := range parallel {
+		rep, err := st.Run(context.Background(), cfg(paths, SplitFile, 5))
+		if err != nil {
+			t.Fatalf("%s: %v", st.Name(), err)
+		}
+		idle := 0
+		for _, w := range rep.PerWorker {
+			if w.Units == 0 {
+				idle++
+			}
+		}
+		if idle != 3 || rep.Result.Rows != 100 {
+			t.Errorf("%s: %d idle workers, %d rows", st.Name(), idle, rep.Result.Rows)
+		}
+	}
+}
+
+func openFds(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+func mappings(t *testing.T, dir string) int {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), dir) + strings.Count(string(b), "parlab-results")
+}
+
+// noChildren fails if any child process is left, running or unreaped.
+func noChildren(t *testing.T) {
+	t.Helper()
+	var ws syscall.WaitStatus
+	if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); err != syscall.ECHILD {
+		t.Errorf("a child is left (pid %d, %v)", pid, err)
+	}
+}
+
+// A child that exits, is killed, or hangs fails the whole query with an
+// error that names it and the cause; nothing leaks, failed or not.
+func TestWorkerFailures(t *testing.T) {
+	paths := genSet(t, 5000, 4)
+	dir := filepath.Dir(paths[0])
+	fds, maps := openFds(t), mappings(t, dir)
+	tests := []struct {
+		fp, want string
+	}{
+		{"child-exit:1", "worker 1 (pid "},
+		{"child-exit:1", "exited with status 3"},
+		{"child-kill:0", "was killed by signal 9 (killed)"},
+		{"child-hang:2", "did not finish within 2s (--timeout); killed"},
+		{"child-exit:0,child-kill:2", "and 1 more workers failed"},
+	}
+	for _, tt := range tests {
+		t.Setenv(FailpointEnv, tt.fp)
+		c := cfg(paths, SplitDynamic, 3)
+		c.Timeout = 2 * time.Second
+		rep, err := Processes{}.Run(context.Background(), c)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || rep != nil {
+			t.Errorf("%s: error %v, want %q and no report", tt.fp, err, tt.want)
+		}
+		noChildren(t)
+	}
+	os.Unsetenv(FailpointEnv)
+	if _, err := (Processes{}).Run(context.Background(), cfg(paths, SplitRows, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Goroutines{}).Run(context.Background(), cfg(paths, SplitRows, 3)); err != nil {
+		t.Fatal(err)
+	}
+	noChildren(t)
+	if got := openFds(t); got != fds {
+		t.Errorf("%d open fds after the runs, %d before", got, fds)
+	}
+	if got := mappings(t, dir); got != maps {
+		t.Errorf("%d data or region mappings after the runs, %d before", got, maps)
+	}
+}
+
+// Bad data fails every strategy with the error the sequential scan gives,
+// at the same file, line and column, also when a row split cut the file.
+func TestBadDataSameError(t *testing.T) {
+	paths := genSet(t, 3000, 3)
+	b, _ := os.ReadFile(paths[1])
+	lines := strings.SplitAfter(string(b), "\n")
+	for i := 200; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "Europe,") {
+			f := strings.Split(lines[i], ",")
+			f[11] = "12x.50"
+			lines[i] = strings.Join(f, ",")
+			break
+		}
+	}
+	os.WriteFile(paths[1], []byte(strings.Join(lines, "")), 0o644)
+	_, want := Sequential{}.Run(context.Background(), cfg(paths, SplitFile, 1))
+	var pe *scan.ParseError
+	if !errors.As(want, &pe) || pe.File != paths[1] {
+		t.Fatalf("sequential: %v", want)
+	}
+	for _, st := range parallel {
+		for _, split := range []Split{SplitFile, SplitRows, SplitDynamic} {
+			rep, err := st.Run(context.Background(), cfg(paths, split, 4))
+			if err == nil || rep != nil || !strings.Contains(err.Error(), want.Error()) {
+				t.Errorf("%s %s: %v, want %v", st.Name(), split, err, want)
+			}
+		}
+	}
+}
+
+func TestImbalance(t *testing.T) {
+	r := &Report{PerWorker: []WorkerStat{{Start: 0, End: 4}, {Start: 1, End: 3}, {Start: 0, End: 0}}}
+	// busy 4, 2, 0: mean 2, busiest 4
+	if got := r.Imbalance(); got != 2 {
+		t.Errorf("imbalance %v, want 2", got)
+	}
+}

@@ -1,0 +1,131 @@
+package spawn
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// WorkerArg is argv[1] of a child process started by the processes
+// strategy. Programs that may be that child (parlab's main, and the test
+// binaries of packages whose tests start workers) must check for it first
+// thing, before flags or anything else runs:
+//
+//	if spawn.IsWorker(os.Args) { os.Exit(spawn.WorkerMain(os.Args)) }
+const WorkerArg = "__parlab_worker"
+
+// regionFd is where a child finds the shared region: the fourth entry of
+// ProcAttr.Files, after stdin, stdout and stderr.
+const regionFd = 3
+
+// IsWorker reports whether args (os.Args) start a worker.
+func IsWorker(args []string) bool { return len(args) > 2 && args[1] == WorkerArg }
+
+// Failpoints, for tests, come from the environment variable
+// PARLAB_FAILPOINT: a comma-separated list of
+//
+//	child-exit:K   worker K exits with status 3 before writing anything
+//	child-kill:K   worker K sends itself SIGKILL
+//	child-hang:K   worker K sleeps forever (the parent's --timeout must end it)
+const FailpointEnv = "PARLAB_FAILPOINT"
+
+func failpoint(w int) {
+	for _, fp := range strings.Split(os.Getenv(FailpointEnv), ",") {
+		kind, k, ok := strings.Cut(strings.TrimSpace(fp), ":")
+		if n, err := strconv.Atoi(k); !ok || err != nil || n != w {
+			continue
+		}
+		switch kind {
+		case "child-exit":
+			os.Exit(3)
+		case "child-kill":
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Hour) // the signal is on its way
+		case "child-hang":
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+	}
+}
+
+// WorkerMain is a child's whole life: map the region it was handed, map the
+// input files itself (the page cache is shared, so this copies nothing), scan
+// its units, write each unit's result into the unit's slot, its own figures
+// into its worker slot, and the completion marker last. It returns the exit
+// status. A unit that fails is a result too (the parent decides what it
+// means, see Set.merge); only failing to run at all is a non-zero exit.
+func WorkerMain(args []string) int {
+	w, err := strconv.Atoi(args[2])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parlab worker: bad worker number %q\n", args[2])
+		return 2
+	}
+	region, err := shm.OpenRegion(regionFd)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parlab worker %d: %v\n", w, err)
+		return 2
+	}
+	defer region.Close()
+	failpoint(w)
+	j, l, t0, err := readRegion(region)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parlab worker %d: %v\n", w, err)
+		return 2
+	}
+	if w < 0 || w >= l.workers {
+		fmt.Fprintf(os.Stderr, "parlab worker %d: the region has %d workers\n", w, l.workers)
+		return 2
+	}
+	b := region.Bytes()
+	ws := b[l.worker(w) : l.worker(w)+workerSlot]
+	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate})
+	if err != nil {
+		putMsg(ws, wMsgLen, wMsg, workerSlot, err.Error())
+		return 1
+	}
+	defer set.Close()
+	le.PutUint64(ws[wStart:], uint64(monotonic()-t0))
+	var units, bytes, rows uint64
+	next := func() int {
+		if j.Assign == nil {
+			if i := int(region.Add(hdrCursor, 1) - 1); i < len(j.Units) {
+				return i
+			}
+			return -1
+		}
+		if int(units) < len(j.Assign[w]) {
+			return j.Assign[w][units]
+		}
+		return -1
+	}
+	for i := next(); i >= 0; i = next() {
+		u := j.Units[i]
+		us := b[l.unit(i) : l.unit(i)+unitSlot]
+		var res scan.Result
+		err := set.scanUnit(u, &res)
+		le.PutUint64(us[uWorker:], uint64(w))
+		putResult(us, &res)
+		if err != nil {
+			putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
+			le.PutUint64(us[uStatus:], unitFailed)
+		} else {
+			le.PutUint64(us[uStatus:], unitDone)
+		}
+		units++
+		bytes += uint64(u.End - u.Start)
+		rows += uint64(res.Rows)
+	}
+	le.PutUint64(ws[wEnd:], uint64(monotonic()-t0))
+	le.PutUint64(ws[wUnits:], units)
+	le.PutUint64(ws[wBytes:], bytes)
+	le.PutUint64(ws[wRows:], rows)
+	region.Store(l.worker(w)+wMarker, markerDone)
+	return 0
+}
