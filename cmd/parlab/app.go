@@ -45,6 +45,7 @@ Usage:
   parlab query --where COLUMN=VALUE [--sum COL,COL] [--io mmap|readat|read] [--populate]
                [--strategy seq|goroutines|processes] [--workers N]
                [--split file-naive|file|rows|dynamic] [--timeout 3s] [--json] [--verbose] PATH...
+  parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
   parlab help
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).
@@ -73,6 +74,8 @@ func (a *app) main(args []string) int {
 		err = a.gen(rest)
 	case "query":
 		err = a.query(rest)
+	case "menu":
+		err = a.menu(rest)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(a.stdout, helpText)
 		return exitOK

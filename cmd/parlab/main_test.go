@@ -15,11 +15,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// The processes strategy starts this test binary as its workers.
+func TestMain(m *testing.M) {
+	if spawn.IsWorker(os.Args) {
+		os.Exit(spawn.WorkerMain(os.Args))
+	}
+	os.Exit(m.Run())
+}
+
 // fixedTimes makes a report's times deterministic for golden files.
 func fixedTimes(r *spawn.Report) {
 	r.Setup, r.Spawn, r.Scan, r.Join, r.Merge, r.Total = 1*time.Millisecond, 0, 2*time.Millisecond, 0, 0, 3*time.Millisecond
 	for i := range r.PerWorker {
-		r.PerWorker[i].Start, r.PerWorker[i].End = time.Millisecond, 3*time.Millisecond
+		r.PerWorker[i].Start, r.PerWorker[i].End = time.Millisecond, time.Duration(2+i)*time.Millisecond
+		r.PerWorker[i].Fork = 0
 	}
 }
 
@@ -60,6 +69,8 @@ func TestQueryGolden(t *testing.T) {
 		{"query_json", []string{"query", "--where", "Region=Europe", "--json", "testdata/sales"}},
 		{"query_flags_after_path", []string{"query", "testdata/sales/xab.csv", "--where", "item=Cosmetics", "--sum", "units sold,total cost"}},
 		{"query_all_rows", []string{"query", "--sum", "Total Profit", "testdata/sales"}},
+		{"query_goroutines_verbose", []string{"query", "--where", "region=Europe", "--strategy", "goroutines",
+			"--workers", "3", "--split", "file", "--verbose", "testdata/sales"}},
 	}
 	for _, tt := range tests {
 		code, out, errs := run(t, "", tt.args...)
@@ -167,5 +178,84 @@ func TestGen(t *testing.T) {
 	code, out, _ = run(t, "", "query", "--json", dir)
 	if code != 0 || !strings.Contains(out, `"rows":10`) {
 		t.Errorf("query after --force: %q", out)
+	}
+}
+
+// Every strategy and split prints the same answer lines as seq.
+func TestStrategiesCLI(t *testing.T) {
+	answer := func(out string) string {
+		lines := strings.Split(out, "\n")
+		return strings.Join(lines[1:4], "\n")
+	}
+	_, seq, _ := run(t, "", "query", "--where", "region=Europe", "testdata/sales")
+	for _, st := range []string{"goroutines", "processes"} {
+		for _, sp := range []string{"file-naive", "file", "rows", "dynamic"} {
+			code, out, errs := run(t, "", "query", "--where", "region=Europe", "--strategy", st,
+				"--workers", "3", "--split", sp, "testdata/sales")
+			if code != 0 || answer(out) != answer(seq) {
+				t.Errorf("%s %s: exit %d %s\n%s\nwant\n%s", st, sp, code, errs, out, seq)
+			}
+		}
+	}
+	code, out, _ := run(t, "", "query", "--where", "region=Europe", "--strategy", "processes", "--json", "testdata/sales")
+	var doc struct {
+		Strategy  string `json:"strategy"`
+		Workers   int    `json:"workers"`
+		PerWorker []struct {
+			Worker     int
+			Busy, Fork float64
+			Units      int
+			Rows       int64
+		} `json:"per_worker"`
+		Imbalance float64 `json:"imbalance"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+		t.Fatalf("processes --json: %v\n%s", err, out)
+	}
+	rows := int64(0)
+	for _, w := range doc.PerWorker {
+		rows += w.Rows
+	}
+	if doc.Strategy != "processes" || doc.Workers != 2 || len(doc.PerWorker) != 2 || rows != 60 || doc.Imbalance < 1 {
+		t.Errorf("processes --json: %+v", doc)
+	}
+}
+
+func TestFailingWorkerCLI(t *testing.T) {
+	t.Setenv(spawn.FailpointEnv, "child-kill:1")
+	code, out, errs := run(t, "", "query", "--where", "region=Europe", "--strategy", "processes",
+		"--workers", "2", "testdata/sales")
+	if code != exitFail || out != "" || !strings.Contains(errs, "worker 1 (pid ") || !strings.Contains(errs, "signal 9") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestStrategyUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"query", "--strategy", "threads", "testdata/sales"},
+		{"query", "--workers", "0", "testdata/sales"},
+		{"query", "--split", "halves", "testdata/sales"},
+		{"query", "--timeout", "-1s", "testdata/sales"},
+	} {
+		if code, out, _ := run(t, "", args...); code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, stdout %q", args, code, out)
+		}
+	}
+}
+
+// The menu, driven through a pipe as a script would.
+func TestMenu(t *testing.T) {
+	script := "2\n1\nEurope\n3\n4\ny\n9\n3\n3\n\n2\n2\nn\n"
+	code, out, errs := run(t, script, "menu", "testdata/sales")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "menu", out)
+	if strings.Count(out, "Matching orders") != 2 || !strings.Contains(out, "please answer 1 to 3") {
+		t.Errorf("menu transcript:\n%s", out)
+	}
+	// End of input in the middle of a question ends the menu quietly.
+	if code, _, _ := run(t, "3\n", "menu", "testdata/sales"); code != 0 {
+		t.Errorf("menu at EOF: exit %d", code)
 	}
 }

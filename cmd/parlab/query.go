@@ -216,6 +216,29 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 		t.Set(p.name, seconds(&ar, p.d))
 	}
 	o.Set("time", t)
+	ws := ar.NewArray()
+	for i, s := range rep.PerWorker {
+		wo := ar.NewObject()
+		wo.Set("worker", ar.NewNumberInt(i))
+		wo.Set("start", seconds(&ar, s.Start))
+		wo.Set("end", seconds(&ar, s.End))
+		wo.Set("busy", seconds(&ar, s.Busy()))
+		wo.Set("units", ar.NewNumberInt(s.Units))
+		wo.Set("bytes", ar.NewNumberString(strconv.FormatInt(s.Bytes, 10)))
+		wo.Set("rows", ar.NewNumberString(strconv.FormatInt(s.Rows, 10)))
+		if rep.Strategy == "processes" {
+			wo.Set("fork", seconds(&ar, s.Fork))
+		}
+		ws.SetArrayItem(i, wo)
+	}
+	o.Set("per_worker", ws)
+	o.Set("imbalance", ar.NewNumberString(strconv.FormatFloat(rep.Imbalance(), 'f', 4, 64)))
+	o.Set("quoted_rows", ar.NewNumberString(strconv.FormatInt(rep.Result.Quoted, 10)))
+	rs := ar.NewArray()
+	for i, f := range rep.Rescanned {
+		rs.SetArrayItem(i, ar.NewString(c.Paths[f]))
+	}
+	o.Set("rescanned", rs)
 	return o.MarshalTo(nil)
 }
 

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// menu is the reference project's menu driver: pick the approach, the
+// filter column, the value and the worker count at prompts, see the answer
+// and its timing, repeat. It reads answers line by line, so it is as happy
+// with a pipe as with a terminal; end of input ends it.
+func (a *app) menu(args []string) error {
+	fs := flag.NewFlagSet("menu", flag.ContinueOnError)
+	var qf queryFlags
+	qf.register(fs)
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		pos = []string{"data/sales-1M"}
+	}
+	in := bufio.NewScanner(a.stdin)
+	w := a.stdout
+	echo := !a.tty(a.stdin) // from a pipe, show the answers as a terminal would
+	// ask prints a prompt and returns the answer, or def for an empty line;
+	// ok is false at end of input.
+	ask := func(prompt, def string) (string, bool) {
+		fmt.Fprintf(w, "%s [%s]: ", prompt, def)
+		if !in.Scan() {
+			fmt.Fprintln(w)
+			return "", false
+		}
+		if echo {
+			fmt.Fprintln(w, in.Text())
+		}
+		if s := strings.TrimSpace(in.Text()); s != "" {
+			return s, true
+		}
+		return def, true
+	}
+	choose := func(prompt string, options []string, def int) (int, bool) {
+		for {
+			var b strings.Builder
+			for i, o := range options {
+				fmt.Fprintf(&b, " %d) %s", i+1, o)
+			}
+			s, ok := ask(prompt+":"+b.String(), strconv.Itoa(def))
+			if !ok {
+				return 0, false
+			}
+			if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(options) {
+				return n - 1, true
+			}
+			fmt.Fprintf(w, "  please answer 1 to %d\n", len(options))
+		}
+	}
+	approaches := []string{"seq", "processes", "goroutines"}
+	columns := []string{"Region", "Country", "Item Type", "Sales Channel"}
+	examples := []string{"Europe", "France", "Cosmetics", "Online"}
+	splits := []string{"file-naive", "file", "rows", "dynamic"}
+	fmt.Fprintf(w, "parlab menu over %s (end of input quits)\n", strings.Join(pos, " "))
+	for {
+		ap, ok := choose("Approach", []string{"sequential", "processes (fork+exec, shared memory)", "goroutines"}, 1)
+		if !ok {
+			return nil
+		}
+		col, ok := choose("Filter column", columns, 1)
+		if !ok {
+			return nil
+		}
+		val, ok := ask("Value", examples[col])
+		if !ok {
+			return nil
+		}
+		qf.strategy, qf.where = approaches[ap], columns[col]+"="+val
+		if ap > 0 {
+			n, ok := ask("Workers", "4")
+			if !ok {
+				return nil
+			}
+			if qf.workers, err = strconv.Atoi(n); err != nil || qf.workers < 1 {
+				fmt.Fprintf(w, "  %q is not a worker count\n", n)
+				continue
+			}
+			sp, ok := choose("Split", splits, 3)
+			if !ok {
+				return nil
+			}
+			qf.split = splits[sp]
+		}
+		c, err := qf.config(pos)
+		if err != nil {
+			return err
+		}
+		rep, err := strategies[qf.strategy].Run(context.Background(), c)
+		if err != nil {
+			fmt.Fprintf(w, "  failed: %v\n", err) // a menu goes on after a failed run
+		} else {
+			if a.fixTimes != nil {
+				a.fixTimes(rep)
+			}
+			a.printReport(rep, c)
+		}
+		again, ok := ask("Another query? (y/n)", "y")
+		if !ok || !strings.HasPrefix(strings.ToLower(again), "y") {
+			return nil
+		}
+	}
+}
