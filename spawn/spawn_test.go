@@ -321,3 +321,13 @@ func TestImbalance(t *testing.T) {
 		t.Errorf("imbalance %v, want 2", got)
 	}
 }
+
+func TestFloorCountsLines(t *testing.T) {
+	paths := genSet(t, 5000, 3)
+	for _, split := range []Split{SplitFile, SplitRows, SplitDynamic} {
+		rep, err := Floor{}.Run(context.Background(), cfg(paths, split, 3))
+		if err != nil || rep.Result.Rows != 5000 {
+			t.Errorf("%s: %v, %d lines; want 5000 (the body's)", split, err, rep.Result.Rows)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", true, "with --io mmap: fault pages in before scanning them (seq: MAP_POPULATE at open; parallel: each worker its own units)")
-	fs.StringVar(&q.strategy, "strategy", "seq", "seq, goroutines or processes")
+	fs.StringVar(&q.strategy, "strategy", "seq", "seq, goroutines or processes (or floor: only count newlines, the machine's limit)")
 	fs.IntVar(&q.workers, "workers", 2, "workers for goroutines and processes")
 	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
 	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
@@ -39,6 +39,7 @@ var strategies = map[string]spawn.Strategy{
 	"seq":        spawn.Sequential{},
 	"goroutines": spawn.Goroutines{},
 	"processes":  spawn.Processes{},
+	"floor":      spawn.Floor{},
 }
 
 // config turns the flags and PATHs into a run's configuration.
@@ -66,7 +67,7 @@ func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 	}
 	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
 	if _, ok := strategies[q.strategy]; !ok {
-		return c, usagef("unknown --strategy %q (want seq, goroutines or processes)", q.strategy)
+		return c, usagef("unknown --strategy %q (want seq, goroutines, processes or floor)", q.strategy)
 	}
 	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
 		return c, usagef("%v", err)
@@ -157,6 +158,11 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	filter := "all rows"
 	if rep.Filter != "" {
 		filter = rep.Filter + " = " + c.Query.Equals
+	}
+	if rep.Strategy == "floor" {
+		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",
+			rep.Workers, rep.Split, group(rep.Result.Rows), humanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
+		return
 	}
 	how := rep.Strategy
 	if rep.Strategy != "seq" {
