@@ -18,8 +18,13 @@ $(DATA)/xat.csv: | build
 
 data: $(DATA)/xat.csv
 
+# The reference query, then the default study: every strategy and split at
+# 1..20 workers, trials interleaved, tables on stdout, JSON and plots in out/.
 run: build data
 	$(BIN) query --where Region=Europe $(DATA)
+	@echo
+	$(BIN) bench --trials 10 --warmup 1 --workers-list 1,2,4,8,16,20 \
+		--json out/bench.json --log out/trials.jsonl --plot out/plots $(DATA)
 
 vet:
 	$(GO) vet ./...

@@ -204,3 +204,31 @@ func TestRegion(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestEvict(t *testing.T) {
+	p := write(t, "e.csv", bytes.Repeat([]byte("x,1\n"), 100000))
+	if err := Evict(p); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p, Mmap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// mincore says which pages are resident: after eviction, few are.
+	vec := make([]byte, (len(f.Bytes())+os.Getpagesize()-1)/os.Getpagesize())
+	b := f.Bytes()
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatalf("mincore: %v", e)
+	}
+	resident := 0
+	for _, v := range vec {
+		resident += int(v & 1)
+	}
+	if resident > len(vec)/2 {
+		t.Errorf("%d of %d pages still resident after Evict", resident, len(vec))
+	}
+	if err := Evict(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("evicting a missing file: no error")
+	}
+}

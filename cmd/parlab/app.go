@@ -45,6 +45,10 @@ Usage:
   parlab query --where COLUMN=VALUE [--sum COL,COL] [--io mmap|readat|read] [--populate]
                [--strategy seq|goroutines|processes] [--workers N]
                [--split file-naive|file|rows|dynamic] [--timeout 3s] [--json] [--verbose] PATH...
+  parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic]
+               [--workers-list 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
+               [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
+  parlab report FILE.json [--compare OLD.json] [--plot DIR]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
   parlab help
 
@@ -76,6 +80,10 @@ func (a *app) main(args []string) int {
 		err = a.query(rest)
 	case "menu":
 		err = a.menu(rest)
+	case "bench":
+		err = a.bench(rest)
+	case "report":
+		err = a.report(rest)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(a.stdout, helpText)
 		return exitOK

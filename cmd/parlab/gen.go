@@ -31,7 +31,7 @@ func (a *app) gen(args []string) error {
 	t0 := time.Now()
 	var progress func(int64)
 	if *rows >= 1000000 && a.tty(a.stderr) {
-		progress = a.progressBar("generating", int64(*rows))
+		progress = a.progressBar("generating", int64(*rows)).draw
 	}
 	if err := data.Generate(*out, o, *force, progress); err != nil {
 		return err
@@ -43,20 +43,37 @@ func (a *app) gen(args []string) error {
 	return nil
 }
 
-// progressBar returns a progress callback that draws a bar on stderr at most
-// every 50 ms. It is safe for concurrent calls.
-func (a *app) progressBar(label string, total int64) func(int64) {
-	var mu sync.Mutex
-	var last time.Time
-	return func(done int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if time.Since(last) < 50*time.Millisecond && done < total {
-			return
-		}
-		last = time.Now()
-		const width = 30
-		n := int(done * width / max(total, 1))
-		fmt.Fprintf(a.stderr, "\r%s [%s%s] %3d%%", label, strings.Repeat("#", n), strings.Repeat(" ", width-n), done*100/max(total, 1))
+// progress draws a bar on stderr at most every 50 ms. It is safe for
+// concurrent calls.
+type progress struct {
+	a     *app
+	label string
+	total int64
+	mu    sync.Mutex
+	last  time.Time
+}
+
+func (a *app) progressBar(label string, total int64) *progress {
+	return &progress{a: a, label: label, total: total}
+}
+
+func (p *progress) draw(done int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < 50*time.Millisecond && done < p.total {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	total := max(p.total, 1)
+	n := int(min(done, total) * width / total)
+	fmt.Fprintf(p.a.stderr, "\r%s [%s%s] %3d%%", p.label, strings.Repeat("#", n), strings.Repeat(" ", width-n), min(done, total)*100/total)
+}
+
+// withTotal adapts the bar to callers that report (done, total).
+func (p *progress) withTotal() func(done, total int) {
+	return func(done, total int) {
+		p.total = int64(total)
+		p.draw(int64(done))
 	}
 }

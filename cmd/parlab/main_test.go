@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,151 @@ func TestMenu(t *testing.T) {
 	// End of input in the middle of a question ends the menu quietly.
 	if code, _, _ := run(t, "3\n", "menu", "testdata/sales"); code != 0 {
 		t.Errorf("menu at EOF: exit %d", code)
+	}
+}
+
+// A short real bench: every strategy and split, 2 trials, on the fixture.
+func TestBenchShortRun(t *testing.T) {
+	dir := t.TempDir()
+	js, logf, plots := filepath.Join(dir, "b.json"), filepath.Join(dir, "trials.log"), filepath.Join(dir, "plots")
+	code, out, errs := run(t, "", "bench", "--trials", "2", "--warmup", "0", "--workers-list", "1-3",
+		"--json", js, "--log", logf, "--plot", plots, "testdata/sales")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Amdahl", "Processes against goroutines", "Load imbalance", "Floor", "files per worker"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Env struct {
+			CPU        string `json:"cpu"`
+			Cores      int    `json:"cores"`
+			GOMAXPROCS int    `json:"gomaxprocs"`
+			Go         string `json:"go"`
+			Kernel     string `json:"kernel"`
+			Files      int    `json:"files"`
+			Rows       int64  `json:"rows"`
+			Bytes      int64  `json:"bytes"`
+		} `json:"env"`
+		Expected struct {
+			Matched int64             `json:"matched"`
+			Sums    map[string]string `json:"sums"`
+		} `json:"expected"`
+		Results []struct {
+			Parameters struct {
+				Strategy string `json:"strategy"`
+				Split    string `json:"split"`
+				Workers  int    `json:"workers"`
+			} `json:"parameters"`
+			Mean, Median, Min, Max float64
+			Stddev                 *float64
+			Times                  []float64
+			Speedup, Efficiency    *float64
+			KarpFlatt              *float64 `json:"karp_flatt"`
+			Imbalance              float64
+			Phases                 map[string]float64
+		} `json:"results"`
+		Floor []struct {
+			Workers int
+			Median  float64
+		} `json:"floor"`
+		Amdahl []struct {
+			Strategy, Split string
+			SerialFraction  *float64 `json:"serial_fraction"`
+			R2              *float64 `json:"r2"`
+			Ceiling         *float64 `json:"ceiling"`
+		} `json:"amdahl"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("bench JSON: %v", err)
+	}
+	e := doc.Env
+	if e.Cores < 1 || e.GOMAXPROCS < 1 || e.Go == "" || e.Kernel == "" || e.Files != 2 || e.Rows != 60 || e.Bytes == 0 {
+		t.Errorf("env %+v", e)
+	}
+	if doc.Expected.Matched != 15 || doc.Expected.Sums["Total Revenue"] != "18407663.30" {
+		t.Errorf("expected %+v", doc.Expected)
+	}
+	// seq + 2 strategies × 4 splits × 3 worker counts
+	if len(doc.Results) != 1+2*4*3+3 || len(doc.Floor) != 3 || len(doc.Amdahl) != 8 {
+		t.Fatalf("%d results, %d floor, %d fits", len(doc.Results), len(doc.Floor), len(doc.Amdahl))
+	}
+	for _, r := range doc.Results {
+		p := r.Parameters
+		if len(r.Times) != 2 || r.Stddev == nil || r.Median <= 0 || r.Min > r.Median || r.Max < r.Median {
+			t.Errorf("%+v: times %v", p, r.Times)
+		}
+		if p.Strategy != "floor" && (r.Speedup == nil || r.Efficiency == nil || r.Phases["scan"] <= 0) {
+			t.Errorf("%+v: speedup/efficiency/phases missing", p)
+		}
+		if p.Strategy != "floor" && p.Workers > 1 && r.KarpFlatt == nil {
+			t.Errorf("%+v: no karp_flatt", p)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, logf)), "\n")
+	if len(lines) != 2*len(doc.Results) {
+		t.Errorf("%d log lines, want %d", len(lines), 2*len(doc.Results))
+	}
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v["answer"] == nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+	}
+	for _, f := range []string{"speedup.png", "speedup.svg", "time.png", "busy.svg"} {
+		if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() == 0 {
+			t.Errorf("plot %s: %v", f, err)
+		}
+	}
+	// report re-renders the same tables from the file
+	code, rep, errs := run(t, "", "report", js)
+	if code != 0 || !strings.Contains(rep, "Amdahl") || !strings.Contains(out, firstTableLine(rep)) {
+		t.Errorf("report: exit %d %s\n%s", code, errs, rep)
+	}
+	code, cmp, _ := run(t, "", "report", js, "--compare", js)
+	if code != 0 || !strings.Contains(cmp, "geometric mean of new/old: 1.000") {
+		t.Errorf("compare: %s", cmp)
+	}
+	if code, _, errs := run(t, "", "report", "testdata/bad.csv"); code != exitFail || !strings.Contains(errs, "not a parlab bench file") {
+		t.Errorf("report of a CSV: %d %s", code, errs)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// firstTableLine is the seq row of the main table.
+func firstTableLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, " seq ") {
+			return l
+		}
+	}
+	return "no seq row"
+}
+
+func TestParseWorkers(t *testing.T) {
+	for in, want := range map[string]string{"1,2,4": "[1 2 4]", "2-5": "[2 3 4 5]", "4,1-2,2": "[1 2 4]"} {
+		got, err := parseWorkers(in)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("parseWorkers(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "0", "3-1", "x", "1-2000"} {
+		if _, err := parseWorkers(bad); err == nil {
+			t.Errorf("parseWorkers(%q): no error", bad)
+		}
 	}
 }

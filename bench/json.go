@@ -1,0 +1,229 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/valyala/fastjson"
+)
+
+// The JSON document, in seconds throughout, with hyperfine's names where
+// hyperfine has one (mean, stddev, median, min, max, times, parameters):
+//
+//	{"env": {cpu, cores, gomaxprocs, go, kernel, data, files, rows, bytes,
+//	         query, io, started, forkexec_self?},
+//	 "expected": {"matched": N, "sums": {column: "exact decimal", …}},
+//	 "trials": K, "warmup": W, "cold": bool, "include_oversubscribed": bool,
+//	 "results": [{"parameters": {strategy, split, workers}, mean, stddev?,
+//	              median, min, max, times, speedup?, efficiency?, karp_flatt?,
+//	              imbalance, floor_multiple?, phases: {name: s}, busy, units,
+//	              outliers}],
+//	 "floor":   [{workers, median, mean, min, max}],
+//	 "amdahl":  [{strategy, split, serial_fraction?, r2?, ceiling?, t1?,
+//	              points, excluded, one_point: {workers, serial_fraction?},
+//	              predicted: [{workers, measured, predicted?}]}]}
+//
+// A value marked ? is left out where it is undefined (a standard deviation of
+// one run, the speedup of the floor, a ceiling of 1/0): never NaN or Inf,
+// which are not JSON.
+
+// MarshalJSON renders the document.
+func (d *Doc) MarshalJSON() ([]byte, error) {
+	var a fastjson.Arena
+	num := func(v float64) *fastjson.Value { return a.NewNumberString(strconv.FormatFloat(v, 'g', -1, 64)) }
+	setNum := func(o *fastjson.Value, k string, v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			o.Set(k, num(v))
+		}
+	}
+	floats := func(v []float64) *fastjson.Value {
+		arr := a.NewArray()
+		for i, x := range v {
+			arr.SetArrayItem(i, num(x))
+		}
+		return arr
+	}
+	ints := func(v []int) *fastjson.Value {
+		arr := a.NewArray()
+		for i, x := range v {
+			arr.SetArrayItem(i, a.NewNumberInt(x))
+		}
+		return arr
+	}
+	root := a.NewObject()
+	e := a.NewObject()
+	e.Set("cpu", a.NewString(d.Env.CPU))
+	e.Set("cores", a.NewNumberInt(d.Env.Cores))
+	e.Set("gomaxprocs", a.NewNumberInt(d.Env.GOMAXPROCS))
+	e.Set("go", a.NewString(d.Env.Go))
+	e.Set("kernel", a.NewString(d.Env.Kernel))
+	e.Set("data", a.NewString(d.Env.Data))
+	e.Set("files", a.NewNumberInt(d.Env.Files))
+	e.Set("rows", a.NewNumberString(strconv.FormatInt(d.Env.Rows, 10)))
+	e.Set("bytes", a.NewNumberString(strconv.FormatInt(d.Env.Bytes, 10)))
+	e.Set("query", a.NewString(d.Env.Query))
+	e.Set("io", a.NewString(d.Env.IO))
+	e.Set("started", a.NewString(d.Env.Started))
+	if d.Env.ForkExecSelf > 0 {
+		setNum(e, "forkexec_self", d.Env.ForkExecSelf)
+	}
+	root.Set("env", e)
+	ex := a.NewObject()
+	ex.Set("matched", a.NewNumberString(strconv.FormatInt(d.Expected.Matched, 10)))
+	sums := a.NewObject()
+	for _, s := range d.Expected.Sums {
+		sums.Set(s.Name, a.NewString(s.Value))
+	}
+	ex.Set("sums", sums)
+	root.Set("expected", ex)
+	root.Set("trials", a.NewNumberInt(d.Trials))
+	root.Set("warmup", a.NewNumberInt(d.Warmup))
+	root.Set("cold", boolValue(&a, d.Cold))
+	root.Set("include_oversubscribed", boolValue(&a, d.IncludeOversubscribed))
+	params := func(p Params) *fastjson.Value {
+		o := a.NewObject()
+		o.Set("strategy", a.NewString(p.Strategy))
+		o.Set("split", a.NewString(p.Split))
+		o.Set("workers", a.NewNumberInt(p.Workers))
+		return o
+	}
+	rs := a.NewArray()
+	n := 0
+	for _, r := range d.Results {
+		if len(r.Times) == 0 {
+			continue
+		}
+		o := a.NewObject()
+		o.Set("parameters", params(r.Params))
+		setNum(o, "mean", r.Mean)
+		if r.HasStddev {
+			setNum(o, "stddev", r.Stddev)
+		}
+		setNum(o, "median", r.Median)
+		setNum(o, "min", r.Min)
+		setNum(o, "max", r.Max)
+		o.Set("times", floats(r.Times))
+		setNum(o, "speedup", r.Speedup)
+		setNum(o, "efficiency", r.Efficiency)
+		setNum(o, "karp_flatt", r.KarpFlatt)
+		setNum(o, "imbalance", r.Imbalance)
+		setNum(o, "floor_multiple", r.FloorMultiple)
+		ph := a.NewObject()
+		for _, p := range r.Phases {
+			ph.Set(p.Name, num(p.Seconds))
+		}
+		o.Set("phases", ph)
+		o.Set("busy", floats(r.Busy))
+		o.Set("units", ints(r.Units))
+		o.Set("outliers", ints(r.Outliers))
+		rs.SetArrayItem(n, o)
+		n++
+	}
+	root.Set("results", rs)
+	fl := a.NewArray()
+	for i, r := range d.Floor {
+		o := a.NewObject()
+		o.Set("workers", a.NewNumberInt(r.Workers))
+		setNum(o, "median", r.Median)
+		setNum(o, "mean", r.Mean)
+		setNum(o, "min", r.Min)
+		setNum(o, "max", r.Max)
+		fl.SetArrayItem(i, o)
+	}
+	root.Set("floor", fl)
+	am := a.NewArray()
+	for i, f := range d.Amdahl {
+		o := a.NewObject()
+		o.Set("strategy", a.NewString(f.Strategy))
+		o.Set("split", a.NewString(f.Split))
+		setNum(o, "serial_fraction", f.F)
+		setNum(o, "r2", f.R2)
+		setNum(o, "ceiling", f.Ceiling)
+		setNum(o, "t1", f.T1)
+		o.Set("points", a.NewNumberInt(f.Points))
+		o.Set("excluded", ints(f.Excluded))
+		op := a.NewObject()
+		op.Set("workers", a.NewNumberInt(f.OnePointN))
+		setNum(op, "serial_fraction", f.OnePointF)
+		o.Set("one_point", op)
+		pr := a.NewArray()
+		for j, p := range f.Predicted {
+			po := a.NewObject()
+			po.Set("workers", a.NewNumberInt(p.Workers))
+			setNum(po, "measured", p.Measured)
+			setNum(po, "predicted", p.Predicted)
+			pr.SetArrayItem(j, po)
+		}
+		o.Set("predicted", pr)
+		am.SetArrayItem(i, o)
+	}
+	root.Set("amdahl", am)
+	return root.MarshalTo(nil), nil
+}
+
+func boolValue(a *fastjson.Arena, b bool) *fastjson.Value {
+	if b {
+		return a.NewTrue()
+	}
+	return a.NewFalse()
+}
+
+// ParseDoc reads a document written by MarshalJSON (fastjson's parser) and
+// derives everything again (Analyze), so a report of a saved file prints
+// what the run printed.
+func ParseDoc(b []byte) (*Doc, error) {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a parlab bench file: %w", err)
+	}
+	if v.Get("results") == nil || v.Get("env") == nil {
+		return nil, fmt.Errorf("not a parlab bench file: no env or results")
+	}
+	d := &Doc{}
+	e := v.Get("env")
+	d.Env = Env{
+		CPU: str(e, "cpu"), Cores: e.GetInt("cores"), GOMAXPROCS: e.GetInt("gomaxprocs"),
+		Go: str(e, "go"), Kernel: str(e, "kernel"), Data: str(e, "data"), Files: e.GetInt("files"),
+		Rows: e.GetInt64("rows"), Bytes: e.GetInt64("bytes"), Query: str(e, "query"), IO: str(e, "io"),
+		Started: str(e, "started"), ForkExecSelf: e.GetFloat64("forkexec_self"),
+	}
+	d.Expected.Matched = v.GetInt64("expected", "matched")
+	if o := v.GetObject("expected", "sums"); o != nil {
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			d.Expected.Sums = append(d.Expected.Sums, NamedValue{string(k), string(x.GetStringBytes())})
+		})
+	}
+	d.Trials, d.Warmup = v.GetInt("trials"), v.GetInt("warmup")
+	d.Cold, d.IncludeOversubscribed = v.GetBool("cold"), v.GetBool("include_oversubscribed")
+	for _, r := range v.GetArray("results") {
+		res := Result{Params: Params{
+			Strategy: str(r, "parameters", "strategy"), Split: str(r, "parameters", "split"),
+			Workers: r.GetInt("parameters", "workers"),
+		}}
+		for _, t := range r.GetArray("times") {
+			res.Times = append(res.Times, t.GetFloat64())
+		}
+		if len(res.Times) == 0 {
+			return nil, fmt.Errorf("result %v has no times", res.Params)
+		}
+		res.Imbalance = r.GetFloat64("imbalance")
+		if o := r.GetObject("phases"); o != nil {
+			o.Visit(func(k []byte, x *fastjson.Value) {
+				res.Phases = append(res.Phases, Phase{string(k), x.GetFloat64()})
+			})
+		}
+		for _, b := range r.GetArray("busy") {
+			res.Busy = append(res.Busy, b.GetFloat64())
+		}
+		for _, u := range r.GetArray("units") {
+			res.Units = append(res.Units, u.GetInt())
+		}
+		d.Results = append(d.Results, res)
+	}
+	d.Analyze()
+	return d, nil
+}
+
+func str(v *fastjson.Value, keys ...string) string { return string(v.GetStringBytes(keys...)) }

@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeTrial times follow Amdahl's law with f = 0.25 exactly, so the fit must
+// find it; each worker's busy time is its share.
+func fakeTrial(calls *[]Params) Trial {
+	return func(p Params) (Sample, error) {
+		*calls = append(*calls, p)
+		t := 1.0
+		switch p.Strategy {
+		case Floor:
+			t = 0.1 / float64(p.Workers)
+		case Baseline:
+		default:
+			t = 0.25 + 0.75/float64(p.Workers)
+		}
+		busy := make([]float64, p.Workers)
+		for i := range busy {
+			busy[i] = t * float64(i+1) / float64(p.Workers) // the last is busiest
+		}
+		return Sample{Seconds: t, Phases: []Phase{{"setup", 0.01}, {"scan", t - 0.01}},
+			Busy: busy, Units: make([]int, p.Workers), Answer: "42"}, nil
+	}
+}
+
+func configs() []Params {
+	c := []Params{{Strategy: Baseline, Workers: 1}}
+	for _, n := range []int{1, 2, 4, 8} {
+		c = append(c, Params{"goroutines", "rows", n}, Params{Floor, "rows", n})
+	}
+	return c
+}
+
+func TestRunInterleavesAndAnalyzes(t *testing.T) {
+	var calls []Params
+	d := &Doc{Env: Env{Cores: 4}}
+	rounds := 0
+	err := Run(d, configs(), fakeTrial(&calls), "42", Options{Trials: 3, Warmup: 1,
+		OnRound: func(*Doc) error { rounds++; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := configs()
+	if len(calls) != 4*len(cs) || calls[0] != cs[0] || calls[1] != cs[1] || calls[len(cs)] != cs[0] {
+		t.Errorf("not round-robin: %v", calls[:len(cs)+1])
+	}
+	if rounds != 3 {
+		t.Errorf("%d rounds reported, want 3 (warmup not recorded)", rounds)
+	}
+	g4 := d.Find(Params{"goroutines", "rows", 4})
+	if len(g4.Times) != 3 || !near(g4.Speedup, 1/(0.25+0.75/4), 1e-12) ||
+		!near(g4.Efficiency, g4.Speedup/4, 1e-12) || !near(g4.KarpFlatt, 0.25, 1e-12) ||
+		!near(g4.FloorMultiple, (0.25+0.75/4)/(0.1/4), 1e-12) || !near(g4.Imbalance, 4/2.5, 1e-12) {
+		t.Errorf("goroutines/rows/4: %+v", g4)
+	}
+	if len(d.Floor) != 4 || len(d.Amdahl) != 1 {
+		t.Fatalf("floor %d, amdahl %d", len(d.Floor), len(d.Amdahl))
+	}
+	a := d.Amdahl[0]
+	if !near(a.F, 0.25, 1e-9) || !near(a.Ceiling, 4, 1e-6) || a.OnePointN != 4 || !near(a.OnePointF, 0.25, 1e-9) {
+		t.Errorf("amdahl %+v", a)
+	}
+	// 8 workers on 4 cores: oversubscribed, left out of the fit by default
+	if len(a.Excluded) != 1 || a.Excluded[0] != 8 || a.Predicted[3].Workers != 8 {
+		t.Errorf("excluded %v", a.Excluded)
+	}
+}
+
+func TestRunChecksEveryAnswer(t *testing.T) {
+	n := 0
+	trial := func(p Params) (Sample, error) {
+		n++
+		ans := "42"
+		if n == 5 {
+			ans = "41"
+		}
+		return Sample{Seconds: 1, Answer: ans}, nil
+	}
+	err := Run(&Doc{}, []Params{{Strategy: Baseline, Workers: 1}}, trial, "42", Options{Trials: 10})
+	if err == nil || !strings.Contains(err.Error(), "wrong answer 41") {
+		t.Errorf("err %v", err)
+	}
+	boom := errors.New("boom")
+	err = Run(&Doc{}, []Params{{Strategy: Baseline, Workers: 1}}, func(Params) (Sample, error) { return Sample{}, boom }, "", Options{Trials: 1})
+	if !errors.Is(err, boom) {
+		t.Errorf("err %v", err)
+	}
+}
+
+// The document is valid JSON with the promised fields, has no NaN or Inf,
+// and reads back to the same analysis.
+func TestJSONRoundTrip(t *testing.T) {
+	var calls []Params
+	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Files: 20, Rows: 1000, Bytes: 123},
+		Expected: Expected{Matched: 42, Sums: []NamedValue{{"Total Revenue", "1.50"}, {"Total Profit", "-0.25"}}}}
+	if err := Run(d, configs(), fakeTrial(&calls), "42", Options{Trials: 1}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := d.MarshalJSON()
+	var doc struct {
+		Env      struct{ Cores int }
+		Expected struct {
+			Matched int64
+			Sums    map[string]string
+		}
+		Results []struct {
+			Parameters struct {
+				Strategy, Split string
+				Workers         int
+			}
+			Mean, Median, Min, Max float64
+			Stddev                 *float64
+			Times                  []float64
+			Speedup                *float64
+		}
+		Floor  []struct{ Workers int }
+		Amdahl []struct {
+			Strategy, Split string
+			SerialFraction  float64 `json:"serial_fraction"`
+			R2, Ceiling     float64
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, b)
+	}
+	if doc.Env.Cores != 4 || doc.Expected.Matched != 42 || doc.Expected.Sums["Total Profit"] != "-0.25" ||
+		len(doc.Results) != 9 || len(doc.Floor) != 4 || len(doc.Amdahl) != 1 ||
+		!near(doc.Amdahl[0].SerialFraction, 0.25, 1e-9) || doc.Amdahl[0].Strategy != "goroutines" {
+		t.Errorf("fields: %+v", doc)
+	}
+	for _, r := range doc.Results {
+		if r.Stddev != nil {
+			t.Error("stddev of one run written")
+		}
+		if (r.Parameters.Strategy == Floor) != (r.Speedup == nil) {
+			t.Errorf("%+v: speedup presence", r.Parameters)
+		}
+	}
+	if s := string(b); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+		t.Error("NaN or Inf in JSON")
+	}
+	back, err := ParseDoc(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.MarshalJSON()
+	if string(b2) != string(b) {
+		t.Errorf("round trip differs:\n%s\n%s", b, b2)
+	}
+	if _, err := ParseDoc([]byte(`{"x":1}`)); err == nil {
+		t.Error("a non-bench file parsed")
+	}
+	_ = math.Pi
+}
+
+func TestTextReport(t *testing.T) {
+	var calls []Params
+	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Data: "data/x", Files: 20, Rows: 1000, Bytes: 1e9, Query: "Region=Europe", IO: "mmap"}}
+	cs := append(configs(), Params{"goroutines", "file-naive", 8}, Params{"processes", "rows", 4}, Params{"goroutines", "rows", 16})
+	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d.WriteText(&b)
+	out := b.String()
+	for _, want := range []string{"only 2 trial(s)", "oversubscription", "Amdahl", "25.0%", "ceiling",
+		"file-naive", "processes 1.00 ± 0.00 × vs goroutines", "Floor", "× floor"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	var c strings.Builder
+	Compare(&c, d, d)
+	if !strings.Contains(c.String(), "geometric mean of new/old: 1.000") || !strings.Contains(c.String(), "~") {
+		t.Errorf("compare:\n%s", c.String())
+	}
+}
+
+func TestPlots(t *testing.T) {
+	var calls []Params
+	d := &Doc{Env: Env{Cores: 4, Query: "Region=Europe", Rows: 1000, Bytes: 1e6}}
+	cs := append(configs(), Params{"goroutines", "file-naive", 2}, Params{"goroutines", "file-naive", 8})
+	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 2}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := d.Plot(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 6 {
+		t.Fatalf("files %v", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 1000 {
+			t.Errorf("%s: %d bytes, %v", f, len(b), err)
+		}
+		if strings.HasSuffix(f, ".png") && string(b[1:4]) != "PNG" {
+			t.Errorf("%s is not a PNG", f)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The text report of a known run, word for word.
+func TestTextGolden(t *testing.T) {
+	var calls []Params
+	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", GOMAXPROCS: 4, Go: "go1.26", Kernel: "6.18", Data: "data/sales-1M",
+		Files: 20, Rows: 1000000, Bytes: 123600000, Query: "Region=Europe", IO: "mmap", ForkExecSelf: 0.0012}}
+	cs := []Params{{Strategy: Baseline, Workers: 1}}
+	for _, sp := range []string{"file-naive", "rows"} {
+		for _, n := range []int{1, 2, 4, 8} {
+			cs = append(cs, Params{"goroutines", sp, n}, Params{"processes", sp, n})
+		}
+	}
+	for _, n := range []int{1, 2, 4, 8} {
+		cs = append(cs, Params{Floor, "rows", n})
+	}
+	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 5, Warmup: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d.WriteText(&b)
+	p := filepath.Join("testdata", "report.golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("report differs from %s:\n%s", p, b.String())
+	}
+}

@@ -1,0 +1,156 @@
+// Package bench measures: it runs trials of configurations interleaved,
+// summarises them (median, mean ± σ, min … max, outliers), fits Amdahl's law
+// and Karp–Flatt, and writes and reads the results as JSON (in seconds, with
+// hyperfine's field names), text tables and plots. It knows nothing about
+// CSV: a trial is a function that returns seconds, a few phase times, each
+// worker's busy time, and its answer as text to compare exactly.
+package bench
+
+import (
+	"math"
+	"slices"
+)
+
+// Summary describes one configuration's trial times, in seconds.
+type Summary struct {
+	Mean, Stddev, Median, Min, Max float64
+	// HasStddev is false for one run: a standard deviation needs two.
+	HasStddev bool
+}
+
+// Summarize describes times (at least one).
+func Summarize(times []float64) Summary {
+	s := slices.Clone(times)
+	slices.Sort(s)
+	var sum float64
+	for _, t := range s {
+		sum += t
+	}
+	n := float64(len(s))
+	out := Summary{Mean: sum / n, Median: median(s), Min: s[0], Max: s[len(s)-1]}
+	if len(s) > 1 {
+		var ss float64
+		for _, t := range s {
+			ss += (t - out.Mean) * (t - out.Mean)
+		}
+		out.Stddev, out.HasStddev = math.Sqrt(ss/(n-1)), true
+	}
+	return out
+}
+
+// median of sorted values.
+func median(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Outliers returns the indexes of times more than 3 scaled median absolute
+// deviations from the median (the MAD is scaled by 1.4826 to estimate σ of
+// normal data), as hyperfine flags them. Below 5 times a MAD says too little
+// to call anything an outlier.
+func Outliers(times []float64) []int {
+	if len(times) < 5 {
+		return nil
+	}
+	s := slices.Clone(times)
+	slices.Sort(s)
+	med := median(s)
+	dev := make([]float64, len(s))
+	for i, t := range s {
+		dev[i] = math.Abs(t - med)
+	}
+	slices.Sort(dev)
+	mad := 1.4826 * median(dev)
+	if mad == 0 {
+		return nil
+	}
+	var out []int
+	for i, t := range times {
+		if math.Abs(t-med)/mad > 3 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Ratio is a/b with an uncertainty from both spreads (relative errors added
+// in quadrature, as hyperfine's "N.NN ± s times faster").
+func Ratio(a, b Summary) (r, pm float64) {
+	r = a.Mean / b.Mean
+	if !a.HasStddev || !b.HasStddev {
+		return r, 0
+	}
+	return r, r * math.Hypot(a.Stddev/a.Mean, b.Stddev/b.Mean)
+}
+
+// MannWhitney is the two-sided p-value of the Mann–Whitney U test that a and
+// b come from the same distribution (normal approximation, ties corrected),
+// as benchstat uses to say "~": no significant difference.
+func MannWhitney(a, b []float64) float64 {
+	n1, n2 := float64(len(a)), float64(len(b))
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	type obs struct {
+		v float64
+		a bool
+	}
+	all := make([]obs, 0, len(a)+len(b))
+	for _, v := range a {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range b {
+		all = append(all, obs{v, false})
+	}
+	slices.SortFunc(all, func(x, y obs) int { return cmpFloat(x.v, y.v) })
+	var ra, tie float64 // rank sum of a; tie correction
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // average of ranks i+1 … j
+		for k := i; k < j; k++ {
+			if all[k].a {
+				ra += rank
+			}
+		}
+		t := float64(j - i)
+		tie += t*t*t - t
+		i = j
+	}
+	u := ra - n1*(n1+1)/2
+	mu := n1 * n2 / 2
+	n := n1 + n2
+	sigma := math.Sqrt(n1 * n2 / 12 * ((n + 1) - tie/(n*(n-1))))
+	if sigma == 0 {
+		return 1
+	}
+	z := (math.Abs(u-mu) - 0.5) / sigma // continuity correction
+	if z < 0 {
+		z = 0
+	}
+	return math.Erfc(z / math.Sqrt2)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// GeoMean is the geometric mean of positive values.
+func GeoMean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
+}

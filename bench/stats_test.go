@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{3, 1, 2, 10})
+	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.Mean != 4 || !s.HasStddev ||
+		!near(s.Stddev, math.Sqrt((1+9+4+36)/3.0), 1e-12) {
+		t.Errorf("%+v", s)
+	}
+	if one := Summarize([]float64{7}); one.HasStddev || one.Median != 7 {
+		t.Errorf("one run: %+v", one)
+	}
+}
+
+func TestOutliers(t *testing.T) {
+	if got := Outliers([]float64{1, 1.01, 0.99, 1.02, 0.98, 5}); len(got) != 1 || got[0] != 5 {
+		t.Errorf("outliers %v, want [5]", got)
+	}
+	if got := Outliers([]float64{1, 1.01, 0.99, 1.02, 0.98}); got != nil {
+		t.Errorf("outliers %v, want none", got)
+	}
+	if got := Outliers([]float64{1, 1.01, 9}); got != nil {
+		t.Errorf("3 times: outliers %v, want none (too few to tell)", got)
+	}
+}
+
+func TestRatio(t *testing.T) {
+	a := Summary{Mean: 2, Stddev: 0.2, HasStddev: true}
+	b := Summary{Mean: 1, Stddev: 0.1, HasStddev: true}
+	r, pm := Ratio(a, b)
+	if r != 2 || !near(pm, 2*math.Hypot(0.1, 0.1), 1e-12) {
+		t.Errorf("ratio %v ± %v", r, pm)
+	}
+}
+
+func TestMannWhitney(t *testing.T) {
+	same := MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{1.5, 2.5, 3.5, 4.5, 5.5})
+	apart := MannWhitney([]float64{1, 1.1, 1.2, 1.3, 1.4, 1.5}, []float64{2, 2.1, 2.2, 2.3, 2.4, 2.5})
+	if same < 0.5 || apart > 0.01 {
+		t.Errorf("p(same) = %v, p(apart) = %v", same, apart)
+	}
+	// all equal: no evidence of a difference
+	if p := MannWhitney([]float64{1, 1, 1}, []float64{1, 1, 1}); p != 1 {
+		t.Errorf("ties only: %v", p)
+	}
+}
+
+// The fit recovers a known serial fraction from synthetic timings, with and
+// without noise.
+func TestFitAmdahl(t *testing.T) {
+	ns := []int{1, 2, 4, 8, 16}
+	for _, f := range []float64{0, 0.05, 0.224, 0.5, 1} {
+		var ts []float64
+		for _, n := range ns {
+			ts = append(ts, 0.79*(f+(1-f)/float64(n)))
+		}
+		fit, ok := FitAmdahl(ns, ts)
+		if !ok || !near(fit.F, f, 1e-9) || !near(fit.T1, 0.79, 1e-9) || !near(fit.R2, 1, 1e-9) && f != 1 {
+			t.Errorf("f=%v: %+v", f, fit)
+		}
+		if f > 0 && !near(fit.Ceiling, 1/f, 1e-6) {
+			t.Errorf("f=%v: ceiling %v", f, fit.Ceiling)
+		}
+		if !near(fit.Predict(4), ts[2], 1e-9) {
+			t.Errorf("f=%v: predict(4) %v, want %v", f, fit.Predict(4), ts[2])
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var ts []float64
+	for _, n := range ns {
+		ts = append(ts, 1.0*(0.2+0.8/float64(n))*(1+0.01*r.NormFloat64()))
+	}
+	fit, _ := FitAmdahl(ns, ts)
+	if !near(fit.F, 0.2, 0.02) || fit.R2 < 0.99 {
+		t.Errorf("noisy: %+v", fit)
+	}
+	if _, ok := FitAmdahl([]int{4, 4}, []float64{1, 1}); ok {
+		t.Error("one worker count: fitted anyway")
+	}
+}
+
+// The reference project: 0.790 s sequential, 2.81x at 4 threads, which its
+// one-point fit turned into a serial fraction of 22.4%.
+func TestOnePointF(t *testing.T) {
+	if f := OnePointF(2.81, 4); !near(f, 0.1412, 0.0005) {
+		t.Errorf("f(2.81 at 4) = %v", f)
+	}
+	// S = 1/(f + (1-f)/n) inverts exactly
+	for _, f := range []float64{0.1, 0.224, 0.6} {
+		s := 1 / (f + (1-f)/4)
+		if got := OnePointF(s, 4); !near(got, f, 1e-12) {
+			t.Errorf("OnePointF(%v, 4) = %v, want %v", s, got, f)
+		}
+	}
+	if !math.IsNaN(OnePointF(1, 1)) {
+		t.Error("n=1 has no Karp-Flatt value")
+	}
+	// Karp–Flatt by hand: S=3 at n=4: (1/3 - 1/4)/(1 - 1/4) = 1/9
+	if got := OnePointF(3, 4); !near(got, 1.0/9, 1e-12) {
+		t.Errorf("e(4) for S=3: %v", got)
+	}
+}

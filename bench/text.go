@@ -1,0 +1,276 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// dur formats seconds as hyperfine does: ms below a second.
+func dur(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s < 1:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.3f s", s)
+}
+
+func num(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+// WriteText writes the report: the main table, processes against
+// goroutines, the Amdahl fits, the load imbalance of file splits, the floor,
+// and warnings.
+func (d *Doc) WriteText(w io.Writer) {
+	e := d.Env
+	fmt.Fprintf(w, "parlab bench: %s over %s (%d files, %d rows, %.1f MB), --io %s\n", e.Query, e.Data, e.Files, e.Rows, float64(e.Bytes)/1e6, e.IO)
+	fmt.Fprintf(w, "machine: %s, %d cores, GOMAXPROCS %d, %s, Linux %s\n", e.CPU, e.Cores, e.GOMAXPROCS, e.Go, e.Kernel)
+	cache := "warm page cache"
+	if d.Cold {
+		cache = "cold: the data set's pages evicted before every trial (posix_fadvise DONTNEED)"
+	}
+	fmt.Fprintf(w, "%d trials after %d warmup round(s), configurations interleaved round by round; %s.\n", d.Trials, d.Warmup, cache)
+	fmt.Fprintf(w, "Times are one query in this process, open+map to merge (medians). The processes strategy\nstarts fresh child processes in every trial, so its times include starting them.\n")
+	maxW := 0
+	for _, r := range d.Results {
+		maxW = max(maxW, r.Workers)
+	}
+	if e.Cores > 0 && maxW > e.Cores {
+		fmt.Fprintf(w, "Note: this machine has %d cores and the sweep goes to %d workers: past %d, workers share\ncores (oversubscription). Those points are shown but left out of the Amdahl fits", e.Cores, maxW, e.Cores)
+		if d.IncludeOversubscribed {
+			fmt.Fprint(w, " (here: included, --fit-all)")
+		}
+		fmt.Fprintln(w, ".")
+	}
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tsplit\tworkers\tmedian\tmin … max\tspeedup\tefficiency\tKarp-Flatt\tbusiest/mean\t× floor\t")
+	for _, r := range d.Results {
+		if r.Strategy == Floor || len(r.Times) == 0 {
+			continue
+		}
+		split := r.Split
+		if r.Strategy == Baseline {
+			split = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s … %s\t%s\t%s\t%s\t%s\t%s\t\n", r.Strategy, split, r.Workers,
+			dur(r.Median), dur(r.Min), dur(r.Max), num(r.Speedup, 2), num(r.Efficiency, 2),
+			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(r.FloorMultiple, 1))
+	}
+	tw.Flush()
+
+	d.writeHeadToHead(w)
+	d.writeAmdahl(w)
+	d.writeImbalance(w)
+	d.writeFloor(w)
+	d.writeWarnings(w)
+}
+
+func (d *Doc) writeHeadToHead(w io.Writer) {
+	var lines []string
+	for _, r := range d.Results {
+		if r.Strategy != "processes" {
+			continue
+		}
+		g := d.Find(Params{"goroutines", r.Split, r.Workers})
+		if g == nil || len(g.Times) == 0 {
+			continue
+		}
+		ratio, pm := Ratio(r.Summary, g.Summary)
+		verdict := "slower"
+		if ratio < 1 {
+			verdict = "faster"
+		}
+		sig := ""
+		if MannWhitney(r.Times, g.Times) >= 0.05 {
+			sig, verdict = "  ~ no significant difference", "vs"
+			if min(len(r.Times), len(g.Times)) < 4 {
+				sig += " (too few trials for the test to show one)"
+			}
+		}
+		fork := ""
+		for _, p := range r.Phases {
+			if p.Name == "fork" {
+				fork = fmt.Sprintf("  (starting a worker: %s each)", dur(p.Seconds))
+			}
+		}
+		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes %s ± %s × %s goroutines%s%s",
+			r.Split, r.Workers, num(ratio, 2), num(pm, 2), verdict, sig, fork))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nProcesses against goroutines (ratio of means, ± from both spreads):\n%s\n", strings.Join(lines, "\n"))
+	if d.Env.ForkExecSelf > 0 {
+		fmt.Fprintf(w, "  Starting one worker process (ForkExec of parlab itself, median): %s.\n", dur(d.Env.ForkExecSelf))
+	}
+}
+
+func (d *Doc) writeAmdahl(w io.Writer) {
+	if len(d.Amdahl) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nAmdahl's law, T(n) = T1·(f + (1−f)/n), fitted by least squares over the worker counts:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tsplit\tserial f\tR²\tceiling 1/f\tpoints\tleft out\tone-point f (reference's way)\t")
+	for _, a := range d.Amdahl {
+		var ex []string
+		for _, n := range a.Excluded {
+			ex = append(ex, fmt.Sprint(n))
+		}
+		one := "-"
+		if a.OnePointN > 0 {
+			one = fmt.Sprintf("%s at %d", pct(a.OnePointF), a.OnePointN)
+		}
+		ceil := num(a.Ceiling, 1) + "×"
+		if math.IsInf(a.Ceiling, 1) {
+			ceil = "∞"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n", a.Strategy, a.Split, pct(a.F), num(a.R2, 3), ceil,
+			a.Points, strings.Join(ex, ","), one)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nPredicted against measured (median) time:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, a := range d.Amdahl {
+		row1, row2 := a.Strategy+"/"+a.Split+" measured\t", "predicted\t"
+		for _, p := range a.Predicted {
+			row1 += fmt.Sprintf("%d: %s\t", p.Workers, dur(p.Measured))
+			row2 += fmt.Sprintf("%s\t", dur(p.Predicted))
+		}
+		fmt.Fprintln(tw, row1)
+		fmt.Fprintln(tw, row2)
+	}
+	tw.Flush()
+}
+
+func pct(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*f)
+}
+
+// writeImbalance explains the file splits: how many files each worker got,
+// and how much of the work fell to the busiest one.
+func (d *Doc) writeImbalance(w io.Writer) {
+	var rows []*Result
+	for i := range d.Results {
+		r := &d.Results[i]
+		if (r.Split == "file-naive" || r.Split == "file") && r.Strategy != Floor && r.Workers > 1 && len(r.Units) > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Split > rows[j].Split })
+	fmt.Fprintf(w, "\nLoad imbalance of the file splits (a run lasts as long as its busiest worker):\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\tsplit\tworkers\tfiles per worker\tbusiest's share\tbusiest/mean\tmedian")
+	for _, r := range rows {
+		var us []string
+		for _, u := range r.Units {
+			us = append(us, fmt.Sprint(u))
+		}
+		var sum, most float64
+		for _, b := range r.Busy {
+			sum += b
+			most = math.Max(most, b)
+		}
+		share := math.NaN()
+		if sum > 0 {
+			share = most / sum
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Strategy, r.Split, r.Workers, strings.Join(us, " "),
+			pct(share), num(r.Imbalance, 2), dur(r.Median))
+	}
+	tw.Flush()
+}
+
+func (d *Doc) writeFloor(w io.Writer) {
+	if len(d.Floor) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nFloor: the same workers only counting newlines in the same mapped files (memory bandwidth):\n")
+	for _, f := range d.Floor {
+		gbs := float64(d.Env.Bytes) / f.Median / 1e9
+		fmt.Fprintf(w, "  %3d workers  %s  (%.1f GB/s)\n", f.Workers, dur(f.Median), gbs)
+	}
+}
+
+func (d *Doc) writeWarnings(w io.Writer) {
+	var warns, outl, slow []string
+	if d.Trials < 3 {
+		warns = append(warns, fmt.Sprintf("only %d trial(s) per configuration: medians have no confidence to speak of; use --trials 5 or more.", d.Trials))
+	}
+	for _, r := range d.Results {
+		if len(r.Outliers) > 0 {
+			outl = append(outl, r.Params.String())
+		}
+		if len(r.Times) >= 3 {
+			rest := Summarize(r.Times[1:]).Median
+			if r.Times[0] > 2*rest {
+				slow = append(slow, fmt.Sprintf("%v (%s, others %s)", r.Params, dur(r.Times[0]), dur(rest)))
+			}
+		}
+	}
+	if len(outl) > 0 {
+		warns = append(warns, fmt.Sprintf("statistical outliers (more than 3 MADs from the median) in %d configuration(s): %s. The machine may be busy; more --trials help.", len(outl), strings.Join(outl, ", ")))
+	}
+	if len(slow) > 0 {
+		warns = append(warns, fmt.Sprintf("a first trial over twice as slow as the rest in %s: caches were cold; use --warmup.", strings.Join(slow, ", ")))
+	}
+	for _, a := range d.Amdahl {
+		if a.Points == 2 {
+			warns = append(warns, "Amdahl fits over 2 worker counts pass through both points: R² = 1 says nothing there. More cores (or --fit-all) give the fit something to test.")
+			break
+		}
+	}
+	if len(warns) > 0 {
+		fmt.Fprintf(w, "\nWarnings:\n")
+		for _, s := range warns {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+}
+
+// Compare writes, for each configuration in both, new/old (median ratio, ±
+// from the spreads), marking with ~ the ones whose difference is within
+// noise (Mann–Whitney p ≥ 0.05, as benchstat), and the geometric mean.
+func Compare(w io.Writer, newDoc, oldDoc *Doc) {
+	fmt.Fprintf(w, "new: %s (%s)\nold: %s (%s)\n\n", newDoc.Env.Started, newDoc.Env.Data, oldDoc.Env.Started, oldDoc.Env.Data)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "configuration\told median\tnew median\tnew/old\t\t")
+	var ratios []float64
+	for _, r := range newDoc.Results {
+		o := oldDoc.Find(r.Params)
+		if o == nil || len(o.Times) == 0 || len(r.Times) == 0 {
+			continue
+		}
+		ratio, pm := Ratio(r.Summary, o.Summary)
+		ratio = r.Median / o.Median
+		mark := ""
+		if MannWhitney(r.Times, o.Times) >= 0.05 {
+			mark = "~"
+		}
+		ratios = append(ratios, ratio)
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s ± %s\t%s\t\n", r.Params, dur(o.Median), dur(r.Median), num(ratio, 2), num(pm, 2), mark)
+	}
+	tw.Flush()
+	if len(ratios) == 0 {
+		fmt.Fprintln(w, "no configuration in common")
+		return
+	}
+	fmt.Fprintf(w, "geometric mean of new/old: %.3f over %d configurations (~: within noise, Mann–Whitney p ≥ 0.05)\n", GeoMean(ratios), len(ratios))
+}
