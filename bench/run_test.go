@@ -174,7 +174,7 @@ func TestTextReport(t *testing.T) {
 	d.WriteText(&b)
 	out := b.String()
 	for _, want := range []string{"only 2 trial(s)", "oversubscription", "Amdahl", "25.0%", "ceiling",
-		"file-naive", "processes 1.00 ± 0.00 × vs goroutines", "Floor", "× floor"} {
+		"file-naive", "processes take 1.00 ± 0.00 × the goroutines' time (~ no significant difference)", "Floor", "× floor"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -93,9 +93,9 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 		}
 		sig := ""
 		if MannWhitney(r.Times, g.Times) >= 0.05 {
-			sig, verdict = "  ~ no significant difference", "vs"
+			sig, verdict = "", "~ no significant difference"
 			if min(len(r.Times), len(g.Times)) < 4 {
-				sig += " (too few trials for the test to show one)"
+				sig = " (too few trials for the test to show one)"
 			}
 		}
 		fork := ""
@@ -104,7 +104,7 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 				fork = fmt.Sprintf("  (starting a worker: %s each)", dur(p.Seconds))
 			}
 		}
-		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes %s ± %s × %s goroutines%s%s",
+		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes take %s ± %s × the goroutines' time (%s)%s%s",
 			r.Split, r.Workers, num(ratio, 2), num(pm, 2), verdict, sig, fork))
 	}
 	if len(lines) == 0 {
