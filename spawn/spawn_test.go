@@ -18,8 +18,8 @@ import (
 
 // The processes strategy starts this test binary as its workers.
 func TestMain(m *testing.M) {
-	if IsWorker(os.Args) {
-		os.Exit(WorkerMain(os.Args))
+	if code, ok := RunChild(os.Args); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

@@ -49,6 +49,8 @@ Usage:
                [--workers-list 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
   parlab report FILE.json [--compare OLD.json] [--plot DIR]
+  parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]
+               [--modes batch,serial,create] [--touch MB] [--json]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
   parlab help
 
@@ -84,6 +86,8 @@ func (a *app) main(args []string) int {
 		err = a.bench(rest)
 	case "report":
 		err = a.report(rest)
+	case "spawn":
+		err = a.spawnLab(rest)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(a.stdout, helpText)
 		return exitOK

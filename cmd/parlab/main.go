@@ -10,10 +10,10 @@ import (
 )
 
 func main() {
-	// A child of the processes strategy is this binary in worker mode: it
-	// must be caught before anything else runs.
-	if spawn.IsWorker(os.Args) {
-		os.Exit(spawn.WorkerMain(os.Args))
+	// A child of the processes strategy (or of the spawn lab) is this binary
+	// in a hidden mode: it must be caught before anything else runs.
+	if code, ok := spawn.RunChild(os.Args); ok {
+		os.Exit(code)
 	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

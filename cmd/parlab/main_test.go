@@ -18,8 +18,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The processes strategy starts this test binary as its workers.
 func TestMain(m *testing.M) {
-	if spawn.IsWorker(os.Args) {
-		os.Exit(spawn.WorkerMain(os.Args))
+	if code, ok := spawn.RunChild(os.Args); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -404,5 +404,41 @@ func TestParseWorkers(t *testing.T) {
 		if _, err := parseWorkers(bad); err == nil {
 			t.Errorf("parseWorkers(%q): no error", bad)
 		}
+	}
+}
+
+func TestSpawnLab(t *testing.T) {
+	code, out, errs := run(t, "", "spawn", "--n", "4", "--rounds", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		N, Rounds int
+		Kernel    string
+		Methods   []struct {
+			Method, Mode  string
+			PerCreationUs struct{ Median, Min, Max float64 } `json:"per_creation_us"`
+			TotalMs       struct{ Median float64 }            `json:"total_ms"`
+			Ran           int
+		}
+		Ratios map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.N != 4 || doc.Rounds != 2 || doc.Kernel == "" || len(doc.Methods) != 15 || doc.Ratios["fork_thread_create"] <= 0 {
+		t.Errorf("spawn JSON: %+v", doc)
+	}
+	for _, m := range doc.Methods {
+		if m.Ran != 4 || m.PerCreationUs.Median <= 0 || m.PerCreationUs.Min > m.PerCreationUs.Max {
+			t.Errorf("%+v", m)
+		}
+	}
+	code, out, _ = run(t, "", "spawn", "--n", "2", "--rounds", "1", "--methods", "goroutine,fork", "--modes", "batch")
+	if code != 0 || !strings.Contains(out, "2004") || !strings.Contains(out, "goroutine") {
+		t.Errorf("spawn text: %s", out)
+	}
+	if code, _, _ := run(t, "", "spawn", "--methods", "vfork"); code != exitUsage {
+		t.Errorf("unknown method: exit %d", code)
 	}
 }

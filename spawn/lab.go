@@ -1,0 +1,247 @@
+package spawn
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// NoopArg is argv[1] of a child that exits at once: the lab's forkexec-self,
+// what the processes strategy pays per worker minus the work.
+const NoopArg = "__parlab_noop"
+
+// RunChild runs this process as one of parlab's own children if args (os.Args)
+// say it is one, and returns its exit status and true. Call it first thing in
+// main and in TestMain of packages whose tests start children.
+func RunChild(args []string) (int, bool) {
+	switch {
+	case len(args) > 1 && args[1] == NoopArg:
+		return 0, true
+	case IsWorker(args):
+		return WorkerMain(args), true
+	}
+	return 0, false
+}
+
+// The spawn lab: how much does creating a unit of execution cost? It
+// reproduces the 2004 LKML test "Linux 2.4 VS 2.6 fork VS thread creation time
+// test" (256 forks against 256 threads) in today's kernel and Go's terms.
+
+// Method is a way to create a unit that does nothing and ends.
+type Method string
+
+const (
+	MethodGoroutine    Method = "goroutine"     // go f(); WaitGroup
+	MethodThread       Method = "thread"        // a goroutine that locks its OS thread and exits locked: the runtime ends the thread, so the next one needs a new thread
+	MethodFork         Method = "fork"          // clone(SIGCHLD), no exec; the child exits at once
+	MethodForkExecSelf Method = "forkexec-self" // syscall.ForkExec of parlab in a mode that exits at once
+	MethodForkExecTrue Method = "forkexec-true" // syscall.ForkExec of /bin/true
+)
+
+// Methods lists them all, in the order the lab runs them.
+var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecTrue}
+
+// Mode is how a round is timed.
+type Mode string
+
+const (
+	ModeBatch  Mode = "batch"  // create all N, then wait for all N
+	ModeSerial Mode = "serial" // create one and wait for it, N times
+	// ModeCreate times only the creating call, as the 2004 test did: the sum
+	// of N calls (fork, ForkExec, the go statement; for a thread, until the
+	// new thread runs, since the runtime creates it out of sight).
+	ModeCreate Mode = "create"
+)
+
+// Modes lists the timing modes.
+var Modes = []Mode{ModeBatch, ModeSerial, ModeCreate}
+
+// LabRound is one round: N creations.
+type LabRound struct {
+	Total time.Duration // the round's time (in create mode: the creating calls only)
+	Ran   int           // units that ran (or, for processes, were reaped exiting 0)
+	// Distinct is the number of distinct OS threads the units ran on
+	// (thread method only): each used once means each was new.
+	Distinct int
+}
+
+// Lab runs one round of n creations with a method in a mode. exe is
+// parlab's binary (for forkexec-self; "" means /proc/self/exe).
+func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
+	switch m {
+	case MethodGoroutine:
+		return labGoroutines(mode, n), nil
+	case MethodThread:
+		return labThreads(mode, n), nil
+	case MethodFork:
+		return labProcesses(mode, n, func() (int, error) {
+			var pid int
+			var e syscall.Errno
+			withSignalsBlocked(func() { pid, e = rawFork() })
+			if e != 0 {
+				return 0, e
+			}
+			return pid, nil
+		})
+	case MethodForkExecSelf, MethodForkExecTrue:
+		path, argv := exe, []string{exe, NoopArg}
+		if path == "" {
+			path, argv[0] = "/proc/self/exe", "/proc/self/exe"
+		}
+		if m == MethodForkExecTrue {
+			p, err := exec.LookPath("true")
+			if err != nil {
+				return LabRound{}, fmt.Errorf("forkexec-true: %w", err)
+			}
+			path, argv = p, []string{p}
+		}
+		attr := &syscall.ProcAttr{Files: []uintptr{0, 1, 2}}
+		return labProcesses(mode, n, func() (int, error) { return syscall.ForkExec(path, argv, attr) })
+	}
+	return LabRound{}, fmt.Errorf("unknown method %q", m)
+}
+
+func labGoroutines(mode Mode, n int) LabRound {
+	var ran atomic.Int64
+	var wg sync.WaitGroup
+	unit := func() { ran.Add(1); wg.Done() }
+	t0 := time.Now()
+	var create time.Duration
+	for range n {
+		wg.Add(1)
+		c := time.Now()
+		go unit()
+		create += time.Since(c)
+		if mode == ModeSerial {
+			wg.Wait()
+		}
+	}
+	wg.Wait()
+	total := time.Since(t0)
+	if mode == ModeCreate {
+		total = create
+	}
+	return LabRound{Total: total, Ran: int(ran.Load())}
+}
+
+func labThreads(mode Mode, n int) LabRound {
+	tids := make([]int, n)
+	var wg sync.WaitGroup
+	started := make(chan struct{}, n)
+	unit := func(i int) {
+		// Locked, and never unlocked: when this goroutine returns, the
+		// runtime ends its OS thread instead of reusing it.
+		runtime.LockOSThread()
+		tids[i] = unix.Gettid()
+		started <- struct{}{}
+		wg.Done()
+	}
+	t0 := time.Now()
+	var create time.Duration
+	for i := range n {
+		wg.Add(1)
+		c := time.Now()
+		go unit(i)
+		if mode == ModeCreate {
+			<-started
+			create += time.Since(c)
+		}
+		if mode == ModeSerial {
+			wg.Wait()
+		}
+	}
+	wg.Wait()
+	total := time.Since(t0)
+	if mode == ModeCreate {
+		total = create
+	}
+	ran := 0
+	for _, t := range tids {
+		if t != 0 {
+			ran++
+		}
+	}
+	slices.Sort(tids)
+	return LabRound{Total: total, Ran: ran, Distinct: len(slices.Compact(tids))}
+}
+
+func labProcesses(mode Mode, n int, start func() (int, error)) (LabRound, error) {
+	pids := make([]int, 0, n)
+	ok := 0
+	reap := func(pid int) error {
+		var ws syscall.WaitStatus
+		for {
+			_, err := syscall.Wait4(pid, &ws, 0, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if ws.Exited() && ws.ExitStatus() == 0 {
+				ok++
+			}
+			return nil
+		}
+	}
+	t0 := time.Now()
+	var create time.Duration
+	for range n {
+		c := time.Now()
+		pid, err := start()
+		create += time.Since(c)
+		if err != nil {
+			for _, p := range pids {
+				reap(p)
+			}
+			return LabRound{}, err
+		}
+		if mode == ModeSerial {
+			if err := reap(pid); err != nil {
+				return LabRound{}, err
+			}
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	for _, p := range pids {
+		if err := reap(p); err != nil {
+			return LabRound{}, err
+		}
+	}
+	total := time.Since(t0)
+	if mode == ModeCreate {
+		total = create
+	}
+	return LabRound{Total: total, Ran: ok}, nil
+}
+
+// Touch allocates and writes mb MiB, so that fork has that much more memory
+// to copy page tables for. Keep the result alive while measuring.
+func Touch(mb int) []byte {
+	b := make([]byte, mb<<20)
+	for i := 0; i < len(b); i += os.Getpagesize() {
+		b[i] = 1
+	}
+	return b
+}
+
+// ChildRunsFirst reads /proc/sys/kernel/sched_child_runs_first: the knob the
+// 2004 discussion turned on. Linux 6.7 removed it (the EEVDF scheduler has no
+// such policy); then it returns ok == false.
+func ChildRunsFirst() (string, bool) {
+	b, err := os.ReadFile("/proc/sys/kernel/sched_child_runs_first")
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(b)), true
+}
