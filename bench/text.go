@@ -100,8 +100,8 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 		}
 		fork := ""
 		for _, p := range r.Phases {
-			if p.Name == "fork" {
-				fork = fmt.Sprintf("  (starting a worker: %s each)", dur(p.Seconds))
+			if p.Name == "spawn" {
+				fork = fmt.Sprintf("; spawn phase %s", dur(p.Seconds))
 			}
 		}
 		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes take %s ± %s × the goroutines' time (%s)%s%s",
@@ -112,7 +112,9 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nProcesses against goroutines (ratio of means, ± from both spreads):\n%s\n", strings.Join(lines, "\n"))
 	if d.Env.ForkExecSelf > 0 {
-		fmt.Fprintf(w, "  Starting one worker process (ForkExec of parlab itself, median): %s.\n", dur(d.Env.ForkExecSelf))
+		fmt.Fprintf(w, "  Starting and ending one worker process costs %s here (the spawn lab's forkexec-self,\n"+
+			"  measured before the sweep): the spawn phase of N workers is N of those at least, on top\n"+
+			"  of each child mapping the files itself. Goroutines start in about a microsecond.\n", dur(d.Env.ForkExecSelf))
 	}
 }
 

@@ -164,6 +164,21 @@ func (a *app) bench(args []string) error {
 		doc.Expected.Sums = append(doc.Expected.Sums, bench.NamedValue{Name: n, Value: ref.Result.Sums[i].String()})
 	}
 
+	if strings.Contains(*strategiesF, "processes") {
+		// What one worker process costs to start and end, measured the spawn
+		// lab's way (forkexec-self, batch), so the report can explain the
+		// processes strategy's spawn phase.
+		var per []float64
+		for range 3 {
+			r, err := spawn.Lab(spawn.MethodForkExecSelf, spawn.ModeBatch, 16, "")
+			if err != nil {
+				return err
+			}
+			per = append(per, r.Total.Seconds()/16)
+		}
+		doc.Env.ForkExecSelf = bench.Summarize(per).Median
+	}
+
 	trial := func(p bench.Params) (bench.Sample, error) {
 		cc := c
 		cc.Workers = p.Workers
@@ -213,7 +228,6 @@ func (a *app) bench(args []string) error {
 	if opt.Progress != nil {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
-	doc.Env.ForkExecSelf = forkCost(doc)
 	out := a.stdout
 	if *jsonOut == "-" {
 		b, _ := doc.MarshalJSON()
@@ -236,23 +250,6 @@ func (a *app) bench(args []string) error {
 		fmt.Fprintf(out, "results: %s\n", *jsonOut)
 	}
 	return nil
-}
-
-// forkCost is the median over the processes trials of the mean time the
-// parent spent in ForkExec per worker: what starting a worker costs.
-func forkCost(d *bench.Doc) float64 {
-	var v []float64
-	for _, r := range d.Results {
-		for _, p := range r.Phases {
-			if p.Name == "fork" {
-				v = append(v, p.Seconds)
-			}
-		}
-	}
-	if len(v) == 0 {
-		return 0
-	}
-	return bench.Summarize(v).Median
 }
 
 func environment(c spawn.Config, ref *spawn.Report) bench.Env {

@@ -418,7 +418,7 @@ func TestSpawnLab(t *testing.T) {
 		Methods   []struct {
 			Method, Mode  string
 			PerCreationUs struct{ Median, Min, Max float64 } `json:"per_creation_us"`
-			TotalMs       struct{ Median float64 }            `json:"total_ms"`
+			TotalMs       struct{ Median float64 }           `json:"total_ms"`
 			Ran           int
 		}
 		Ratios map[string]float64
