@@ -136,6 +136,7 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 			base = r.Median
 		}
 	}
+	best := 1.0
 	for _, k := range names {
 		rs := m[k]
 		if rs[0].Strategy == Floor {
@@ -146,6 +147,7 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 		for _, r := range rs {
 			if !math.IsNaN(r.Speedup) {
 				xy = append(xy, plotter.XY{X: float64(r.Workers), Y: r.Speedup})
+				best = math.Max(best, r.Speedup)
 			}
 		}
 		if len(xy) == 0 {
@@ -157,11 +159,12 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 		}
 		d.style(l, pts, rs[0].Params)
 		p.Add(l, pts)
-		p.Legend.Add(k, l, pts)
+		label := k
 		for _, a := range d.Amdahl {
 			if a.Strategy+"/"+a.Split != k || math.IsNaN(a.F) || math.IsNaN(base) {
 				continue
 			}
+			// the fitted curve, thin and dashed in the series' colour
 			var curve plotter.XYs
 			for i := 0; i <= 40; i++ {
 				n := lo * math.Pow(hi/lo, float64(i)/40)
@@ -175,9 +178,24 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 			cl.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 			cl.Width = vg.Points(0.7)
 			p.Add(cl)
-			p.Legend.Add(fmt.Sprintf("  Amdahl fit, f = %.1f%%", 100*a.F), cl)
+			label = fmt.Sprintf("%s (Amdahl f = %.1f%%, dashed)", k, 100*a.F)
 		}
+		p.Legend.Add(label, l, pts)
 	}
+	// Keep the measured curves readable: the ideal line and the fitted
+	// curves are clipped where they leave the interesting range.
+	cores := float64(d.Env.Cores)
+	if cores > 0 && cores < hi {
+		cl, err := plotter.NewLine(plotter.XYs{{X: lo, Y: cores}, {X: hi, Y: cores}})
+		if err != nil {
+			return nil, err
+		}
+		cl.Color = color.Gray{Y: 120}
+		cl.Width = vg.Points(1.5)
+		p.Add(cl)
+		p.Legend.Add(fmt.Sprintf("%d cores: the most this machine can give", d.Env.Cores), cl)
+	}
+	p.Y.Min, p.Y.Max = 0, 2*math.Max(best, cores)+0.5
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	return p, nil
