@@ -203,6 +203,9 @@ func (a *app) bench(args []string) error {
 		}
 	}
 	if *logOut != "" {
+		if err := os.MkdirAll(filepath.Dir(*logOut), 0o755); err != nil {
+			return err
+		}
 		f, err := os.OpenFile(*logOut, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err

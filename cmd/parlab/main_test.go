@@ -264,7 +264,8 @@ func TestMenu(t *testing.T) {
 // A short real bench: every strategy and split, 2 trials, on the fixture.
 func TestBenchShortRun(t *testing.T) {
 	dir := t.TempDir()
-	js, logf, plots := filepath.Join(dir, "b.json"), filepath.Join(dir, "trials.log"), filepath.Join(dir, "plots")
+	// the log and JSON go into directories that do not exist yet
+	js, logf, plots := filepath.Join(dir, "j", "b.json"), filepath.Join(dir, "l", "trials.log"), filepath.Join(dir, "plots")
 	code, out, errs := run(t, "", "bench", "--trials", "2", "--warmup", "0", "--workers-list", "1-3",
 		"--json", js, "--log", logf, "--plot", plots, "testdata/sales")
 	if code != 0 {
