@@ -23,7 +23,7 @@ data: $(DATA)/xat.csv
 run: build data
 	$(BIN) query --where Region=Europe $(DATA)
 	@echo
-	$(BIN) bench --trials 20 --warmup 1 --workers-list 1,2,4,8,16,20 \
+	$(BIN) bench --trials 20 --warmup 1 --workers 1,2,4,8,16,20 \
 		--json out/bench.json --log out/trials.jsonl --plot out/plots $(DATA)
 
 vet:

@@ -46,7 +46,7 @@ Usage:
                [--strategy seq|goroutines|processes] [--workers N]
                [--split file-naive|file|rows|dynamic] [--timeout 3s] [--json] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic]
-               [--workers-list 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
+               [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
   parlab report FILE.json [--compare OLD.json] [--plot DIR]
   parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]

@@ -86,7 +86,7 @@ func (a *app) bench(args []string) error {
 	qf.register(fs)
 	strategiesF := fs.String("strategies", "seq,goroutines,processes", "strategies to run")
 	splitsF := fs.String("splits", "file-naive,file,rows,dynamic", "splits for the parallel strategies")
-	workersF := fs.String("workers-list", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20")
+	workersF := fs.String("workers", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20")
 	trials := fs.Int("trials", 5, "recorded trials per configuration")
 	warmup := fs.Int("warmup", 1, "unrecorded rounds first")
 	jsonOut := fs.String("json", "", "write the results as JSON to FILE (rewritten after each round), or - for stdout")

@@ -266,7 +266,7 @@ func TestBenchShortRun(t *testing.T) {
 	dir := t.TempDir()
 	// the log and JSON go into directories that do not exist yet
 	js, logf, plots := filepath.Join(dir, "j", "b.json"), filepath.Join(dir, "l", "trials.log"), filepath.Join(dir, "plots")
-	code, out, errs := run(t, "", "bench", "--trials", "2", "--warmup", "0", "--workers-list", "1-3",
+	code, out, errs := run(t, "", "bench", "--trials", "2", "--warmup", "0", "--workers", "1-3",
 		"--json", js, "--log", logf, "--plot", plots, "testdata/sales")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

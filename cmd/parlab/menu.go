@@ -17,6 +17,7 @@ func (a *app) menu(args []string) error {
 	fs := flag.NewFlagSet("menu", flag.ContinueOnError)
 	var qf queryFlags
 	qf.register(fs)
+	qf.registerStrategy(fs)
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -28,10 +28,16 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", true, "with --io mmap: fault pages in before scanning them (seq: MAP_POPULATE at open; parallel: each worker its own units)")
+	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
+	q.strategy, q.workers, q.split = "seq", 2, "rows"
+}
+
+// registerStrategy adds the flags that pick one strategy (query and menu;
+// bench sweeps them instead).
+func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 	fs.StringVar(&q.strategy, "strategy", "seq", "seq, goroutines or processes (or floor: only count newlines, the machine's limit)")
 	fs.IntVar(&q.workers, "workers", 2, "workers for goroutines and processes")
 	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
-	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
 }
 
 // strategies by name.
@@ -96,6 +102,7 @@ func (a *app) query(args []string) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	var qf queryFlags
 	qf.register(fs)
+	qf.registerStrategy(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	verbose := fs.Bool("verbose", false, "print what each worker did")
 	pos, err := a.parseFlags(fs, args)
