@@ -27,52 +27,42 @@ type paddedStat struct {
 }
 
 func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	t0 := time.Now()
-	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)
+	return runGoroutines(ctx, c, "goroutines", func(set *Set, u Unit, o *unitOutcome) {
+		o.err = set.scanUnit(u, &o.res)
+	})
+}
+
+// runGoroutines runs c.Workers goroutines over the plan's units, each unit
+// through body, which fills in the unit's outcome; then merges.
+func runGoroutines(ctx context.Context, c Config, name string, body func(*Set, Unit, *unitOutcome)) (*Report, error) {
+	r, err := start(c, name)
 	if err != nil {
 		return nil, err
 	}
-	defer set.Close()
-	plan, err := NewPlan(set, c.Split, c.Workers, c.Chunk)
-	if err != nil {
-		return nil, err
-	}
-	rep := set.report("goroutines", c.Split.String(), c.Workers)
-	rep.Setup = time.Since(t0)
-	out := make([]paddedOutcome, len(plan.Units))
+	defer r.set.Close()
+	out := make([]paddedOutcome, len(r.plan.Units))
 	stats := make([]paddedStat, c.Workers)
 	var cursor atomic.Int64
+	take := func() int64 { return cursor.Add(1) - 1 }
 	var wg sync.WaitGroup
 	for w := range c.Workers {
 		wg.Go(func() {
 			st := &stats[w].WorkerStat
-			st.Start = time.Since(t0)
-			next := func() int { // the next unit index, or -1
-				if plan.Assign == nil {
-					if i := int(cursor.Add(1) - 1); i < len(plan.Units) {
-						return i
-					}
-					return -1
-				}
-				if st.Units < len(plan.Assign[w]) {
-					return plan.Assign[w][st.Units]
-				}
-				return -1
-			}
-			for i := next(); i >= 0 && ctx.Err() == nil; i = next() {
-				u := plan.Units[i]
+			st.Start = time.Since(r.t0)
+			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil; i = r.plan.next(w, st.Units, take) {
+				u := r.plan.Units[i]
 				o := &out[i].unitOutcome
-				o.err = set.scanUnit(u, &o.res)
+				body(r.set, u, o)
 				o.done = true
 				st.Units++
 				st.Bytes += int64(u.End - u.Start)
 				st.Rows += o.res.Rows
 			}
-			st.End = time.Since(t0)
+			st.End = time.Since(r.t0)
 		})
 	}
 	wg.Wait()
-	joined := time.Since(t0)
+	joined := time.Since(r.t0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,25 +70,58 @@ func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
 	for i := range out {
 		outcomes[i] = out[i].unitOutcome
 	}
-	rep.PerWorker = make([]WorkerStat, c.Workers)
 	for w := range stats {
-		rep.PerWorker[w] = stats[w].WorkerStat
+		r.rep.PerWorker[w] = stats[w].WorkerStat
 	}
-	rep.phases(t0, joined)
-	res, rescanned, err := set.merge(plan, outcomes)
+	return r.finish(joined, outcomes)
+}
+
+// run is one parallel run in progress: its start, data, plan and report.
+type run struct {
+	t0   time.Time
+	set  *Set
+	plan *Plan
+	rep  *Report
+}
+
+// start opens the data set lazily (each worker populates its own units),
+// plans the work and starts the report; the setup phase ends here. The
+// caller closes r.set.
+func start(c Config, name string) (*run, error) {
+	r := &run{t0: time.Now()}
+	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)
 	if err != nil {
 		return nil, err
 	}
-	rep.Result, rep.Rescanned = res, rescanned
-	rep.Merge = time.Since(t0) - joined
-	rep.Total = time.Since(t0)
-	return rep, nil
+	r.set = set
+	if r.plan, err = NewPlan(set, c.Split, c.Workers, c.Chunk); err != nil {
+		set.Close()
+		return nil, err
+	}
+	r.rep = set.report(name, c.Split.String(), c.Workers)
+	r.rep.PerWorker = make([]WorkerStat, c.Workers)
+	r.rep.Setup = time.Since(r.t0)
+	return r, nil
+}
+
+// finish derives the phases from the workers' clocks, merges the units'
+// outcomes (see Set.merge) and closes the report.
+func (r *run) finish(joined time.Duration, outcomes []unitOutcome) (*Report, error) {
+	r.rep.phases(joined)
+	res, rescanned, err := r.set.merge(r.plan, outcomes)
+	if err != nil {
+		return nil, err
+	}
+	r.rep.Result, r.rep.Rescanned = res, rescanned
+	r.rep.Merge = time.Since(r.t0) - joined
+	r.rep.Total = time.Since(r.t0)
+	return r.rep, nil
 }
 
 // phases derives the spawn, scan and join phases from the workers' clocks:
 // spawn lasts until the last worker started, scan from the first start to
 // the last end, join from the last end until the parent knew (joined).
-func (r *Report) phases(t0 time.Time, joined time.Duration) {
+func (r *Report) phases(joined time.Duration) {
 	if len(r.PerWorker) == 0 {
 		return
 	}

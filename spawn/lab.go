@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -110,60 +109,70 @@ func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
 	return LabRound{}, fmt.Errorf("unknown method %q", m)
 }
 
-func labGoroutines(mode Mode, n int) LabRound {
-	var ran atomic.Int64
-	var wg sync.WaitGroup
-	unit := func() { ran.Add(1); wg.Done() }
+// timeRound times n creations in mode: create(i) makes unit i (the part
+// timed in create mode), await(i) waits for it to be done. Serial waits for
+// each unit before creating the next; batch and create create all first.
+func timeRound(mode Mode, n int, create, await func(i int) error) (time.Duration, error) {
 	t0 := time.Now()
-	var create time.Duration
-	for range n {
-		wg.Add(1)
+	var calls time.Duration
+	for i := range n {
 		c := time.Now()
-		go unit()
-		create += time.Since(c)
+		if err := create(i); err != nil {
+			for k := range i { // do not leave the ones made so far behind
+				await(k)
+			}
+			return 0, err
+		}
+		calls += time.Since(c)
 		if mode == ModeSerial {
-			wg.Wait()
+			if err := await(i); err != nil {
+				return 0, err
+			}
 		}
 	}
-	wg.Wait()
-	total := time.Since(t0)
-	if mode == ModeCreate {
-		total = create
+	if mode != ModeSerial {
+		for i := range n {
+			if err := await(i); err != nil {
+				return 0, err
+			}
+		}
 	}
+	if mode == ModeCreate {
+		return calls, nil
+	}
+	return time.Since(t0), nil
+}
+
+func labGoroutines(mode Mode, n int) LabRound {
+	var ran atomic.Int64
+	done := make([]chan struct{}, n)
+	total, _ := timeRound(mode, n, func(i int) error {
+		done[i] = make(chan struct{})
+		go func() { ran.Add(1); close(done[i]) }()
+		return nil
+	}, func(i int) error { <-done[i]; return nil })
 	return LabRound{Total: total, Ran: int(ran.Load())}
 }
 
 func labThreads(mode Mode, n int) LabRound {
 	tids := make([]int, n)
-	var wg sync.WaitGroup
-	started := make(chan struct{}, n)
-	unit := func(i int) {
-		// Locked, and never unlocked: when this goroutine returns, the
-		// runtime ends its OS thread instead of reusing it.
-		runtime.LockOSThread()
-		tids[i] = unix.Gettid()
-		started <- struct{}{}
-		wg.Done()
-	}
-	t0 := time.Now()
-	var create time.Duration
-	for i := range n {
-		wg.Add(1)
-		c := time.Now()
-		go unit(i)
+	started := make([]chan struct{}, n)
+	done := make([]chan struct{}, n)
+	total, _ := timeRound(mode, n, func(i int) error {
+		started[i], done[i] = make(chan struct{}), make(chan struct{})
+		go func() {
+			// Locked, and never unlocked: when this goroutine returns, the
+			// runtime ends its OS thread instead of reusing it.
+			runtime.LockOSThread()
+			tids[i] = unix.Gettid()
+			close(started[i])
+			close(done[i])
+		}()
 		if mode == ModeCreate {
-			<-started
-			create += time.Since(c)
+			<-started[i] // the runtime makes the thread out of sight: time until it runs
 		}
-		if mode == ModeSerial {
-			wg.Wait()
-		}
-	}
-	wg.Wait()
-	total := time.Since(t0)
-	if mode == ModeCreate {
-		total = create
-	}
+		return nil
+	}, func(i int) error { <-done[i]; return nil })
 	ran := 0
 	for _, t := range tids {
 		if t != 0 {
@@ -175,12 +184,16 @@ func labThreads(mode Mode, n int) LabRound {
 }
 
 func labProcesses(mode Mode, n int, start func() (int, error)) (LabRound, error) {
-	pids := make([]int, 0, n)
+	pids := make([]int, n)
 	ok := 0
-	reap := func(pid int) error {
+	total, err := timeRound(mode, n, func(i int) error {
+		var err error
+		pids[i], err = start()
+		return err
+	}, func(i int) error {
 		var ws syscall.WaitStatus
 		for {
-			_, err := syscall.Wait4(pid, &ws, 0, nil)
+			_, err := syscall.Wait4(pids[i], &ws, 0, nil)
 			if err == syscall.EINTR {
 				continue
 			}
@@ -192,35 +205,9 @@ func labProcesses(mode Mode, n int, start func() (int, error)) (LabRound, error)
 			}
 			return nil
 		}
-	}
-	t0 := time.Now()
-	var create time.Duration
-	for range n {
-		c := time.Now()
-		pid, err := start()
-		create += time.Since(c)
-		if err != nil {
-			for _, p := range pids {
-				reap(p)
-			}
-			return LabRound{}, err
-		}
-		if mode == ModeSerial {
-			if err := reap(pid); err != nil {
-				return LabRound{}, err
-			}
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	for _, p := range pids {
-		if err := reap(p); err != nil {
-			return LabRound{}, err
-		}
-	}
-	total := time.Since(t0)
-	if mode == ModeCreate {
-		total = create
+	})
+	if err != nil {
+		return LabRound{}, err
 	}
 	return LabRound{Total: total, Ran: ok}, nil
 }

@@ -100,5 +100,19 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	return p, nil
 }
 
-// WorkUnits returns the units worker w takes under a static split.
-func (p *Plan) WorkUnits(w int) []int { return p.Assign[w] }
+// next returns the index of worker w's next unit, or -1 when it has no more:
+// its next assigned unit once it has taken taken of them, or, for the dynamic
+// split, the next one from the shared cursor (take returns the cursor's old
+// value and advances it, atomically).
+func (p *Plan) next(w, taken int, take func() int64) int {
+	if p.Assign == nil {
+		if i := int(take()); i < len(p.Units) {
+			return i
+		}
+		return -1
+	}
+	if taken < len(p.Assign[w]) {
+		return p.Assign[w][taken]
+	}
+	return -1
+}

@@ -23,27 +23,21 @@ type Processes struct{}
 func (Processes) Name() string { return "processes" }
 
 func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
-	t0, t0mono := time.Now(), monotonic()
-	// The parent maps lazily: it only reads headers and the bytes around
-	// cuts, and rescans if a row split cut a quoted field.
-	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)
+	t0mono := monotonic()
+	// The parent maps lazily too: it only reads headers and the bytes
+	// around cuts, and rescans if a row split cut a quoted field.
+	r, err := start(c, "processes")
 	if err != nil {
 		return nil, err
 	}
-	defer set.Close()
-	plan, err := NewPlan(set, c.Split, c.Workers, c.Chunk)
-	if err != nil {
-		return nil, err
-	}
-	j := &job{Paths: set.Paths, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate,
-		Units: plan.Units, Assign: plan.Assign}
+	defer r.set.Close()
+	t0, set, plan, rep := r.t0, r.set, r.plan, r.rep
+	j := &job{Paths: set.Paths, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate, Plan: *plan}
 	region, l, err := writeRegion(j, c.Workers, t0mono)
 	if err != nil {
 		return nil, err
 	}
 	defer region.Close()
-	rep := set.report("processes", c.Split.String(), c.Workers)
-	rep.PerWorker = make([]WorkerStat, c.Workers)
 	rep.Setup = time.Since(t0)
 
 	exe := c.Exe
@@ -138,15 +132,7 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 			outcomes[i] = unitOutcome{res: getResult(us), err: errors.New(getMsg(us, uMsgLen, uMsg, unitSlot)), done: true}
 		}
 	}
-	rep.phases(t0, joined)
-	res, rescanned, err := set.merge(plan, outcomes)
-	if err != nil {
-		return nil, err
-	}
-	rep.Result, rep.Rescanned = res, rescanned
-	rep.Merge = time.Since(t0) - joined
-	rep.Total = time.Since(t0)
-	return rep, nil
+	return r.finish(joined, outcomes)
 }
 
 // child is a started worker process.

@@ -69,8 +69,7 @@ type job struct {
 	Query    scan.Query
 	Mode     int
 	Populate bool
-	Units    []Unit
-	Assign   [][]int // nil: dynamic
+	Plan     Plan
 }
 
 // layout is where the sections of a region of N workers and M units are.
@@ -98,14 +97,14 @@ func writeRegion(j *job, workers int, t0 int64) (*shm.Region, layout, error) {
 	if err != nil {
 		return nil, layout{}, err
 	}
-	l := newLayout(len(enc), workers, len(j.Units))
+	l := newLayout(len(enc), workers, len(j.Plan.Units))
 	r, err := shm.NewRegion(l.size)
 	if err != nil {
 		return nil, l, err
 	}
 	b := r.Bytes()
 	for off, v := range map[int]uint64{hdrMagic: regionMagic, hdrWorkers: uint64(workers),
-		hdrUnits: uint64(len(j.Units)), hdrJobLen: uint64(len(enc)), hdrT0: uint64(t0)} {
+		hdrUnits: uint64(len(j.Plan.Units)), hdrJobLen: uint64(len(enc)), hdrT0: uint64(t0)} {
 		le.PutUint64(b[off:], v)
 	}
 	copy(b[jobOff:], enc)
@@ -124,7 +123,7 @@ func readRegion(r *shm.Region) (*job, layout, int64, error) {
 		return nil, layout{}, 0, fmt.Errorf("shared region: job: %w", err)
 	}
 	l := newLayout(n, int(le.Uint64(b[hdrWorkers:])), int(le.Uint64(b[hdrUnits:])))
-	if l.size > len(b) || l.units != len(j.Units) {
+	if l.size > len(b) || l.units != len(j.Plan.Units) {
 		return nil, l, 0, fmt.Errorf("shared region: %d bytes, layout needs %d", len(b), l.size)
 	}
 	return &j, l, int64(le.Uint64(b[hdrT0:])), nil

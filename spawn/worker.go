@@ -93,20 +93,9 @@ func WorkerMain(args []string) int {
 	defer set.Close()
 	le.PutUint64(ws[wStart:], uint64(monotonic()-t0))
 	var units, bytes, rows uint64
-	next := func() int {
-		if j.Assign == nil {
-			if i := int(region.Add(hdrCursor, 1) - 1); i < len(j.Units) {
-				return i
-			}
-			return -1
-		}
-		if int(units) < len(j.Assign[w]) {
-			return j.Assign[w][units]
-		}
-		return -1
-	}
-	for i := next(); i >= 0; i = next() {
-		u := j.Units[i]
+	take := func() int64 { return int64(region.Add(hdrCursor, 1) - 1) }
+	for i := j.Plan.next(w, 0, take); i >= 0; i = j.Plan.next(w, int(units), take) {
+		u := j.Plan.Units[i]
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
 		var res scan.Result
 		err := set.scanUnit(u, &res)
