@@ -109,12 +109,12 @@ func bind(q *Query, header []string) (binding, error) {
 		b.filter, b.value, b.fname = i, []byte(q.Equals), header[i]
 		b.bareOK = !strings.ContainsAny(q.Equals, ",\"\n")
 	}
+	if err := q.Validate(); err != nil {
+		return b, err
+	}
 	sums := q.Sum
 	if sums == nil {
 		sums = DefaultSums
-	}
-	if len(sums) > MaxSums {
-		return b, fmt.Errorf("at most %d columns can be summed, got %d", MaxSums, len(sums))
 	}
 	b.nsum = len(sums)
 	for slot, name := range sums {

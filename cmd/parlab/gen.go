@@ -60,6 +60,10 @@ func (a *app) progressBar(label string, total int64) *progress {
 func (p *progress) draw(done int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.drawLocked(done)
+}
+
+func (p *progress) drawLocked(done int64) {
 	if time.Since(p.last) < 50*time.Millisecond && done < p.total {
 		return
 	}
@@ -73,7 +77,9 @@ func (p *progress) draw(done int64) {
 // withTotal adapts the bar to callers that report (done, total).
 func (p *progress) withTotal() func(done, total int) {
 	return func(done, total int) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		p.total = int64(total)
-		p.draw(int64(done))
+		p.drawLocked(int64(done))
 	}
 }
