@@ -198,6 +198,14 @@ func TestStrategiesCLI(t *testing.T) {
 			}
 		}
 	}
+	// children read the files the same way the parent was told to
+	for _, io := range []string{"readat", "read"} {
+		code, out, errs := run(t, "", "query", "--where", "region=Europe", "--strategy", "processes", "--io", io,
+			"--split", "dynamic", "--workers", "3", "testdata/sales")
+		if code != 0 || answer(out) != answer(seq) {
+			t.Errorf("processes --io %s: exit %d %s\n%s", io, code, errs, out)
+		}
+	}
 	code, out, _ := run(t, "", "query", "--where", "region=Europe", "--strategy", "processes", "--json", "testdata/sales")
 	var doc struct {
 		Strategy  string `json:"strategy"`
@@ -365,6 +373,18 @@ func TestBenchShortRun(t *testing.T) {
 	code, rep, errs := run(t, "", "report", js)
 	if code != 0 || !strings.Contains(rep, "Amdahl") || !strings.Contains(out, firstTableLine(rep)) {
 		t.Errorf("report: exit %d %s\n%s", code, errs, rep)
+	}
+	rplots := filepath.Join(dir, "rplots")
+	if code, _, errs := run(t, "", "report", js, "--plot", rplots); code != 0 {
+		t.Errorf("report --plot: %s", errs)
+	}
+	if st, err := os.Stat(filepath.Join(rplots, "speedup.png")); err != nil || st.Size() == 0 {
+		t.Errorf("report --plot wrote no speedup.png: %v", err)
+	}
+	// --cold evicts the files before every trial and still checks answers
+	if code, out, errs := run(t, "", "bench", "--cold", "--trials", "1", "--warmup", "0", "--strategies", "seq,processes",
+		"--splits", "rows", "--workers", "2", "testdata/sales"); code != 0 || !strings.Contains(out, "cold: the data set's pages evicted") {
+		t.Errorf("bench --cold: exit %d %s\n%s", code, errs, out)
 	}
 	code, cmp, _ := run(t, "", "report", js, "--compare", js)
 	if code != 0 || !strings.Contains(cmp, "geometric mean of new/old: 1.000") {
