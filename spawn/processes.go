@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -23,7 +24,6 @@ type Processes struct{}
 func (Processes) Name() string { return "processes" }
 
 func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
-	t0mono := monotonic()
 	// The parent maps lazily too: it only reads headers and the bytes
 	// around cuts, and rescans if a row split cut a quoted field.
 	r, err := start(c, "processes")
@@ -32,7 +32,12 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	defer r.set.Close()
 	t0, set, plan, rep := r.t0, r.set, r.plan, r.rep
+	// the children's clock base: the run's start on CLOCK_MONOTONIC
+	t0mono := monotonic() - int64(time.Since(t0))
 	j := &job{Paths: set.Paths, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate, Plan: *plan}
+	for _, f := range set.Files {
+		j.Sizes = append(j.Sizes, len(f.Bytes()))
+	}
 	region, l, err := writeRegion(j, c.Workers, t0mono)
 	if err != nil {
 		return nil, err
@@ -49,6 +54,13 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	defer devnull.Close()
+	// PR_SET_PDEATHSIG fires when the thread that forked a child ends, not
+	// the process. Go keeps its threads, except one whose goroutine exits
+	// locked to it (the spawn lab does that on purpose): pinning this
+	// goroutine to its thread until every child is reaped keeps the
+	// children's parent thread alive for as long as they run.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	kids := make([]child, 0, c.Workers)
 	defer func() {
 		for _, k := range kids {

@@ -331,3 +331,36 @@ func TestFloorCountsLines(t *testing.T) {
 		}
 	}
 }
+
+// A file that changes between the parent's planning and a child's mapping
+// fails the run, naming the file, instead of scanning stale offsets.
+func TestFileChangedUnderChildren(t *testing.T) {
+	paths := genSet(t, 2000, 2)
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := NewPlan(set, SplitRows, 2, 0)
+	j := &job{Paths: paths, Sizes: []int{len(set.Files[0].Bytes()) + 1, len(set.Files[1].Bytes())},
+		Query: set.Query, Mode: int(shm.Mmap), Plan: *plan}
+	set.Close()
+	region, l, err := writeRegion(j, 2, monotonic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer region.Close()
+	exe, _ := os.Executable()
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, "0"}, &syscall.ProcAttr{
+		Env: os.Environ(), Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil)
+	msg := getMsg(region.Bytes()[l.worker(0):], wMsgLen, wMsg, workerSlot)
+	if ws.ExitStatus() != 1 || !strings.Contains(msg, "changed size") || !strings.Contains(msg, paths[0]) {
+		t.Errorf("exit %d, message %q", ws.ExitStatus(), msg)
+	}
+}

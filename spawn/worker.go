@@ -91,6 +91,12 @@ func WorkerMain(args []string) int {
 		return 1
 	}
 	defer set.Close()
+	for i, f := range set.Files {
+		if n := len(f.Bytes()); i < len(j.Sizes) && n != j.Sizes[i] {
+			putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("%s changed size since the run was planned (%d bytes, then %d)", j.Paths[i], n, j.Sizes[i]))
+			return 1
+		}
+	}
 	le.PutUint64(ws[wStart:], uint64(monotonic()-t0))
 	var units, bytes, rows uint64
 	take := func() int64 { return int64(region.Add(hdrCursor, 1) - 1) }
