@@ -4,8 +4,9 @@ GO      ?= go
 BIN     := bin/parlab
 DATA    := data/sales-1M
 FUZZTIME ?= 30s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run data test vet fmt-check fuzz bench vs-awk clean
+.PHONY: all build run data test vet lint fmt-check fuzz bench vs-awk clean
 
 all: build
 
@@ -33,7 +34,11 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: fmt-check vet
+# staticcheck comes from the Go module proxy at a pinned version.
+lint:
+	$(GO) run $(STATICCHECK) ./...
+
+test: fmt-check vet lint
 	$(GO) test -race ./...
 
 # Fuzz each target for FUZZTIME (make fuzz FUZZTIME=5m).

@@ -260,8 +260,10 @@ func Compare(w io.Writer, newDoc, oldDoc *Doc) {
 		if o == nil || len(o.Times) == 0 || len(r.Times) == 0 {
 			continue
 		}
-		ratio, pm := Ratio(r.Summary, o.Summary)
-		ratio = r.Median / o.Median
+		// the medians' ratio, with the relative spread of the means' ratio
+		rm, pm := Ratio(r.Summary, o.Summary)
+		ratio := r.Median / o.Median
+		pm *= ratio / rm
 		mark := ""
 		if MannWhitney(r.Times, o.Times) >= 0.05 {
 			mark = "~"
