@@ -222,3 +222,11 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("progress ended at %d, want %d", last, o.Rows)
 	}
 }
+
+func TestAppendCents(t *testing.T) {
+	for c, want := range map[int64]string{0: "0.00", 5: "0.05", 12345: "123.45", -7: "-0.07", -100: "-1.00"} {
+		if got := string(AppendCents(nil, c)); got != want {
+			t.Errorf("AppendCents(%d) = %q, want %q", c, got, want)
+		}
+	}
+}

@@ -52,9 +52,6 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	return &Table{name: name, data: data, body: p, b: b}, nil
 }
 
-// Name returns the name the Table was made with.
-func (t *Table) Name() string { return t.name }
-
 // Body returns the byte range that holds the data rows: from the first row
 // after the header to the end of the file.
 func (t *Table) Body() (start, end int) { return t.body, len(t.data) }

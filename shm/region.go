@@ -2,7 +2,6 @@ package shm
 
 import (
 	"fmt"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,9 +65,6 @@ func mapRegion(fd, size int) (*Region, error) {
 
 // Fd is the region's descriptor, to hand to a child.
 func (r *Region) Fd() int { return r.fd }
-
-// File wraps the descriptor for os/exec-style APIs; it does not own it.
-func (r *Region) File() *os.File { return os.NewFile(uintptr(r.fd), "parlab-results") }
 
 // Bytes is the shared memory. Valid until Close. Writes are seen by every
 // process that maps the region; use the atomic accessors (atomic.go) for

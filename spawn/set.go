@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strings"
 
 	"parlab/scan"
 	"parlab/shm"
@@ -141,8 +140,10 @@ func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if p := recover(); p != nil {
-			if e, ok := p.(error); ok && strings.Contains(e.Error(), "fault") {
-				err = fmt.Errorf("%s: %w: %v", s.Paths[u.File], errFault, p)
+			// debug.SetPanicOnFault: a memory fault's panic value has an
+			// Addr method; anything else is a real bug and goes on up.
+			if f, ok := p.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("%s: %w at %#x", s.Paths[u.File], errFault, f.Addr())
 				return
 			}
 			panic(p)

@@ -364,3 +364,34 @@ func TestFileChangedUnderChildren(t *testing.T) {
 		t.Errorf("exit %d, message %q", ws.ExitStatus(), msg)
 	}
 }
+
+// A file truncated while it is mapped raises SIGBUS on the next touch of a
+// page past its new end; the scan reports that as an error naming the file,
+// not as a crash and never as a total.
+func TestTruncatedWhileMapped(t *testing.T) {
+	paths := genSet(t, 20000, 1)
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if err := os.Truncate(paths[0], 4096); err != nil {
+		t.Fatal(err)
+	}
+	var r scan.Result
+	err = set.scanUnit(set.WholeFile(0), &r)
+	if err == nil || !errors.Is(err, errFault) || !strings.Contains(err.Error(), paths[0]) {
+		t.Fatalf("scan of a truncated mapping: %v", err)
+	}
+}
+
+func TestUnstartableWorker(t *testing.T) {
+	paths := genSet(t, 100, 2)
+	c := cfg(paths, SplitFile, 3)
+	c.Exe = filepath.Join(t.TempDir(), "no-such-parlab")
+	rep, err := Processes{}.Run(context.Background(), c)
+	if err == nil || rep != nil || !strings.Contains(err.Error(), "starting worker 0") {
+		t.Errorf("err %v", err)
+	}
+	noChildren(t)
+}

@@ -463,3 +463,28 @@ func TestSpawnLab(t *testing.T) {
 		t.Errorf("unknown method: exit %d", code)
 	}
 }
+
+func TestProgressAndTerminal(t *testing.T) {
+	var errb bytes.Buffer
+	a := &app{stderr: &errb}
+	p := a.progressBar("gen", 100)
+	p.draw(50)
+	p.draw(100) // the last one is always drawn
+	if out := errb.String(); !strings.Contains(out, "gen [###############               ]  50%") || !strings.Contains(out, "100%") {
+		t.Errorf("progress bar: %q", out)
+	}
+	errb.Reset()
+	a.progressBar("bench", 1).withTotal()(3, 4)
+	if !strings.Contains(errb.String(), " 75%") {
+		t.Errorf("withTotal: %q", errb.String())
+	}
+	if isTerminal(&errb) {
+		t.Error("a buffer is a terminal")
+	}
+	r, w, _ := os.Pipe()
+	defer r.Close()
+	defer w.Close()
+	if isTerminal(w) {
+		t.Error("a pipe is a terminal")
+	}
+}
