@@ -138,7 +138,7 @@ func (r *Result) fromSamples() {
 	}
 	var imb []float64
 	for _, s := range r.samples {
-		imb = append(imb, imbalance(s.Busy))
+		imb = append(imb, Imbalance(s.Busy))
 	}
 	r.Imbalance = Summarize(imb).Median
 	order := make([]int, len(r.samples))
@@ -150,8 +150,10 @@ func (r *Result) fromSamples() {
 	r.Busy, r.Units = slices.Clone(mid.Busy), slices.Clone(mid.Units)
 }
 
-// imbalance is the busiest worker's busy time over the mean: 1 is perfect.
-func imbalance(busy []float64) float64 {
+// Imbalance is the busiest worker's busy time over the mean (1 is perfect
+// balance; a run lasts as long as its busiest worker). Idle workers count
+// toward the mean: they are the imbalance.
+func Imbalance(busy []float64) float64 {
 	var sum, most float64
 	for _, b := range busy {
 		sum += b

@@ -246,3 +246,13 @@ func TestTextGolden(t *testing.T) {
 		t.Errorf("report differs from %s:\n%s", p, b.String())
 	}
 }
+
+func TestImbalance(t *testing.T) {
+	// busy 4, 2, 0: mean 2, busiest 4
+	if got := Imbalance([]float64{4, 2, 0}); got != 2 {
+		t.Errorf("imbalance %v, want 2", got)
+	}
+	if got := Imbalance([]float64{0, 0}); got != 1 {
+		t.Errorf("no work at all: %v, want 1", got)
+	}
+}

@@ -47,8 +47,6 @@ func ExpandPaths(paths []string) ([]string, error) {
 // Set is a data set opened for one query: each file's bytes and its Table.
 type Set struct {
 	Paths  []string
-	Mode   shm.Mode
-	Opt    shm.Options
 	Query  scan.Query
 	Files  []*shm.File
 	Tables []*scan.Table
@@ -64,7 +62,7 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, e
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Set{Paths: paths, Mode: mode, Opt: opt, Query: q}
+	s := &Set{Paths: paths, Query: q}
 	for _, p := range paths {
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
@@ -94,7 +92,7 @@ func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Se
 	if err != nil {
 		return nil, err
 	}
-	s.Opt, s.populateUnits = opt, opt.Populate && mode == shm.Mmap
+	s.populateUnits = opt.Populate && mode == shm.Mmap
 	return s, nil
 }
 

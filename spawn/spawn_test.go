@@ -314,14 +314,6 @@ func TestBadDataSameError(t *testing.T) {
 	}
 }
 
-func TestImbalance(t *testing.T) {
-	r := &Report{PerWorker: []WorkerStat{{Start: 0, End: 4}, {Start: 1, End: 3}, {Start: 0, End: 0}}}
-	// busy 4, 2, 0: mean 2, busiest 4
-	if got := r.Imbalance(); got != 2 {
-		t.Errorf("imbalance %v, want 2", got)
-	}
-}
-
 func TestFloorCountsLines(t *testing.T) {
 	paths := genSet(t, 5000, 3)
 	for _, split := range []Split{SplitFile, SplitRows, SplitDynamic} {

@@ -64,21 +64,6 @@ type WorkerStat struct {
 // Busy is how long the worker scanned.
 func (w WorkerStat) Busy() time.Duration { return w.End - w.Start }
 
-// Imbalance is the busiest worker's busy time over the mean (1 is perfect
-// balance; the run lasts as long as its busiest worker). Workers with no work
-// count toward the mean: they are the imbalance.
-func (r *Report) Imbalance() float64 {
-	var sum, most time.Duration
-	for _, w := range r.PerWorker {
-		sum += w.Busy()
-		most = max(most, w.Busy())
-	}
-	if sum == 0 {
-		return 1
-	}
-	return float64(most) * float64(len(r.PerWorker)) / float64(sum)
-}
-
 // Sequential is the baseline: one loop over every file in order, in this
 // goroutine.
 type Sequential struct{}

@@ -60,17 +60,26 @@ func phase(name string, d time.Duration) bench.Phase {
 	return bench.Phase{Name: name, Seconds: d.Seconds()}
 }
 
+// busy is each worker's busy time in seconds.
+func busy(rep *spawn.Report) []float64 {
+	var b []float64
+	for _, w := range rep.PerWorker {
+		b = append(b, w.Busy().Seconds())
+	}
+	return b
+}
+
 // sample turns a report into a bench sample.
 func sample(rep *spawn.Report) bench.Sample {
 	s := bench.Sample{
 		Seconds: rep.Total.Seconds(),
 		Phases: []bench.Phase{phase("setup", rep.Setup), phase("spawn", rep.Spawn),
 			phase("scan", rep.Scan), phase("join", rep.Join), phase("merge", rep.Merge)},
+		Busy:   busy(rep),
 		Answer: answer(rep),
 	}
 	var fork time.Duration
 	for _, w := range rep.PerWorker {
-		s.Busy = append(s.Busy, w.Busy().Seconds())
 		s.Units = append(s.Units, w.Units)
 		fork += w.Fork
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"parlab/bench"
 	"parlab/scan"
 	"parlab/shm"
 	"parlab/spawn"
@@ -154,7 +155,7 @@ func (a *app) printWorkers(rep *spawn.Report) {
 	}
 	fmt.Fprintf(w, "  phases: setup %.4f s, spawn %.4f s, scan %.4f s, join %.4f s, merge %.4f s\n",
 		rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(), rep.Merge.Seconds())
-	fmt.Fprintf(w, "  imbalance (busiest / mean busy): %.2f\n", rep.Imbalance())
+	fmt.Fprintf(w, "  imbalance (busiest / mean busy): %.2f\n", bench.Imbalance(busy(rep)))
 	if len(rep.Rescanned) > 0 {
 		fmt.Fprintf(w, "  rescanned whole (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
 	}
@@ -245,7 +246,7 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 		ws.SetArrayItem(i, wo)
 	}
 	o.Set("per_worker", ws)
-	o.Set("imbalance", ar.NewNumberString(strconv.FormatFloat(rep.Imbalance(), 'f', 4, 64)))
+	o.Set("imbalance", ar.NewNumberString(strconv.FormatFloat(bench.Imbalance(busy(rep)), 'f', 4, 64)))
 	o.Set("quoted_rows", ar.NewNumberString(strconv.FormatInt(rep.Result.Quoted, 10)))
 	rs := ar.NewArray()
 	for i, f := range rep.Rescanned {
