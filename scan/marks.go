@@ -14,39 +14,43 @@ import "math/bits"
 // enough that its marks stay on the stack and in L1.
 const winBytes = 4096
 
-// marks are the bitmaps of one window: bit i of word w is byte 64w+i.
+// marks are the bitmaps of one window: bit i of word w is byte 64w+i. nl,
+// cm and qt mark the bytes '\n', ',' and '"'; sp marks the row starts (the
+// window's first byte, and each byte after a '\n') whose byte is the
+// filter value's first, '\r' or '\n': the rows Table.bulk must look at.
 type marks struct {
-	nl, cm, qt [winBytes / 64]uint64
+	nl, cm, qt, sp [winBytes / 64]uint64
 }
 
-// classifyGeneric is the portable classifier, and the reference the AVX2 one
-// is tested against. len(src) <= winBytes.
-func classifyGeneric(src []byte, m *marks) {
-	n := (len(src) + 63) / 64
-	clear(m.nl[:n])
-	clear(m.cm[:n])
-	clear(m.qt[:n])
+// tally counts the bits a window's classification set.
+type tally struct{ nl, sp, qt int }
+
+// classifyGeneric is the portable classifier, and the reference the vector
+// ones are tested against. len(src) <= winBytes; src[0] starts a row.
+func classifyGeneric(src []byte, m *marks, v0 byte) tally {
+	var n tally
+	words := (len(src) + 63) / 64
+	clear(m.nl[:words])
+	clear(m.cm[:words])
+	clear(m.qt[:words])
+	clear(m.sp[:words])
 	for i, c := range src {
 		switch c {
 		case '\n':
 			m.nl[i>>6] |= 1 << (i & 63)
+			n.nl++
 		case ',':
 			m.cm[i>>6] |= 1 << (i & 63)
 		case '"':
 			m.qt[i>>6] |= 1 << (i & 63)
+			n.qt++
+		}
+		if (i == 0 || src[i-1] == '\n') && (c == v0 || c == '\r' || c == '\n') {
+			m.sp[i>>6] |= 1 << (i & 63)
+			n.sp++
 		}
 	}
-}
-
-// classifyWindow classifies src (at most winBytes) into m and reports
-// whether it holds a quote.
-func classifyWindow(src []byte, m *marks) bool {
-	classify(src, m)
-	var q uint64
-	for _, w := range m.qt[:(len(src)+63)/64] {
-		q |= w
-	}
-	return q != 0
+	return n
 }
 
 // nextBit returns the first set bit at or after bit off in words [0, n), or

@@ -5,47 +5,51 @@ import (
 	"testing"
 )
 
-// FuzzClassify checks the classifier this machine uses (AVX2 on amd64)
-// against the portable one, at every length up to a window.
+// FuzzClassify checks every classifier this CPU runs (AVX2 and AVX-512 on
+// amd64) against the portable one, at every length up to a window.
 func FuzzClassify(f *testing.F) {
-	f.Add([]byte("a,b\n\"c\"\n"))
-	f.Add(make([]byte, winBytes))
-	f.Fuzz(func(t *testing.T, src []byte) {
+	f.Add([]byte("a,b\n\"c\"\n"), byte('a'))
+	f.Add(make([]byte, winBytes), byte(0))
+	f.Fuzz(func(t *testing.T, src []byte, v0 byte) {
 		if len(src) > winBytes {
 			src = src[:winBytes]
 		}
-		var got, want marks
-		// stale bits from an earlier window must not survive
-		for i := range got.nl {
-			got.nl[i], got.cm[i], got.qt[i] = ^uint64(0), ^uint64(0), ^uint64(0)
-		}
-		classify(src, &got)
-		classifyGeneric(src, &want)
-		n := (len(src) + 63) / 64
-		for i := range n {
-			if got.nl[i] != want.nl[i] || got.cm[i] != want.cm[i] || got.qt[i] != want.qt[i] {
-				t.Fatalf("len %d word %d: got %x %x %x, want %x %x %x", len(src), i,
-					got.nl[i], got.cm[i], got.qt[i], want.nl[i], want.cm[i], want.qt[i])
-			}
-		}
+		checkClassifiers(t, src, v0)
 	})
 }
 
 func TestClassifyLengths(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("\n,\"a\r0")
+	alphabet := []byte("\n,\"a\r0\x00")
 	for n := 0; n <= winBytes; n += 1 + n/7 {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = alphabet[r.IntN(len(alphabet))]
 		}
-		var got, want marks
-		classify(src, &got)
-		classifyGeneric(src, &want)
-		for i := range (n + 63) / 64 {
-			if got.nl[i] != want.nl[i] || got.cm[i] != want.cm[i] || got.qt[i] != want.qt[i] {
-				t.Fatalf("len %d word %d differs", n, i)
+		checkClassifiers(t, src, 'a')
+		checkClassifiers(t, src, 0) // the zero padding of a last block must not count
+	}
+}
+
+func checkClassifiers(t *testing.T, src []byte, v0 byte) {
+	t.Helper()
+	var want marks
+	wantN := classifyGeneric(src, &want, v0)
+	for name, f := range allClassifiers() {
+		var got marks
+		// stale bits from an earlier window must not survive
+		for i := range got.nl {
+			got.nl[i], got.cm[i], got.qt[i], got.sp[i] = ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)
+		}
+		gotN := f(src, &got, v0)
+		for i := range (len(src) + 63) / 64 {
+			if got.nl[i] != want.nl[i] || got.cm[i] != want.cm[i] || got.qt[i] != want.qt[i] || got.sp[i] != want.sp[i] {
+				t.Fatalf("%s: len %d v0 %q word %d: got %x %x %x %x, want %x %x %x %x", name, len(src), v0, i,
+					got.nl[i], got.cm[i], got.qt[i], got.sp[i], want.nl[i], want.cm[i], want.qt[i], want.sp[i])
 			}
+		}
+		if gotN != wantN {
+			t.Fatalf("%s: len %d v0 %q: counts %+v, want %+v", name, len(src), v0, gotN, wantN)
 		}
 	}
 }

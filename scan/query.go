@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -81,6 +82,12 @@ type binding struct {
 	// exactly ncols fields is quicker to walk from its end (see pickBack).
 	back  bool
 	fname string // header name of the filter column
+	// hot: Table.hit may take rows (see there): the filter is on the first
+	// column and its value plus a comma fits a word, vword under vmask;
+	// every summed column lies in the last need fields.
+	hot          bool
+	vword, vmask uint64
+	need         int
 }
 
 func bind(q *Query, header []string) (binding, error) {
@@ -133,5 +140,15 @@ func bind(q *Query, header []string) (binding, error) {
 	}
 	b.ncols = len(header)
 	b.back = b.nsum > 0 && b.byCol[0].col >= len(header)/2
+	b.need = b.ncols - b.byCol[0].col
+	if n := len(b.value); b.filter == 0 && b.bareOK && n > 0 && n < 8 && b.value[0] != '\r' &&
+		b.nsum > 0 && b.byCol[0].col > 0 && b.need <= maxNeed {
+		b.hot = true
+		var w [8]byte
+		copy(w[:], b.value)
+		w[n] = ','
+		b.vword = binary.LittleEndian.Uint64(w[:])
+		b.vmask = ^uint64(0) >> (64 - 8*(n+1))
+	}
 	return b, nil
 }

@@ -95,7 +95,18 @@ func (t *Table) Scan(start, end int, r *Result) error {
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
-			quotes = classifyWindow(data[wb:we], &mk)
+			n := classify(data[wb:we], &mk, v0)
+			quotes = n.qt > 0
+			if quick && !quotes {
+				n, err := t.bulk(end, r, &mk, n, wb, we, v0)
+				if err != nil {
+					return err
+				}
+				if n > p {
+					p = n
+					continue
+				}
+			}
 		}
 		var e, next int
 		if i := nextBit(&mk.nl, p-wb, (we-wb+63)/64); i >= 0 {
@@ -124,10 +135,16 @@ func (t *Table) Scan(start, end int, r *Result) error {
 		// A filter on the first column rejects most rows by their first byte
 		// right here, without the call to line (BenchmarkScanNoMatch: 7.6 to
 		// 9.8 GB/s).
-		if quick && data[p] != v0 && data[p] != '\r' && e > p {
-			r.Rows++
-			p = next
-			continue
+		if quick && data[p] != '\r' && e > p {
+			if data[p] != v0 {
+				r.Rows++
+				p = next
+				continue
+			}
+			if t.b.hot && t.hit(p, e, r, &mk, wb) {
+				p = next
+				continue
+			}
 		}
 		if err := t.line(p, e, r, &mk, wb); err != nil {
 			return err

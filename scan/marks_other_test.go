@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package scan
+
+// allClassifiers lists every classifier this CPU runs, by name: on this
+// architecture only the portable one, which the tests compare it with.
+func allClassifiers() map[string]func([]byte, *marks, byte) tally {
+	return map[string]func([]byte, *marks, byte) tally{"generic": classify}
+}
