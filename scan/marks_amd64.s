@@ -34,7 +34,6 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-56
 loop:
 	CMPQ BX, CX
 	JGE  done
-	PREFETCHT0 4096(SI) // the next window: the hardware prefetcher stops at pages
 	VMOVDQU (SI), Y4
 	VMOVDQU 32(SI), Y5
 
@@ -125,7 +124,6 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-56
 loop512:
 	CMPQ BX, CX
 	JGE  done512
-	PREFETCHT0 4096(SI) // the next window: the hardware prefetcher stops at pages
 	VMOVDQU64 (SI), Z4
 	VPCMPEQB Z1, Z4, K1
 	VPCMPEQB Z2, Z4, K2
