@@ -7,9 +7,10 @@ import (
 )
 
 // blockFunc fills the first blocks (< 2^15) words of m's bitmaps from
-// 64·blocks bytes at src. It reads exactly those bytes, no more. carry says whether src[0] starts a row;
-// it returns whether the byte after the last block does, and the bits it
-// set in nl, sp and qt, packed as nl + sp<<21 + qt<<42.
+// 64·blocks bytes at src. It reads exactly those bytes, no more. carry says
+// whether src[0] starts a row; it returns whether the byte after the last
+// block does, and the bits it set in nl, sp and qt, packed as
+// nl + sp<<21 + qt<<42.
 type blockFunc = func(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
 
 // classifyBlocks is the best blockFunc this CPU runs; nil: no vector unit,
