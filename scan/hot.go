@@ -37,18 +37,12 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 		r.Rows += int64(1 + countBits(&mk.nl, 0, stop-1) - countBits(&mk.sp, 0, stop))
 	}
 	data := t.data
-	// The sp bits are sparse (one row in four on the reference query): a
-	// summary with a bit per word that holds any lets the loop below branch
-	// once per row, not once per word.
+	// The sp bits are sparse (one row in four on the reference query): the
+	// classifier's summary with a bit per word that holds any lets the loop
+	// below branch once per row, not once per word.
 	wz := (stop - 1) >> 6
 	keep := ^uint64(0) >> (63 - (stop-1)&63) // the part of word wz to take
-	var nz uint64
-	for w := range wz {
-		x := mk.sp[w]
-		nz |= (x | -x) >> 63 << w
-	}
-	x := mk.sp[wz] & keep
-	nz |= (x | -x) >> 63 << wz
+	nz := n.nz & (^uint64(0) >> (63 - wz))
 	for ; nz != 0; nz &= nz - 1 {
 		w := bits.TrailingZeros64(nz)
 		m := mk.sp[w]

@@ -22,8 +22,12 @@ type marks struct {
 	nl, cm, qt, sp [winBytes / 64]uint64
 }
 
-// tally counts the bits a window's classification set.
-type tally struct{ nl, sp, qt int }
+// tally counts the bits a window's classification set, and has a bit per
+// word of sp that is not zero (nz).
+type tally struct {
+	nl, sp, qt int
+	nz         uint64
+}
 
 // classifyGeneric is the portable classifier, and the reference the vector
 // ones are tested against. len(src) <= winBytes; src[0] starts a row.
@@ -48,6 +52,7 @@ func classifyGeneric(src []byte, m *marks, v0 byte) tally {
 		if (i == 0 || src[i-1] == '\n') && (c == v0 || c == '\r' || c == '\n') {
 			m.sp[i>>6] |= 1 << (i & 63)
 			n.sp++
+			n.nz |= 1 << (i >> 6)
 		}
 	}
 	return n

@@ -9,9 +9,10 @@ import (
 // blockFunc fills the first blocks (< 2^15) words of m's bitmaps from
 // 64·blocks bytes at src. It reads exactly those bytes, no more. carry says
 // whether src[0] starts a row; it returns whether the byte after the last
-// block does, and the bits it set in nl, sp and qt, packed as
-// nl + sp<<21 + qt<<42.
-type blockFunc = func(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
+// block does, the bits it set in nl, sp and qt, packed as
+// nl + sp<<21 + qt<<42, and a bit per block whose sp word is not zero, block
+// i at bit 64-blocks+i (so blocks must be at most 64).
+type blockFunc = func(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 
 // classifyBlocks is the best blockFunc this CPU runs; nil: no vector unit,
 // use classifyGeneric.
@@ -41,10 +42,10 @@ func pickClassifier() blockFunc {
 }
 
 //go:noescape
-func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
+func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 
 //go:noescape
-func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
+func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 
 func classify(src []byte, m *marks, v0 byte) tally {
 	return classifyWith(classifyBlocks, src, m, v0)
@@ -55,11 +56,12 @@ func classifyWith(blocks blockFunc, src []byte, m *marks, v0 byte) tally {
 		return classifyGeneric(src, m, v0)
 	}
 	full := len(src) / 64
-	carry, counts := uint64(1), uint64(0)
+	carry, counts, nz := uint64(1), uint64(0), uint64(0)
 	if full > 0 {
-		carry, counts = blocks(&src[0], full, m, v0, carry)
+		carry, counts, nz = blocks(&src[0], full, m, v0, carry)
+		nz >>= 64 - full
 	}
-	n := tally{int(counts & (1<<21 - 1)), int(counts >> 21 & (1<<21 - 1)), int(counts >> 42)}
+	n := tally{int(counts & (1<<21 - 1)), int(counts >> 21 & (1<<21 - 1)), int(counts >> 42), nz}
 	if tail := src[full*64:]; len(tail) > 0 {
 		// The last partial block goes through a zero-padded copy, so the
 		// vector loads never touch a byte past the end of src (a mapping
@@ -74,6 +76,9 @@ func classifyWith(blocks blockFunc, src []byte, m *marks, v0 byte) tally {
 		n.nl += bits.OnesCount64(m.nl[full])
 		n.sp += bits.OnesCount64(m.sp[full])
 		n.qt += bits.OnesCount64(m.qt[full])
+		if m.sp[full] != 0 {
+			n.nz |= 1 << full
+		}
 	}
 	return n
 }

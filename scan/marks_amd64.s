@@ -1,14 +1,15 @@
 #include "textflag.h"
 
-// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
+// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 // For each 64-byte block i: m.nl[i], m.cm[i], m.qt[i] = bitmaps of the
 // bytes '\n', ',' and '"', and m.sp[i] = the row starts (a byte after '\n',
 // or the first byte if carry is 1) whose byte is v0, '\r' or '\n'. marks is
 // four [64]uint64: nl at 0, cm at 512, qt at 1024, sp at 1536. It returns
 // the carry for the next block (the top bit of the last nl word) and the
-// number of bits set in nl, sp and qt, packed as nl + sp<<21 + qt<<42
-// (blocks must be below 2^15).
-TEXT ·classifyAVX2(SB), NOSPLIT, $0-56
+// number of bits set in nl, sp and qt, packed as nl + sp<<21 + qt<<42, and
+// a summary of sp: a bit per block, set if its word is not zero, block i at
+// bit 64-blocks+i (blocks must be at most 64).
+TEXT ·classifyAVX2(SB), NOSPLIT, $0-64
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -29,6 +30,7 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-56
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y10 // '\r'
 	XORQ BX, BX
+	XORQ R12, R12 // sp summary
 	XORQ R13, R13 // bit counts: nl + sp<<21 + qt<<42
 
 loop:
@@ -44,7 +46,8 @@ loop:
 	SHLQ      $32, DX
 	ORQ       DX, AX
 	MOVQ      AX, (DI)(BX*8)
-	POPCNTQ   AX, R12
+	POPCNTQ   AX, R10
+	ADDQ      R10, R13
 
 	// sp: (v0 | '\r' | '\n') at a row start
 	VPCMPEQB  Y8, Y4, Y9
@@ -66,7 +69,10 @@ loop:
 	MOVQ      R8, 1536(DI)(BX*8)
 	POPCNTQ   R8, R10
 	SHLQ      $21, R10
-	ADDQ      R10, R12
+	ADDQ      R10, R13
+	MOVQ      R8, R10
+	NEGQ      R10      // CF = sp word != 0
+	RCRQ      $1, R12  // into the summary's top bit
 	MOVQ      AX, R11
 	SHRQ      $63, R11
 
@@ -87,8 +93,7 @@ loop:
 	MOVQ      AX, 1024(DI)(BX*8)
 	POPCNTQ   AX, R10
 	SHLQ      $42, R10
-	ADDQ      R10, R12
-	ADDQ      R12, R13
+	ADDQ      R10, R13
 
 	ADDQ $64, SI
 	INCQ BX
@@ -98,12 +103,13 @@ done:
 	VZEROUPPER
 	MOVQ R11, next+40(FP)
 	MOVQ R13, counts+48(FP)
+	MOVQ R12, nz+56(FP)
 	RET
 
-// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts uint64)
+// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 // classifyAVX2 with AVX-512BW: one 64-byte load, and compares straight into
 // mask registers, so a block takes half the instructions.
-TEXT ·classifyAVX512(SB), NOSPLIT, $0-56
+TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -119,6 +125,7 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-56
 	MOVQ $0x0D, AX
 	VPBROADCASTB AX, Z10 // '\r'
 	XORQ BX, BX
+	XORQ DX, DX   // sp summary
 	XORQ R13, R13 // bit counts: nl + sp<<21 + qt<<42
 
 loop512:
@@ -131,12 +138,11 @@ loop512:
 	VPCMPEQB Z8, Z4, K4
 	VPCMPEQB Z10, Z4, K5
 	KMOVQ    K1, AX
-	KMOVQ    K2, DX
 	KMOVQ    K3, R9
 	KMOVQ    K4, R8
 	KMOVQ    K5, R12
 	MOVQ     AX, (DI)(BX*8)
-	MOVQ     DX, 512(DI)(BX*8)
+	KMOVQ    K2, 512(DI)(BX*8)
 	MOVQ     R9, 1024(DI)(BX*8)
 	ORQ      R12, R8
 	ORQ      AX, R8
@@ -151,6 +157,9 @@ loop512:
 	SHLQ     $42, R10
 	ADDQ     R10, R12
 	ADDQ     R12, R13
+	MOVQ     R8, R10
+	NEGQ     R10     // CF = sp word != 0
+	RCRQ     $1, DX  // into the summary's top bit
 	MOVQ     AX, R11
 	SHRQ     $63, R11
 	ADDQ     $64, SI
@@ -161,4 +170,5 @@ done512:
 	VZEROUPPER
 	MOVQ R11, next+40(FP)
 	MOVQ R13, counts+48(FP)
+	MOVQ DX, nz+56(FP)
 	RET
