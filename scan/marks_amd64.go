@@ -6,41 +6,41 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// blockFunc fills the first blocks (< 2^15) words of m's bitmaps from
-// 64·blocks bytes at src. It reads exactly those bytes, no more. carry says
-// whether src[0] starts a row; it returns whether the byte after the last
-// block does, the bits it set in nl, sp and qt, packed as
-// nl + sp<<21 + qt<<42, and a bit per block whose sp word is not zero, block
-// i at bit 64-blocks+i (so blocks must be at most 64).
-type blockFunc = func(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
+// The vector classifiers, best first; classifyWith runs one of them, or the
+// portable classifyGeneric. (A direct call, not a func value: through one,
+// the marks would escape to the heap, 3 allocations per Scan.)
+const (
+	useGeneric = iota
+	useAVX2
+	useAVX512
+)
 
-// classifyBlocks is the best blockFunc this CPU runs; nil: no vector unit,
-// use classifyGeneric.
-var classifyBlocks = pickClassifier()
+// classifier is the best one this CPU runs.
+var classifier = func() int {
+	c := classifiers()
+	return c[len(c)-1]
+}()
 
-// classifiers lists the vector classifiers this CPU can run, best last, so
-// tests can check each against classifyGeneric.
-func classifiers() map[string]blockFunc {
-	c := map[string]blockFunc{}
+// classifiers lists the classifiers this CPU runs, best last, so tests can
+// check each against classifyGeneric.
+func classifiers() []int {
+	c := []int{useGeneric}
 	if cpu.X86.HasAVX2 {
-		c["avx2"] = classifyAVX2
+		c = append(c, useAVX2)
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW {
-		c["avx512"] = classifyAVX512
+		c = append(c, useAVX512)
 	}
 	return c
 }
 
-func pickClassifier() blockFunc {
-	c := classifiers()
-	for _, name := range []string{"avx512", "avx2"} {
-		if f, ok := c[name]; ok {
-			return f
-		}
-	}
-	return nil
-}
-
+// classifyAVX2 and classifyAVX512 fill the first blocks words of m's
+// bitmaps from 64·blocks bytes at src. They read exactly those bytes, no
+// more. carry says whether src[0] starts a row; they return whether the
+// byte after the last block does, the bits they set in nl, sp and qt,
+// packed as nl + sp<<21 + qt<<42, and a bit per block whose sp word is not
+// zero, block i at bit 64-blocks+i (so blocks must be at most 64).
+//
 //go:noescape
 func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 
@@ -48,17 +48,24 @@ func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next,
 func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 
 func classify(src []byte, m *marks, v0 byte) tally {
-	return classifyWith(classifyBlocks, src, m, v0)
+	return classifyWith(classifier, src, m, v0)
 }
 
-func classifyWith(blocks blockFunc, src []byte, m *marks, v0 byte) tally {
-	if blocks == nil {
+func blocks(c int, src *byte, n int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64) {
+	if c == useAVX512 {
+		return classifyAVX512(src, n, m, v0, carry)
+	}
+	return classifyAVX2(src, n, m, v0, carry)
+}
+
+func classifyWith(c int, src []byte, m *marks, v0 byte) tally {
+	if c == useGeneric {
 		return classifyGeneric(src, m, v0)
 	}
 	full := len(src) / 64
 	carry, counts, nz := uint64(1), uint64(0), uint64(0)
 	if full > 0 {
-		carry, counts, nz = blocks(&src[0], full, m, v0, carry)
+		carry, counts, nz = blocks(c, &src[0], full, m, v0, carry)
 		nz >>= 64 - full
 	}
 	n := tally{int(counts & (1<<21 - 1)), int(counts >> 21 & (1<<21 - 1)), int(counts >> 42), nz}
@@ -70,7 +77,7 @@ func classifyWith(blocks blockFunc, src []byte, m *marks, v0 byte) tally {
 		var pad [64]byte
 		copy(pad[:], tail)
 		var t marks
-		blocks(&pad[0], 1, &t, v0, carry)
+		blocks(c, &pad[0], 1, &t, v0, carry)
 		keep := uint64(1)<<len(tail) - 1
 		m.nl[full], m.cm[full], m.qt[full], m.sp[full] = t.nl[0]&keep, t.cm[0]&keep, t.qt[0]&keep, t.sp[0]&keep
 		n.nl += bits.OnesCount64(m.nl[full])
