@@ -22,8 +22,9 @@ type marks struct {
 	nl, cm, qt, sp [winBytes / 64]uint64
 }
 
-// tally counts the bits a window's classification set, and has a bit per
-// word of sp that is not zero (nz).
+// tally counts the bits a window's classification set in nl and sp, says
+// whether it holds a quote (qt: 0 or 1), and has a bit per word of sp that
+// is not zero (nz). m.qt is filled only if qt is 1.
 type tally struct {
 	nl, sp, qt int
 	nz         uint64
@@ -47,7 +48,7 @@ func classifyGeneric(src []byte, m *marks, v0 byte) tally {
 			m.cm[i>>6] |= 1 << (i & 63)
 		case '"':
 			m.qt[i>>6] |= 1 << (i & 63)
-			n.qt++
+			n.qt = 1
 		}
 		if (i == 0 || src[i-1] == '\n') && (c == v0 || c == '\r' || c == '\n') {
 			m.sp[i>>6] |= 1 << (i & 63)

@@ -108,7 +108,9 @@ done:
 
 // func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 // classifyAVX2 with AVX-512BW: one 64-byte load, and compares straight into
-// mask registers, so a block takes half the instructions.
+// mask registers, so a block takes half the instructions. It leaves qt
+// alone: its count is of the quote bits in all blocks ORed together, enough
+// to say whether there is any (see classifyWith).
 TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -126,6 +128,7 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	VPBROADCASTB AX, Z10 // '\r'
 	XORQ BX, BX
 	XORQ DX, DX   // sp summary
+	KXORQ K6, K6, K6
 	XORQ R13, R13 // bit counts: nl + sp<<21 + qt<<42
 
 loop512:
@@ -135,15 +138,14 @@ loop512:
 	VPCMPEQB Z1, Z4, K1
 	VPCMPEQB Z2, Z4, K2
 	VPCMPEQB Z3, Z4, K3
+	KORQ     K3, K6, K6 // quotes: only whether any, see classifyWith
 	VPCMPEQB Z8, Z4, K4
 	VPCMPEQB Z10, Z4, K5
 	KMOVQ    K1, AX
-	KMOVQ    K3, R9
 	KMOVQ    K4, R8
 	KMOVQ    K5, R12
 	MOVQ     AX, (DI)(BX*8)
 	KMOVQ    K2, 512(DI)(BX*8)
-	MOVQ     R9, 1024(DI)(BX*8)
 	ORQ      R12, R8
 	ORQ      AX, R8
 	LEAQ     (R11)(AX*2), R10 // row starts: nl<<1 | carry
@@ -152,9 +154,6 @@ loop512:
 	POPCNTQ  AX, R12
 	POPCNTQ  R8, R10
 	SHLQ     $21, R10
-	ADDQ     R10, R12
-	POPCNTQ  R9, R10
-	SHLQ     $42, R10
 	ADDQ     R10, R12
 	ADDQ     R12, R13
 	MOVQ     R8, R10
@@ -167,6 +166,10 @@ loop512:
 	JMP      loop512
 
 done512:
+	KMOVQ   K6, R9
+	POPCNTQ R9, R9
+	SHLQ    $42, R9
+	ADDQ    R9, R13
 	VZEROUPPER
 	MOVQ R11, next+40(FP)
 	MOVQ R13, counts+48(FP)
