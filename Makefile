@@ -6,6 +6,14 @@ DATA    := data/sales-1M
 FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
+# Build for this machine's x86-64 level: at v3 (AVX2, BMI1/2, LZCNT...) the
+# compiler emits TZCNT, LZCNT, POPCNT and SHLX without runtime checks; the
+# 1M-row query's scan went from 15.2 to 14.5 ms with it. A CPU without every
+# v3 feature gets v1 (GOAMD64 is ignored off amd64). Tests run at the same
+# level, so they test the code that runs.
+GOAMD64 ?= $(shell scripts/goamd64.sh)
+export GOAMD64
+
 .PHONY: all build run data test vet lint fmt-check fuzz bench vs-awk clean
 
 all: build
@@ -45,6 +53,7 @@ test: fmt-check vet lint
 fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzParseFixed$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./scan
 
 bench:
 	$(GO) test -run XXX -bench . -benchmem ./...
