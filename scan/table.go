@@ -141,7 +141,7 @@ func (t *Table) Scan(start, end int, r *Result) error {
 				p = next
 				continue
 			}
-			if t.b.hot && t.hit(p, e, r, &mk, wb) {
+			if t.b.hot && t.cents(r) && t.hit(p, e, r, &mk, wb) {
 				p = next
 				continue
 			}
