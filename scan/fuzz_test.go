@@ -76,7 +76,7 @@ func FuzzScan(f *testing.F) {
 // FuzzParseFixed checks the number parser against a regular expression and
 // math/big.
 func FuzzParseFixed(f *testing.F) {
-	for _, s := range []string{"0", "-12.50", ".5", "5.", "+1", "9223372036854775807", "9223372036854775808", "1e5", "", "0.0000000000000000001"} {
+	for _, s := range []string{"0", "-12.50", ".5", "5.", "+1", "9223372036854775807", "9223372036854775808", "1e5", "", "0.0000000000000000001", "1234567.89", "12345678.90", "0.0a", "1.2.3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
