@@ -76,9 +76,12 @@ func skipBlank(data []byte, p int) int {
 // Body); a row that starts before end is scanned to its end even if that lies
 // past end, so ranges that meet at row starts scan every row exactly once.
 //
-// Rows are found window by window (see marks.go): a row with no quote is
-// taken by the fast path straight from the bitmaps; a row with a quote goes to
-// the full RFC 4180 parser (slowRow), so quoted input gives the same answers.
+// Rows are found window by window (see marks.go). With a filter on the
+// first column, a window with no quote is taken whole by bulk, which counts
+// the rows by popcount and looks only at those that may match. Otherwise rows
+// are walked one by one: a row with no quote is taken straight from the
+// bitmaps; a row with a quote goes to the full RFC 4180 parser (slowRow), so
+// quoted input gives the same answers.
 //
 // On error r holds the rows before the bad one, and the error is a
 // *ParseError. Scan allocates nothing unless it fails.
