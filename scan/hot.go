@@ -2,7 +2,6 @@ package scan
 
 import (
 	"encoding/binary"
-	"math"
 	"math/bits"
 )
 
@@ -164,14 +163,17 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 		}
 		end = c
 	}
+	// parseCents takes no sign, so a sum overflows iff it comes out smaller;
+	// then it and those before it are put back, and line reports the error.
 	for k := range b.nsum {
 		f := &r.Sums[b.byCol[k].slot]
-		if sum := f.V + vals[k]; (f.V^sum)&(vals[k]^sum) < 0 || sum == math.MinInt64 {
+		old := f.V
+		if f.V += vals[k]; f.V < old {
+			for ; k >= 0; k-- {
+				r.Sums[b.byCol[k].slot].V -= vals[k]
+			}
 			return false
 		}
-	}
-	for k := range b.nsum {
-		r.Sums[b.byCol[k].slot].V += vals[k]
 	}
 	r.Rows++
 	r.Matched++

@@ -2,7 +2,9 @@ package scan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -84,5 +86,35 @@ func TestHotPathShortRow(t *testing.T) {
 	in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
 	if _, err := check(t, "short", []refFile{{"short.csv", in}}, Query{Where: "Region", Equals: "Europe"}); err == nil {
 		t.Fatal("a matching one-field row gave no error")
+	}
+}
+
+// A sum that would overflow in hit is put back, with the sums added before
+// it, and line reports the overflow: the row's revenue counts once.
+func TestHotPathOverflow(t *testing.T) {
+	f := generated(t, 200, 1)[0]
+	q := Query{Where: "Region", Equals: "Europe"}
+	tb, err := NewTable(f.name, f.data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Result{}
+	r.Sums[0] = Fixed{V: 0, Scale: 2}
+	r.Sums[1] = Fixed{V: math.MaxInt64 - 1, Scale: 2} // Total Profit: full
+	s, e := tb.Body()
+	err = tb.Scan(s, e, &r)
+	if !errors.Is(err, ErrOverflow) {
+		t.Fatalf("error %v, want an overflow", err)
+	}
+	// the first Europe row's revenue, once
+	var want refAnswer
+	first := bytes.Index(f.data, []byte("\nEurope,")) + 1
+	end := first + bytes.IndexByte(f.data[first:], '\n') + 1
+	one := append(append([]byte{}, f.data[:s]...), f.data[first:end]...)
+	if err := refQuery([]refFile{{"one.csv", one}}, q, &want); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Sums[0].String(); got != want.sums[0].String() {
+		t.Fatalf("revenue after the overflow %s, want the row's own %s", got, want.sums[0])
 	}
 }
