@@ -68,10 +68,10 @@ func ParseFixed(b []byte) (mant int64, scale int, err error) {
 	return int64(v), scale, nil
 }
 
-// parseQuick is ParseFixed's fast path: a number with at most 8 digits
-// before and after its point, and 16 bytes of capacity past its sign (true of
-// every field but those at the very end of a file). It reports false for
-// anything else, and ParseFixed's loops decide.
+// parseQuick is ParseFixed's fast path: money in cents (parseCents), else a
+// number with at most 8 digits before and after its point and 16 bytes of
+// capacity past its sign (true of every field but those at the very end of a
+// file). It reports false for anything else, and ParseFixed's loops decide.
 func parseQuick(b []byte) (int64, int, bool) {
 	if v, ok := parseCents(b); ok {
 		return v, 2, true
@@ -93,8 +93,9 @@ func parseQuick(b []byte) (int64, int, bool) {
 // parseCents is parseQuick for money as the Sales set writes it: 1 to 8
 // digits, a point, 2 digits, with 8 bytes of capacity. The point's place is
 // known from the length, so the digits are converted while they are checked,
-// not after a search for the point; and it is small enough to inline into
-// Table.hit. It returns the value in cents.
+// not after a search for the point (BenchmarkParseFixed: 9.4 to 7.3 ns). It
+// returns the value in cents. Table.hit calls it directly; the profile-guided
+// build (cmd/parlab/default.pgo) inlines it there.
 func parseCents(b []byte) (int64, bool) {
 	n := len(b) - 3 // digits before the point
 	if n < 1 || n > 8 || cap(b) < 8 {

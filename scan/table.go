@@ -98,15 +98,15 @@ func (t *Table) Scan(start, end int, r *Result) error {
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
-			n := classify(data[wb:we], &mk, v0)
-			quotes = n.qt > 0
+			counts := classify(data[wb:we], &mk, v0)
+			quotes = counts.qt > 0
 			if quick && !quotes {
-				n, err := t.bulk(end, r, &mk, n, wb, we, v0)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, v0)
 				if err != nil {
 					return err
 				}
-				if n > p {
-					p = n
+				if next > p {
+					p = next
 					continue
 				}
 			}
