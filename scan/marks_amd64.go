@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The vector classifiers, best first; classifyWith runs one of them, or the
+// The classifiers, slowest first; classifyWith runs one of the vector ones, or the
 // portable classifyGeneric. (A direct call, not a func value: through one,
 // the marks would escape to the heap, 3 allocations per Scan.)
 const (
