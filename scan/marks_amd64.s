@@ -1,5 +1,21 @@
 #include "textflag.h"
 
+// ROWSTARTS ends a block in both classifiers: R8 holds its sp word, AX its
+// nl word, BX its index. It stores the sp word, adds its bits to the counts
+// (R13, at bit 21), rotates "is it non-zero" into the summary (R12: NEGQ
+// sets CF iff its operand is not zero, RCRQ puts CF in the top bit), and
+// keeps the carry (R11) for the next block's first byte.
+#define ROWSTARTS \
+	MOVQ    R8, 1536(DI)(BX*8) \
+	POPCNTQ R8, R10 \
+	SHLQ    $21, R10 \
+	ADDQ    R10, R13 \
+	MOVQ    R8, R10 \
+	NEGQ    R10 \
+	RCRQ    $1, R12 \
+	MOVQ    AX, R11 \
+	SHRQ    $63, R11
+
 // func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
 // For each 64-byte block i: m.nl[i], m.cm[i], m.qt[i] = bitmaps of the
 // bytes '\n', ',' and '"', and m.sp[i] = the row starts (a byte after '\n',
@@ -66,15 +82,7 @@ loop:
 	SHLQ      $1, R10
 	ORQ       R11, R10
 	ANDQ      R10, R8
-	MOVQ      R8, 1536(DI)(BX*8)
-	POPCNTQ   R8, R10
-	SHLQ      $21, R10
-	ADDQ      R10, R13
-	MOVQ      R8, R10
-	NEGQ      R10      // CF = sp word != 0
-	RCRQ      $1, R12  // into the summary's top bit
-	MOVQ      AX, R11
-	SHRQ      $63, R11
+	ROWSTARTS
 
 	VPCMPEQB  Y2, Y4, Y6
 	VPCMPEQB  Y2, Y5, Y7
@@ -127,7 +135,7 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	MOVQ $0x0D, AX
 	VPBROADCASTB AX, Z10 // '\r'
 	XORQ BX, BX
-	XORQ DX, DX   // sp summary
+	XORQ R12, R12 // sp summary
 	KXORQ K6, K6, K6
 	XORQ R13, R13 // bit counts: nl + sp<<21 + qt<<42
 
@@ -143,24 +151,16 @@ loop512:
 	VPCMPEQB Z10, Z4, K5
 	KMOVQ    K1, AX
 	KMOVQ    K4, R8
-	KMOVQ    K5, R12
+	KMOVQ    K5, R9
 	MOVQ     AX, (DI)(BX*8)
 	KMOVQ    K2, 512(DI)(BX*8)
-	ORQ      R12, R8
+	POPCNTQ  AX, R10
+	ADDQ     R10, R13
+	ORQ      R9, R8
 	ORQ      AX, R8
 	LEAQ     (R11)(AX*2), R10 // row starts: nl<<1 | carry
 	ANDQ     R10, R8
-	MOVQ     R8, 1536(DI)(BX*8)
-	POPCNTQ  AX, R12
-	POPCNTQ  R8, R10
-	SHLQ     $21, R10
-	ADDQ     R10, R12
-	ADDQ     R12, R13
-	MOVQ     R8, R10
-	NEGQ     R10     // CF = sp word != 0
-	RCRQ     $1, DX  // into the summary's top bit
-	MOVQ     AX, R11
-	SHRQ     $63, R11
+	ROWSTARTS
 	ADDQ     $64, SI
 	INCQ     BX
 	JMP      loop512
@@ -173,5 +173,5 @@ done512:
 	VZEROUPPER
 	MOVQ R11, next+40(FP)
 	MOVQ R13, counts+48(FP)
-	MOVQ DX, nz+56(FP)
+	MOVQ R12, nz+56(FP)
 	RET
