@@ -36,7 +36,7 @@ func classifiers() []int {
 
 // classifyAVX2 and classifyAVX512 fill the first blocks words of m's
 // bitmaps from 64·blocks bytes at src. They read exactly those bytes, no
-// more. carry says whether src[0] starts a row; they return whether the
+// more (classifyAVX512's prefetch hint past them never faults). carry says whether src[0] starts a row; they return whether the
 // byte after the last block does, the bits they set in nl, sp and qt,
 // packed as nl + sp<<21 + qt<<42, and a bit per block whose sp word is not
 // zero, block i at bit 64-blocks+i (so blocks must be at most 64).
