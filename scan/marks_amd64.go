@@ -28,7 +28,8 @@ func classifiers() []int {
 	if cpu.X86.HasAVX2 {
 		c = append(c, useAVX2)
 	}
-	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW {
+	// classifyWith falls back to classifyAVX2 for a window with a quote.
+	if cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW {
 		c = append(c, useAVX512)
 	}
 	return c
