@@ -23,6 +23,7 @@ func FuzzScan(f *testing.F) {
 		{"a,\"1\"x,2\n", "a"},
 		{"\xef\xbb\xbfa,1,2", "a"},
 		{"a,,\n", "b"},
+		{"a,1.25,2.50\nb,3.00,4.10\r\na,12345678.99,0.01\n", "a"},
 	} {
 		f.Add([]byte(s.body), s.value)
 	}
@@ -32,39 +33,43 @@ func FuzzScan(f *testing.F) {
 		}
 		in := append([]byte(fuzzHeader), body...)
 		q := Query{Where: "f", Equals: value, Sum: []string{"x", "y"}}
-		got, err := scanAll([]refFile{{"fuzz.csv", in}}, q)
-		var want refAnswer
-		werr := refQuery([]refFile{{"fuzz.csv", in}}, q, &want)
-		if err != nil || werr != nil {
-			if err == nil || werr == nil || !sameKind(err, werr) {
-				t.Fatalf("scanner error %v, reference error %v", err, werr)
-			}
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Line < 1 || pe.Column < 1 {
-				t.Fatalf("error without a place: %v", err)
-			}
-			return
-		}
-		if got.Rows != want.rows || got.Matched != want.matched ||
-			got.Sums[0].String() != want.sums[0].String() || got.Sums[1].String() != want.sums[1].String() {
-			t.Fatalf("scanner %d %d %s %s, reference %d %d %s %s", got.Rows, got.Matched, got.Sums[0], got.Sums[1],
-				want.rows, want.matched, want.sums[0], want.sums[1])
-		}
-		// With no quotes, any cut moved to the next row start splits the rows
-		// exactly: the two halves add up to the whole.
-		if bytes.IndexByte(in, '"') < 0 && len(body) > 0 {
-			tb, _ := NewTable("fuzz.csv", in, &q)
-			s, e := tb.Body()
-			c := s + int(body[0])%(e-s+1)
-			if c > s {
-				if i := bytes.IndexByte(in[c-1:], '\n'); i >= 0 {
-					c += i
-				} else {
-					c = e
+		// each of bulk's ways to take rows (see hotModes)
+		for _, mode := range hotModes() {
+			m := mode()
+			got, err := scanAll([]refFile{{"fuzz.csv", in}}, q)
+			var want refAnswer
+			werr := refQuery([]refFile{{"fuzz.csv", in}}, q, &want)
+			if err != nil || werr != nil {
+				if err == nil || werr == nil || !sameKind(err, werr) {
+					t.Fatalf("%s: scanner error %v, reference error %v", m, err, werr)
 				}
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.Line < 1 || pe.Column < 1 {
+					t.Fatalf("%s: error without a place: %v", m, err)
+				}
+				continue
 			}
-			if parts, err := scanInTwo(tb, c); err != nil || parts != got {
-				t.Fatalf("cut at %d: %+v (%v), whole %+v", c, parts, err, got)
+			if got.Rows != want.rows || got.Matched != want.matched ||
+				got.Sums[0].String() != want.sums[0].String() || got.Sums[1].String() != want.sums[1].String() {
+				t.Fatalf("%s: scanner %d %d %s %s, reference %d %d %s %s", m, got.Rows, got.Matched, got.Sums[0], got.Sums[1],
+					want.rows, want.matched, want.sums[0], want.sums[1])
+			}
+			// With no quotes, any cut moved to the next row start splits the rows
+			// exactly: the two halves add up to the whole.
+			if bytes.IndexByte(in, '"') < 0 && len(body) > 0 {
+				tb, _ := NewTable("fuzz.csv", in, &q)
+				s, e := tb.Body()
+				c := s + int(body[0])%(e-s+1)
+				if c > s {
+					if i := bytes.IndexByte(in[c-1:], '\n'); i >= 0 {
+						c += i
+					} else {
+						c = e
+					}
+				}
+				if parts, err := scanInTwo(tb, c); err != nil || parts != got {
+					t.Fatalf("%s: cut at %d: %+v (%v), whole %+v", m, c, parts, err, got)
+				}
 			}
 		}
 	})

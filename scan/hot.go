@@ -44,30 +44,84 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 	// classifier's summary with a bit per word that holds any lets the loop
 	// below branch once per row, not once per word.
 	wz := (stop - 1) >> 6
-	keep := ^uint64(0) >> (63 - (stop-1)&63) // the part of word wz to take
-	nz := n.nz & (^uint64(0) >> (63 - wz))
+	it := hotState{
+		nz:   n.nz & (^uint64(0) >> (63 - wz)),
+		wz:   wz,
+		keep: ^uint64(0) >> (63 - (stop-1)&63), // the part of word wz to take
+	}
 	cents := t.b.hot && t.cents(r)
-	for ; nz != 0; nz &= nz - 1 {
-		w := bits.TrailingZeros64(nz)
-		m := mk.sp[w]
-		if w == wz {
-			m &= keep
+	if cents {
+		// On amd64, hotWalk takes the rows hit would; the loop below
+		// takes what it leaves.
+		var err error
+		if cents, err = t.bulkHot(&it, r, mk, wb); err != nil {
+			return 0, err
 		}
-		for ; m != 0; m &= m - 1 {
-			s := w<<6 + bits.TrailingZeros64(m)
-			q, e := wb+s, wb+nextBit(&mk.nl, s, words)
-			switch {
-			case data[q] == '\n': // a blank line is not a row
-			case data[q] == v0 && cents && t.hit(q, e, r, mk, wb):
-			default:
-				if err := t.line(q, e, r, mk, wb); err != nil {
-					return 0, err
-				}
-				cents = t.b.hot && t.cents(r)
+	}
+	for s := it.next(mk); s >= 0; s = it.next(mk) {
+		q, e := wb+s, wb+nextBit(&mk.nl, s, words)
+		switch {
+		case data[q] == '\n': // a blank line is not a row
+		case data[q] == v0 && cents && t.hit(q, e, r, mk, wb):
+		default:
+			if err := t.line(q, e, r, mk, wb); err != nil {
+				return 0, err
 			}
+			cents = t.b.hot && t.cents(r)
 		}
 	}
 	return wb + nextBit(&mk.nl, stop-1, words) + 1, nil
+}
+
+// hotState is bulk's walk over a window's sp bits, shared by its portable
+// loop and hotWalk: the words left (nz: a bit per word of mk.sp), the bits
+// left of word w (cur), and the last word and its part to take (wz, keep).
+// The rest is hotWalk' input and output, filled in by fillHot; hotWalk.s
+// reads every field by its offset, which TestHotStateLayout checks.
+type hotState struct {
+	base  *byte                               // 0: the window's first byte
+	avail int                                 // 8: bytes readable from base
+	mk    *marks                              // 16
+	r     *Result                             // 24
+	nz    uint64                              // 32
+	cur   uint64                              // 40
+	w     int                                 // 48
+	wz    int                                 // 56
+	keep  uint64                              // 64
+	vword uint64                              // 72: binding.vword, vmask, ncols-1, need, nsum
+	vmask uint64                              // 80
+	ncm   int                                 // 88
+	need  int                                 // 96
+	nsum  int                                 // 104
+	_     uint64                              // 112
+	q, e  int                                 // 120, 128: the row handed back, from base: its start and '\n'
+	more  int                                 // 136: 1 if hotWalk handed a row back, 0 when it is done
+	sums  [MaxSums]struct{ from, slot uint8 } // 144: binding.hotSums
+}
+
+// next returns the next sp bit, -1 when there is none left.
+func (it *hotState) next(mk *marks) int {
+	for it.cur == 0 {
+		if it.nz == 0 {
+			return -1
+		}
+		it.w = bits.TrailingZeros64(it.nz)
+		it.nz &= it.nz - 1
+		it.cur = mk.sp[it.w]
+		if it.w == it.wz {
+			it.cur &= it.keep
+		}
+	}
+	s := it.w<<6 + bits.TrailingZeros64(it.cur)
+	it.cur &= it.cur - 1
+	return s
+}
+
+// fillHot fills in hotWalk' input for the window of data at wb.
+func (b *binding) fillHot(it *hotState, data []byte, wb int, mk *marks, r *Result) {
+	it.base, it.avail, it.mk, it.r = &data[wb], len(data)-wb, mk, r
+	it.vword, it.vmask, it.ncm, it.need, it.nsum = b.vword, b.vmask, b.ncols-1, b.need, b.nsum
+	it.sums = b.hotSums
 }
 
 // maxNeed is how many fields from a row's end Table.hit can reach: the comma

@@ -10,12 +10,13 @@ import (
 	"testing"
 )
 
-// hotRows are rows that Table.hit must turn down (or count as no match),
+// hotRows are rows that Table.hit and hotWalk must turn down (or count as no match),
 // each for a different reason, so that line gives the answer.
 var hotRows = []string{
 	"Europeans,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,9.33,6.92,2.41",         // longer first field
 	"Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,9.33,6.92,-2.41",           // a sign
 	"Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,9,6.92,2.41",               // no cents
+	"Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,9333,6.92,2.41",            // no point, yet 4 bytes
 	"Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,123456789012.34,6.92,2.41", // 12 digits
 	"Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92,9.33,6.92,2.41,7.77",       // a field more, a number
 	// The comma before Total Revenue lies out of the last 64 bytes, and what
@@ -62,11 +63,28 @@ func TestHotPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, e := tb.Body()
-		for c := s + 1; c < e; c += winBytes - 37 {
-			cut := tb.RowStart(c)
-			if parts, err := scanInTwo(tb, cut); err != nil || parts != whole {
-				t.Fatalf("%s cut at %d: %+v (%v), whole %+v", name, cut, parts, err, whole)
+		for _, mode := range hotModes() {
+			m := mode()
+			for c := s + 1; c < e; c += winBytes - 37 {
+				cut := tb.RowStart(c)
+				if parts, err := scanInTwo(tb, cut); err != nil || parts != whole {
+					t.Fatalf("%s (%s) cut at %d: %+v (%v), whole %+v", name, m, cut, parts, err, whole)
+				}
 			}
+		}
+	}
+}
+
+// A money field that is not a number fails the query, whichever path
+// meets it: the point and each cent are checked.
+func TestHotPathBadNumbers(t *testing.T) {
+	base := generated(t, 300, 1)[0].data
+	for _, bad := range []string{"9x33", "9.x3", "9.3x", "9.33x", "x.33"} {
+		row := "Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92," + bad + ",6.92,2.41\n"
+		in := append(append([]byte{}, base...), row...)
+		in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
+		if _, err := check(t, bad, []refFile{{"bad.csv", in}}, Query{Where: "Region", Equals: "Europe"}); !errors.Is(err, ErrSyntax) {
+			t.Fatalf("revenue %q: error %v, want a syntax error", bad, err)
 		}
 	}
 }
@@ -91,15 +109,8 @@ func TestHotPathOverflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Result{}
-	r.Sums[0] = Fixed{V: 0, Scale: 2}
-	r.Sums[1] = Fixed{V: math.MaxInt64 - 1, Scale: 2} // Total Profit: full
-	s, e := tb.Body()
-	err = tb.Scan(s, e, &r)
-	if !errors.Is(err, ErrOverflow) {
-		t.Fatalf("error %v, want an overflow", err)
-	}
 	// the first Europe row's revenue, once
+	s, e := tb.Body()
 	var want refAnswer
 	first := bytes.Index(f.data, []byte("\nEurope,")) + 1
 	end := first + bytes.IndexByte(f.data[first:], '\n') + 1
@@ -107,7 +118,17 @@ func TestHotPathOverflow(t *testing.T) {
 	if err := refQuery([]refFile{{"one.csv", one}}, q, &want); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Sums[0].String(); got != want.sums[0].String() {
-		t.Fatalf("revenue after the overflow %s, want the row's own %s", got, want.sums[0])
+	for _, mode := range hotModes() {
+		m := mode()
+		r := Result{}
+		r.Sums[0] = Fixed{V: 0, Scale: 2}
+		r.Sums[1] = Fixed{V: math.MaxInt64 - 1, Scale: 2} // Total Profit: full
+		err = tb.Scan(s, e, &r)
+		if !errors.Is(err, ErrOverflow) {
+			t.Fatalf("%s: error %v, want an overflow", m, err)
+		}
+		if got := r.Sums[0].String(); got != want.sums[0].String() {
+			t.Fatalf("%s: revenue after the overflow %s, want the row's own %s", m, got, want.sums[0])
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package scan
 
+import "golang.org/x/sys/cpu"
+
 // allClassifiers lists every classifier this CPU runs, by name.
 func allClassifiers() map[string]func([]byte, *marks, byte) tally {
 	all := map[string]func([]byte, *marks, byte) tally{}
@@ -8,4 +10,15 @@ func allClassifiers() map[string]func([]byte, *marks, byte) tally {
 		all[name] = func(src []byte, m *marks, v0 byte) tally { return classifyWith(c, src, m, v0) }
 	}
 	return all
+}
+
+// hotModes lists the ways bulk can take its rows on this CPU, each as a
+// func that switches to it and names it: the portable loop, and hotWalk if
+// the CPU runs it, last, so that it stays on as it would be.
+func hotModes() []func() string {
+	modes := []func() string{func() string { hotAsm = false; return "portable" }}
+	if cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
+		modes = append(modes, func() string { hotAsm = true; return "hotWalk" })
+	}
+	return modes
 }

@@ -7,3 +7,9 @@ package scan
 func allClassifiers() map[string]func([]byte, *marks, byte) tally {
 	return map[string]func([]byte, *marks, byte) tally{"generic": classify}
 }
+
+// hotModes lists the ways bulk can take its rows: here only the portable
+// loop.
+func hotModes() []func() string {
+	return []func() string{func() string { return "portable" }}
+}

@@ -88,6 +88,9 @@ type binding struct {
 	hot          bool
 	vword, vmask uint64
 	need         int
+	// hotSums lists byCol for hotRows: each summed column's slot, and
+	// from, the count of commas from the row's end to the one before it.
+	hotSums [MaxSums]struct{ from, slot uint8 }
 }
 
 func bind(q *Query, header []string) (binding, error) {
@@ -149,6 +152,10 @@ func bind(q *Query, header []string) (binding, error) {
 		w[n] = ','
 		b.vword = binary.LittleEndian.Uint64(w[:])
 		b.vmask = ^uint64(0) >> (64 - 8*(n+1))
+		for k := range b.nsum {
+			b.hotSums[k].from = uint8(b.ncols - b.byCol[k].col)
+			b.hotSums[k].slot = uint8(b.byCol[k].slot)
+		}
 	}
 	return b, nil
 }

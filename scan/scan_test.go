@@ -136,7 +136,17 @@ func scanAll(files []refFile, q Query) (Result, error) {
 
 // check compares the scanner with the reference on files and q: the same
 // answer to the digit, or errors of the same kind.
-func check(t *testing.T, label string, files []refFile, q Query) (Result, error) {
+// check runs the scanner over files with each of its hot paths (see
+// hotModes) and checks every answer against the reference's.
+func check(t *testing.T, label string, files []refFile, q Query) (got Result, err error) {
+	t.Helper()
+	for _, mode := range hotModes() {
+		got, err = checkOnce(t, label+" ("+mode()+")", files, q)
+	}
+	return got, err
+}
+
+func checkOnce(t *testing.T, label string, files []refFile, q Query) (Result, error) {
 	t.Helper()
 	got, err := scanAll(files, q)
 	var want refAnswer

@@ -1,0 +1,37 @@
+package scan
+
+import "golang.org/x/sys/cpu"
+
+// hotAsm says whether bulkHot runs hotWalk: it needs BMI1, BMI2 and POPCNT
+// (every CPU with AVX2 has them). Tests turn it off to check the portable
+// loop against it.
+var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
+
+// hotWalk is Table.hit in assembly over a whole window (hot_amd64.s): it
+// walks it's sp bits from where it stands and takes each row hit would
+// take, the same way, adding to it.r. It skips blank lines, and hands back
+// (it.more = 1, the row at it.q, it.e) any row it does not take: one that
+// does not start with the value's first byte, or that hit would turn down.
+// it.more = 0 when no bit is left.
+//
+//go:noescape
+func hotWalk(it *hotState)
+
+// bulkHot lets hotWalk take the rows of the window at wb that it can, and
+// line the rows it hands back, while every sum is in cents. It reports
+// whether they still are; if not, it leaves the rest of the walk in it.
+func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error) {
+	if !hotAsm {
+		return true, nil
+	}
+	t.b.fillHot(it, t.data, wb, mk, r)
+	for hotWalk(it); it.more != 0; hotWalk(it) {
+		if err := t.line(wb+it.q, wb+it.e, r, mk, wb); err != nil {
+			return false, err
+		}
+		if !t.cents(r) {
+			return false, nil
+		}
+	}
+	return true, nil
+}

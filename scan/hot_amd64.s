@@ -1,0 +1,315 @@
+#include "textflag.h"
+
+// hotState's fields (hot.go; TestHotStateLayout checks these offsets).
+#define BASE 0
+#define AVAIL 8
+#define MK 16
+#define RES 24
+#define NZ 32
+#define CUR 40
+#define W 48
+#define WZ 56
+#define KEEP 64
+#define VWORD 72
+#define VMASK 80
+#define NCM 88
+#define NEED 96
+#define NSUM 104
+#define V0 112
+#define Q 120
+#define E 128
+#define MORE 136
+#define SUMS 144
+
+// marks' bitmaps, and Result's fields.
+#define NL 0
+#define CM 512
+#define SPB 1536
+#define ROWS 0
+#define MATCHED 8
+#define SUMV 24
+
+// The frame: cpos[0..8] at 0 (cpos[i] is the i-th comma from the row's end,
+// cpos[0] the end), vals[0..7] at 72 (the parsed values, in cents), then
+// the row's '\n' at 136 and its start at 144.
+#define VALS 72
+#define ROWE 136
+#define ROWA 144
+
+// func hotWalk(it *hotState)
+//
+// Table.hit, step for step (see there), for every sp bit of the window
+// left in it. Registers: R13 it, SI the window, DI its marks, R9 the bits
+// left of sp word R10; BX the row's start and DX its end without '\r', both
+// from SI; AX, CX, R8, R11 and R12 scratch.
+TEXT ·hotWalk(SB), NOSPLIT, $152-8
+	MOVQ it+0(FP), R13
+	MOVQ BASE(R13), SI
+	MOVQ MK(R13), DI
+	MOVQ CUR(R13), R9
+	MOVQ W(R13), R10
+
+nextbit:
+	TESTQ R9, R9
+	JNZ   bit
+
+nextword:
+	MOVQ  NZ(R13), R8
+	TESTQ R8, R8
+	JZ    done
+	BSFQ  R8, R10
+	BLSRQ R8, R8
+	MOVQ  R8, NZ(R13)
+	MOVQ  SPB(DI)(R10*8), R9
+	CMPQ  R10, WZ(R13)
+	JNE   nextbit
+	ANDQ  KEEP(R13), R9
+	JMP   nextbit
+
+bit:
+	BSFQ  R9, BX
+	BLSRQ R9, R9
+	MOVQ  R10, AX
+	SHLQ  $6, AX
+	ADDQ  AX, BX // the row's start
+
+	// Its '\n': the first at or after BX (bulk takes no row without one).
+	MOVQ  NL(DI)(R10*8), DX
+	SHRXQ BX, DX, DX // the bits from BX on (the count is taken mod 64)
+	TESTQ DX, DX
+	JZ    nlwords
+	BSFQ  DX, DX
+	LEAQ  (BX)(DX*1), R12
+	JMP   haveend
+
+nlwords:
+	MOVQ R10, CX
+
+nlloop:
+	INCQ  CX
+	MOVQ  NL(DI)(CX*8), DX
+	TESTQ DX, DX
+	JZ    nlloop
+	BSFQ  DX, DX
+	SHLQ  $6, CX
+	LEAQ  (CX)(DX*1), R12
+
+haveend:
+	MOVQ    R12, ROWE(SP)
+	MOVQ    BX, ROWA(SP)
+	MOVBQZX (SI)(BX*1), AX
+	CMPB    AL, $0x0A
+	JEQ     nextbit          // a blank line is not a row
+	MOVQ    R12, DX
+	CMPB    -1(SI)(R12*1), $0x0D
+	JNE     nocr
+	DECQ    DX
+
+nocr:
+	// As in hit: 8 bytes readable at the start, more than 8 in the row.
+	LEAQ 8(BX), AX
+	CMPQ AX, AVAIL(R13)
+	JGT  handback
+	MOVQ DX, AX
+	SUBQ BX, AX
+	CMPQ AX, $8
+	JLE  handback
+
+	// The filter: one masked word compare.
+	MOVQ (SI)(BX*1), AX
+	ANDQ VMASK(R13), AX
+	CMPQ AX, VWORD(R13)
+	JEQ  match
+	MOVQ RES(R13), AX
+	INCQ ROWS(AX)        // not a match
+	JMP  nextbit
+
+match:
+	// The commas in [BX, DX) must be the header's count.
+	MOVQ  BX, AX
+	SHRQ  $6, AX                 // the start's word
+	MOVQ  CM(DI)(AX*8), R8
+	SHRXQ BX, R8, R8             // its bits from the start on
+	LEAQ  -1(DX), CX
+	SHRQ  $6, CX                 // the last byte's word
+	CMPQ  AX, CX
+	JEQ   oneword
+	POPCNTQ R8, R8
+
+cmloop:
+	INCQ    AX
+	CMPQ    AX, CX
+	JEQ     cmlast
+	POPCNTQ CM(DI)(AX*8), R11
+	ADDQ    R11, R8
+	JMP     cmloop
+
+cmlast:
+	LEAQ    -1(DX), R11
+	ANDQ    $63, R11
+	INCQ    R11
+	BZHIQ   R11, CM(DI)(CX*8), R11 // the bits up to the last byte
+	POPCNTQ R11, R11
+	ADDQ    R11, R8
+	JMP     cmcount
+
+oneword:
+	MOVQ    DX, R11
+	SUBQ    BX, R11
+	BZHIQ   R11, R8, R8
+	POPCNTQ R8, R8
+
+cmcount:
+	CMPQ R8, NCM(R13)
+	JNE  handback
+
+	// tail: the comma bits of the row's last 64 bytes, its last byte at
+	// bit 63 (bits before the window read as zero).
+	LEAQ  -1(DX), CX
+	MOVQ  CX, AX
+	SHRQ  $6, AX
+	MOVQ  CM(DI)(AX*8), R8
+	XORL  R11, R11
+	TESTQ AX, AX
+	JEQ   firstword
+	MOVQ  (CM-8)(DI)(AX*8), R11
+
+firstword:
+	NOTQ    CX
+	ANDQ    $63, CX
+	SHLQ    CX, R11, R8          // R8 = R8<<CX | R11>>(64-CX)
+	POPCNTQ R8, AX
+	CMPQ    AX, NEED(R13)
+	JLT     handback
+
+	// cpos: the row's end, then its last NEED commas from the end.
+	MOVQ DX, 0(SP)
+	LEAQ -64(DX), R11
+	MOVQ NEED(R13), CX
+	XORL AX, AX
+
+walk:
+	INCQ AX
+	BSRQ R8, R12
+	BTRQ R12, R8
+	ADDQ R11, R12
+	MOVQ R12, 0(SP)(AX*8)
+	CMPQ AX, CX
+	JLT  walk
+
+	// Parse each summed field as parseCents does: 1 to 8 digits, '.', 2
+	// digits, 8 bytes readable.
+	XORL AX, AX
+
+parse:
+	MOVBQZX SUMS(R13)(AX*2), CX
+	MOVQ    0(SP)(CX*8), R8
+	INCQ    R8                   // the field's start
+	MOVQ    -8(SP)(CX*8), R12    // and end
+	SUBQ    R8, R12
+	SUBQ    $3, R12              // digits before the point
+	LEAQ    -1(R12), R11
+	CMPQ    R11, $7
+	JHI     handback
+	LEAQ    8(R8), R11
+	CMPQ    R11, AVAIL(R13)
+	JGT     handback
+	ADDQ    SI, R8
+	CMPB    (R8)(R12*1), $0x2E
+	JNE     handback
+	MOVBQZX 1(R8)(R12*1), R11
+	SUBQ    $0x30, R11
+	CMPQ    R11, $9
+	JHI     handback
+	MOVBQZX 2(R8)(R12*1), CX
+	SUBQ    $0x30, CX
+	CMPQ    CX, $9
+	JHI     handback
+	LEAQ    (R11)(R11*4), R11
+	LEAQ    (CX)(R11*2), R11     // the cents
+	MOVQ    (R8), R8             // the digits' word
+
+	// firstNonDigit: a byte is a digit iff its high nibble is 3 and
+	// adding 6 keeps it so; the first n bytes must be.
+	MOVQ  $0xF0F0F0F0F0F0F0F0, CX
+	MOVQ  $0x0606060606060606, DX
+	ADDQ  R8, DX
+	ANDQ  CX, DX
+	ANDQ  R8, CX
+	MOVQ  $0x3030303030303030, BX
+	XORQ  BX, CX
+	XORQ  BX, DX
+	ORQ   DX, CX
+	LEAQ  (R12*8), DX
+	BZHIQ DX, CX, CX
+	TESTQ CX, CX
+	JNE   handback
+
+	// eightDigits: the digits to the top, then three multiplications.
+	NEGQ   DX
+	ADDQ   $64, DX
+	SHLXQ  DX, R8, R8
+	MOVQ   $0x0F0F0F0F0F0F0F0F, CX
+	ANDQ   CX, R8
+	IMUL3Q $2561, R8, R8
+	SHRQ   $8, R8
+	MOVQ   $0x00FF00FF00FF00FF, CX
+	ANDQ   CX, R8
+	IMUL3Q $6553601, R8, R8
+	SHRQ   $16, R8
+	MOVQ   $0x0000FFFF0000FFFF, CX
+	ANDQ   CX, R8
+	MOVQ   $42949672960001, CX
+	IMULQ  CX, R8
+	SHRQ   $32, R8
+	IMUL3Q $100, R8, R8
+	ADDQ   R11, R8
+	MOVQ   R8, VALS(SP)(AX*8)
+	INCQ   AX
+	CMPQ   AX, NSUM(R13)
+	JLT    parse
+
+	// Add them; on an overflow, take back what was added, and hand back.
+	MOVQ RES(R13), R12
+	XORL AX, AX
+
+add:
+	MOVBQZX (SUMS+1)(R13)(AX*2), CX
+	SHLQ    $4, CX
+	MOVQ    VALS(SP)(AX*8), R8
+	ADDQ    R8, SUMV(R12)(CX*1)
+	JOS     overflow
+	INCQ    AX
+	CMPQ    AX, NSUM(R13)
+	JLT     add
+	INCQ    ROWS(R12)
+	INCQ    MATCHED(R12)
+	JMP     nextbit
+
+overflow:
+	SUBQ R8, SUMV(R12)(CX*1)
+
+takeback:
+	DECQ    AX
+	JLT     handback
+	MOVBQZX (SUMS+1)(R13)(AX*2), CX
+	SHLQ    $4, CX
+	MOVQ    VALS(SP)(AX*8), R8
+	SUBQ    R8, SUMV(R12)(CX*1)
+	JMP     takeback
+
+handback:
+	MOVQ ROWA(SP), AX
+	MOVQ AX, Q(R13)
+	MOVQ ROWE(SP), AX
+	MOVQ AX, E(R13)
+	MOVQ $1, MORE(R13)
+	MOVQ R9, CUR(R13)
+	MOVQ R10, W(R13)
+	RET
+
+done:
+	MOVQ $0, MORE(R13)
+	MOVQ R9, CUR(R13)
+	MOVQ R10, W(R13)
+	RET
