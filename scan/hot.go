@@ -79,24 +79,20 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 // The rest is hotWalk' input and output, filled in by fillHot; hotWalk.s
 // reads every field by its offset, which TestHotStateLayout checks.
 type hotState struct {
-	base  *byte                               // 0: the window's first byte
-	avail int                                 // 8: bytes readable from base
-	mk    *marks                              // 16
-	r     *Result                             // 24
-	nz    uint64                              // 32
-	cur   uint64                              // 40
-	w     int                                 // 48
-	wz    int                                 // 56
-	keep  uint64                              // 64
-	vword uint64                              // 72: binding.vword, vmask, ncols-1, need, nsum
-	vmask uint64                              // 80
-	ncm   int                                 // 88
-	need  int                                 // 96
-	nsum  int                                 // 104
-	_     uint64                              // 112
-	q, e  int                                 // 120, 128: the row handed back, from base: its start and '\n'
-	more  int                                 // 136: 1 if hotWalk handed a row back, 0 when it is done
-	sums  [MaxSums]struct{ from, slot uint8 } // 144: binding.hotSums
+	avail int                                 // 0: bytes readable from the window's start
+	nz    uint64                              // 8
+	cur   uint64                              // 16
+	w     int                                 // 24
+	wz    int                                 // 32
+	keep  uint64                              // 40
+	vword uint64                              // 48: binding.vword, vmask, ncols-1, need, nsum
+	vmask uint64                              // 56
+	ncm   int                                 // 64
+	need  int                                 // 72
+	nsum  int                                 // 80
+	q, e  int                                 // 88, 96: the row handed back, from the window's start: its start and '\n'
+	more  int                                 // 104: 1 if hotWalk handed a row back, 0 when it is done
+	sums  [MaxSums]struct{ from, slot uint8 } // 112: binding.hotSums
 }
 
 // next returns the next sp bit, -1 when there is none left.
@@ -117,9 +113,11 @@ func (it *hotState) next(mk *marks) int {
 	return s
 }
 
-// fillHot fills in hotWalk' input for the window of data at wb.
-func (b *binding) fillHot(it *hotState, data []byte, wb int, mk *marks, r *Result) {
-	it.base, it.avail, it.mk, it.r = &data[wb], len(data)-wb, mk, r
+// fillHot fills in hotWalk's input for a window at wb of len(data) bytes.
+// (The window, its marks and the Result are hotWalk's arguments: stored in
+// it, they would escape to the heap.)
+func (b *binding) fillHot(it *hotState, data []byte, wb int) {
+	it.avail = len(data) - wb
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = b.vword, b.vmask, b.ncols-1, b.need, b.nsum
 	it.sums = b.hotSums
 }

@@ -9,13 +9,13 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
 // hotWalk is Table.hit in assembly over a whole window (hot_amd64.s): it
 // walks it's sp bits from where it stands and takes each row hit would
-// take, the same way, adding to it.r. It skips blank lines, and hands back
+// take, the same way, adding to r. It skips blank lines, and hands back
 // (it.more = 1, the row at it.q, it.e) any row it does not take: one that
 // does not start with the value's first byte, or that hit would turn down.
 // it.more = 0 when no bit is left.
 //
 //go:noescape
-func hotWalk(it *hotState)
+func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
 
 // bulkHot lets hotWalk take the rows of the window at wb that it can, and
 // line the rows it hands back, while every sum is in cents. It reports
@@ -24,8 +24,9 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error
 	if !hotAsm {
 		return true, nil
 	}
-	t.b.fillHot(it, t.data, wb, mk, r)
-	for hotWalk(it); it.more != 0; hotWalk(it) {
+	t.b.fillHot(it, t.data, wb)
+	w := &t.data[wb]
+	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
 		if err := t.line(wb+it.q, wb+it.e, r, mk, wb); err != nil {
 			return false, err
 		}

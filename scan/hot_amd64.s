@@ -1,25 +1,21 @@
 #include "textflag.h"
 
 // hotState's fields (hot.go; TestHotStateLayout checks these offsets).
-#define BASE 0
-#define AVAIL 8
-#define MK 16
-#define RES 24
-#define NZ 32
-#define CUR 40
-#define W 48
-#define WZ 56
-#define KEEP 64
-#define VWORD 72
-#define VMASK 80
-#define NCM 88
-#define NEED 96
-#define NSUM 104
-#define V0 112
-#define Q 120
-#define E 128
-#define MORE 136
-#define SUMS 144
+#define AVAIL 0
+#define NZ 8
+#define CUR 16
+#define W 24
+#define WZ 32
+#define KEEP 40
+#define VWORD 48
+#define VMASK 56
+#define NCM 64
+#define NEED 72
+#define NSUM 80
+#define Q 88
+#define E 96
+#define MORE 104
+#define SUMS 112
 
 // marks' bitmaps, and Result's fields.
 #define NL 0
@@ -42,10 +38,10 @@
 // left in it. Registers: R13 it, SI the window, DI its marks, R9 the bits
 // left of sp word R10; BX the row's start and DX its end without '\r', both
 // from SI; AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $152-8
+TEXT ·hotWalk(SB), NOSPLIT, $152-32
 	MOVQ it+0(FP), R13
-	MOVQ BASE(R13), SI
-	MOVQ MK(R13), DI
+	MOVQ window+8(FP), SI
+	MOVQ mk+16(FP), DI
 	MOVQ CUR(R13), R9
 	MOVQ W(R13), R10
 
@@ -120,7 +116,7 @@ nocr:
 	ANDQ VMASK(R13), AX
 	CMPQ AX, VWORD(R13)
 	JEQ  match
-	MOVQ RES(R13), AX
+	MOVQ r+24(FP), AX
 	INCQ ROWS(AX)        // not a match
 	JMP  nextbit
 
@@ -270,7 +266,7 @@ parse:
 	JLT    parse
 
 	// Add them; on an overflow, take back what was added, and hand back.
-	MOVQ RES(R13), R12
+	MOVQ r+24(FP), R12
 	XORL AX, AX
 
 add:

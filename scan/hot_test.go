@@ -132,3 +132,28 @@ func TestHotPathOverflow(t *testing.T) {
 		}
 	}
 }
+
+// The scan allocates nothing, whichever way bulk takes its rows: the
+// marks and the walk's state stay on the stack (hotWalk once made the marks
+// escape, an allocation of 2 KB a Scan).
+func TestScanAllocs(t *testing.T) {
+	f := generated(t, 2000, 1)[0]
+	for _, q := range []Query{{Where: "Region", Equals: "Europe"}, {Where: "Country", Equals: "France"}, {}} {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, e := tb.Body()
+		for _, mode := range hotModes() {
+			m := mode()
+			var r Result
+			if n := testing.AllocsPerRun(5, func() {
+				if err := tb.Scan(s, e, &r); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%+v (%s): %.0f allocations a Scan", q, m, n)
+			}
+		}
+	}
+}
