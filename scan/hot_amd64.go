@@ -9,10 +9,17 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
 // hotWalk is Table.hit in assembly over a whole window (hot_amd64.s): it
 // walks it's sp bits from where it stands and takes each row hit would
-// take, the same way, adding to r. It skips blank lines, and hands back
-// (it.more = 1, the row at it.q, it.e) any row it does not take: one that
-// does not start with the value's first byte, or that hit would turn down.
-// it.more = 0 when no bit is left.
+// take, checking it the same way, and adds what it took to r when it
+// returns. It skips blank lines, and hands back (it.more = 1, the row at
+// it.q, it.e) any row it does not take: one that hit would turn down. If
+// adding would overflow a sum, it adds nothing and puts the walk back as
+// it was (it.more = 2). it.more = 0 when no bit is left.
+//
+// Its parse differs from parseCents only in how the digits become a
+// number: checked the same way and shifted to the top of a word as in
+// eightDigits, they are summed by byte lane over the window's rows, with
+// the multiplications done once a call (ScanRegionInCache: 9.6 to 9.2 ns a
+// row).
 //
 //go:noescape
 func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
@@ -27,6 +34,9 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error
 	t.b.fillHot(it, t.data, wb)
 	w := &t.data[wb]
 	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
+		if it.more == 2 {
+			return false, nil // a sum would overflow: line finds where
+		}
 		if err := t.line(wb+it.q, wb+it.e, r, mk, wb); err != nil {
 			return false, err
 		}

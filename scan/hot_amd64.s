@@ -25,25 +25,59 @@
 #define MATCHED 8
 #define SUMV 24
 
-// The frame: cpos[0..8] at 0 (cpos[i] is the i-th comma from the row's end,
-// cpos[0] the end), vals[0..7] at 72 (the parsed values, in cents), then
-// the row's '\n' at 136 and its start at 144.
-#define VALS 72
-#define ROWE 136
-#define ROWA 144
+// The frame. cpos[0..8] (cpos[i] is the i-th comma from the row's end,
+// cpos[0] the end); for each summed field k, its digits and cents as last
+// parsed (to take back) and the lane sums of the digits and the sum of the
+// cents of the rows taken in this call (see fold); the row's '\n' and
+// start; the rows and matches taken in this call; the walk's state at the
+// call's start.
+#define CPOS 0
+#define DIG 72
+#define CNT 136
+#define EVEN 200
+#define ODD 264
+#define CSUM 328
+#define ROWE 392
+#define ROWA 400
+#define ROWN 408
+#define MATN 416
+#define NZ0 424
+#define CUR0 432
+#define W0 440
 
 // func hotWalk(it *hotState)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
-// left in it. Registers: R13 it, SI the window, DI its marks, R9 the bits
-// left of sp word R10; BX the row's start and DX its end without '\r', both
-// from SI; AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $152-32
+// left in it, except that the values are not added one by one: each
+// field's digits are summed by byte lane, and the sums, rows and matches
+// reach r when the call returns (see fold). If a sum would overflow then,
+// none of the call's rows count: it sets it.more = 2 and puts the walk back
+// where the call found it, for line to find the row.
+//
+// Registers: R13 it, SI the window, DI its marks, R9 the bits left of sp
+// word R10; BX the row's start and DX its end without '\r', both from SI;
+// AX, CX, R8, R11 and R12 scratch.
+TEXT ·hotWalk(SB), NOSPLIT, $448-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
 	MOVQ CUR(R13), R9
 	MOVQ W(R13), R10
+	MOVQ NZ(R13), AX
+	MOVQ AX, NZ0(SP)
+	MOVQ R9, CUR0(SP)
+	MOVQ R10, W0(SP)
+	MOVQ $0, ROWN(SP)
+	MOVQ $0, MATN(SP)
+	XORL AX, AX
+
+zero:
+	MOVQ $0, EVEN(SP)(AX*8)
+	MOVQ $0, ODD(SP)(AX*8)
+	MOVQ $0, CSUM(SP)(AX*8)
+	INCQ AX
+	CMPQ AX, NSUM(R13)
+	JLT  zero
 
 nextbit:
 	TESTQ R9, R9
@@ -116,8 +150,7 @@ nocr:
 	ANDQ VMASK(R13), AX
 	CMPQ AX, VWORD(R13)
 	JEQ  match
-	MOVQ r+24(FP), AX
-	INCQ ROWS(AX)        // not a match
+	INCQ ROWN(SP)        // not a match
 	JMP  nextbit
 
 match:
@@ -206,21 +239,21 @@ parse:
 	SUBQ    $3, R12              // digits before the point
 	LEAQ    -1(R12), R11
 	CMPQ    R11, $7
-	JHI     handback
+	JHI     bad
 	LEAQ    8(R8), R11
 	CMPQ    R11, AVAIL(R13)
-	JGT     handback
+	JGT     bad
 	ADDQ    SI, R8
 	CMPB    (R8)(R12*1), $0x2E
-	JNE     handback
+	JNE     bad
 	MOVBQZX 1(R8)(R12*1), R11
 	SUBQ    $0x30, R11
 	CMPQ    R11, $9
-	JHI     handback
+	JHI     bad
 	MOVBQZX 2(R8)(R12*1), CX
 	SUBQ    $0x30, CX
 	CMPQ    CX, $9
-	JHI     handback
+	JHI     bad
 	LEAQ    (R11)(R11*4), R11
 	LEAQ    (CX)(R11*2), R11     // the cents
 	MOVQ    (R8), R8             // the digits' word
@@ -239,60 +272,47 @@ parse:
 	LEAQ  (R12*8), DX
 	BZHIQ DX, CX, CX
 	TESTQ CX, CX
-	JNE   handback
+	JNE   bad
 
-	// eightDigits: the digits to the top, then three multiplications.
-	NEGQ   DX
-	ADDQ   $64, DX
-	SHLXQ  DX, R8, R8
-	MOVQ   $0x0F0F0F0F0F0F0F0F, CX
-	ANDQ   CX, R8
-	IMUL3Q $2561, R8, R8
-	SHRQ   $8, R8
-	MOVQ   $0x00FF00FF00FF00FF, CX
-	ANDQ   CX, R8
-	IMUL3Q $6553601, R8, R8
-	SHRQ   $16, R8
-	MOVQ   $0x0000FFFF0000FFFF, CX
-	ANDQ   CX, R8
-	MOVQ   $42949672960001, CX
-	IMULQ  CX, R8
-	SHRQ   $32, R8
-	IMUL3Q $100, R8, R8
-	ADDQ   R11, R8
-	MOVQ   R8, VALS(SP)(AX*8)
-	INCQ   AX
-	CMPQ   AX, NSUM(R13)
-	JLT    parse
+	// The digits to the top (as centsDigits), summed by byte lane: even
+	// bytes and odd bytes in 16-bit lanes of their own.
+	NEGQ  DX
+	ADDQ  $64, DX
+	SHLXQ DX, R8, R8
+	MOVQ  $0x0F0F0F0F0F0F0F0F, CX
+	ANDQ  CX, R8
+	MOVQ  R8, DIG(SP)(AX*8)
+	MOVQ  R11, CNT(SP)(AX*8)
+	ADDQ  R11, CSUM(SP)(AX*8)
+	MOVQ  $0x00FF00FF00FF00FF, CX
+	MOVQ  R8, R12
+	ANDQ  CX, R8
+	ADDQ  R8, EVEN(SP)(AX*8)
+	SHRQ  $8, R12
+	ANDQ  CX, R12
+	ADDQ  R12, ODD(SP)(AX*8)
+	INCQ  AX
+	CMPQ  AX, NSUM(R13)
+	JLT   parse
+	INCQ  ROWN(SP)
+	INCQ  MATN(SP)
+	JMP   nextbit
 
-	// Add them; on an overflow, take back what was added, and hand back.
-	MOVQ r+24(FP), R12
-	XORL AX, AX
-
-add:
-	MOVBQZX (SUMS+1)(R13)(AX*2), CX
-	SHLQ    $4, CX
-	MOVQ    VALS(SP)(AX*8), R8
-	ADDQ    R8, SUMV(R12)(CX*1)
-	JOS     overflow
-	INCQ    AX
-	CMPQ    AX, NSUM(R13)
-	JLT     add
-	INCQ    ROWS(R12)
-	INCQ    MATCHED(R12)
-	JMP     nextbit
-
-overflow:
-	SUBQ R8, SUMV(R12)(CX*1)
-
-takeback:
-	DECQ    AX
-	JLT     handback
-	MOVBQZX (SUMS+1)(R13)(AX*2), CX
-	SHLQ    $4, CX
-	MOVQ    VALS(SP)(AX*8), R8
-	SUBQ    R8, SUMV(R12)(CX*1)
-	JMP     takeback
+	// A field that does not parse: take back the row's fields before it.
+bad:
+	DECQ  AX
+	JLT   handback
+	MOVQ  CNT(SP)(AX*8), R11
+	SUBQ  R11, CSUM(SP)(AX*8)
+	MOVQ  DIG(SP)(AX*8), R8
+	MOVQ  $0x00FF00FF00FF00FF, CX
+	MOVQ  R8, R12
+	ANDQ  CX, R8
+	SUBQ  R8, EVEN(SP)(AX*8)
+	SHRQ  $8, R12
+	ANDQ  CX, R12
+	SUBQ  R12, ODD(SP)(AX*8)
+	JMP   bad
 
 handback:
 	MOVQ ROWA(SP), AX
@@ -300,12 +320,75 @@ handback:
 	MOVQ ROWE(SP), AX
 	MOVQ AX, E(R13)
 	MOVQ $1, MORE(R13)
-	MOVQ R9, CUR(R13)
-	MOVQ R10, W(R13)
-	RET
+	JMP  fold
 
 done:
 	MOVQ $0, MORE(R13)
+
+	// fold: each field's sum in cents from its lanes (lane j of even and
+	// odd holds the digits worth 10^(7-2j) and 10^(6-2j)), checked against
+	// overflow in every slot before any is added.
+fold:
 	MOVQ R9, CUR(R13)
 	MOVQ R10, W(R13)
+	MOVQ r+24(FP), R12
+	XORL AX, AX
+
+value:
+	CMPQ    AX, NSUM(R13)
+	JGE     apply
+	XORL    R8, R8
+	MOVQ    EVEN(SP)(AX*8), R11
+	MOVQ    ODD(SP)(AX*8), DX
+	MOVQ    $4, CX
+
+lanes:
+	IMUL3Q  $100, R8, R8
+	MOVWQZX R11, BX
+	LEAQ    (BX)(BX*4), BX
+	LEAQ    (R8)(BX*2), R8
+	MOVWQZX DX, BX
+	ADDQ    BX, R8
+	SHRQ    $16, R11
+	SHRQ    $16, DX
+	DECQ    CX
+	JNZ     lanes
+	IMUL3Q  $100, R8, R8
+	ADDQ    CSUM(SP)(AX*8), R8
+	MOVQ    R8, DIG(SP)(AX*8)       // the value, in cents
+	MOVBQZX (SUMS+1)(R13)(AX*2), CX
+	SHLQ    $4, CX
+	ADDQ    SUMV(R12)(CX*1), R8
+	JOS     overflow
+	INCQ    AX
+	JMP     value
+
+apply:
+	XORL AX, AX
+
+add:
+	CMPQ    AX, NSUM(R13)
+	JGE     counts
+	MOVBQZX (SUMS+1)(R13)(AX*2), CX
+	SHLQ    $4, CX
+	MOVQ    DIG(SP)(AX*8), R8
+	ADDQ    R8, SUMV(R12)(CX*1)
+	INCQ    AX
+	JMP     add
+
+counts:
+	MOVQ ROWN(SP), AX
+	ADDQ AX, ROWS(R12)
+	MOVQ MATN(SP), AX
+	ADDQ AX, MATCHED(R12)
+	RET
+
+overflow:
+	MOVQ NZ0(SP), AX
+	MOVQ AX, NZ(R13)
+	MOVQ CUR0(SP), AX
+	MOVQ AX, CUR(R13)
+	MOVQ W0(SP), AX
+	MOVQ AX, W(R13)
+	MOVQ $2, MORE(R13)
 	RET

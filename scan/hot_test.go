@@ -157,3 +157,16 @@ func TestScanAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A window packed with the largest values hotWalk takes (about 290 rows of
+// eight 9s and 99 cents) sums exactly: its digit lanes do not overflow.
+func TestHotPathDenseWindow(t *testing.T) {
+	in := []byte("R,S\n" + strings.Repeat("E,99999999.99\n", 3000) + strings.Repeat("E,1.01\nF,7.00\n", 500))
+	r, err := check(t, "dense", []refFile{{"dense.csv", in}}, Query{Where: "R", Equals: "E", Sum: []string{"S"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "300000000475.00"; r.Sums[0].String() != want {
+		t.Fatalf("sum %s, want %s", r.Sums[0], want)
+	}
+}
