@@ -64,6 +64,11 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 	e.Set("bytes", a.NewNumberString(strconv.FormatInt(d.Env.Bytes, 10)))
 	e.Set("query", a.NewString(d.Env.Query))
 	e.Set("io", a.NewString(d.Env.IO))
+	if d.Env.Populate {
+		e.Set("populate", a.NewTrue())
+	} else {
+		e.Set("populate", a.NewFalse())
+	}
 	e.Set("started", a.NewString(d.Env.Started))
 	if d.Env.ForkExecSelf > 0 {
 		setNum(e, "forkexec_self", d.Env.ForkExecSelf)
@@ -187,7 +192,7 @@ func ParseDoc(b []byte) (*Doc, error) {
 		CPU: str(e, "cpu"), Cores: e.GetInt("cores"), GOMAXPROCS: e.GetInt("gomaxprocs"),
 		Go: str(e, "go"), Kernel: str(e, "kernel"), Data: str(e, "data"), Files: e.GetInt("files"),
 		Rows: e.GetInt64("rows"), Bytes: e.GetInt64("bytes"), Query: str(e, "query"), IO: str(e, "io"),
-		Started: str(e, "started"), ForkExecSelf: e.GetFloat64("forkexec_self"),
+		Populate: e.GetBool("populate"), Started: str(e, "started"), ForkExecSelf: e.GetFloat64("forkexec_self"),
 	}
 	d.Expected.Matched = v.GetInt64("expected", "matched")
 	if o := v.GetObject("expected", "sums"); o != nil {

@@ -192,7 +192,10 @@ type Env struct {
 	Bytes      int64
 	Query      string
 	IO         string
-	Started    string
+	// Populate: each scan's pages were faulted in before it (--populate),
+	// not during it.
+	Populate bool
+	Started  string
 	// ForkExecSelf is the measured cost of starting one worker process, if
 	// known (seconds): what the processes strategy pays per worker.
 	ForkExecSelf float64

@@ -101,14 +101,17 @@ func TestRunChecksEveryAnswer(t *testing.T) {
 // and reads back to the same analysis.
 func TestJSONRoundTrip(t *testing.T) {
 	var calls []Params
-	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Files: 20, Rows: 1000, Bytes: 123},
+	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Files: 20, Rows: 1000, Bytes: 123, Populate: true},
 		Expected: Expected{Matched: 42, Sums: []NamedValue{{"Total Revenue", "1.50"}, {"Total Profit", "-0.25"}}}}
 	if err := Run(d, configs(), fakeTrial(&calls), "42", Options{Trials: 1}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := d.MarshalJSON()
 	var doc struct {
-		Env      struct{ Cores int }
+		Env struct {
+			Cores    int
+			Populate bool
+		}
 		Expected struct {
 			Matched int64
 			Sums    map[string]string
@@ -133,7 +136,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("invalid JSON: %v\n%s", err, b)
 	}
-	if doc.Env.Cores != 4 || doc.Expected.Matched != 42 || doc.Expected.Sums["Total Profit"] != "-0.25" ||
+	if doc.Env.Cores != 4 || !doc.Env.Populate || doc.Expected.Matched != 42 || doc.Expected.Sums["Total Profit"] != "-0.25" ||
 		len(doc.Results) != 9 || len(doc.Floor) != 4 || len(doc.Amdahl) != 1 ||
 		!near(doc.Amdahl[0].SerialFraction, 0.25, 1e-9) || doc.Amdahl[0].Strategy != "goroutines" {
 		t.Errorf("fields: %+v", doc)

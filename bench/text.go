@@ -32,7 +32,14 @@ func num(v float64, prec int) string {
 // and warnings.
 func (d *Doc) WriteText(w io.Writer) {
 	e := d.Env
-	fmt.Fprintf(w, "parlab bench: %s over %s (%d files, %d rows, %.1f MB), --io %s\n", e.Query, e.Data, e.Files, e.Rows, float64(e.Bytes)/1e6, e.IO)
+	pages := ""
+	if e.IO == "mmap" {
+		pages = ", pages faulted in during the scan"
+		if e.Populate {
+			pages = ", pages populated before the scan (--populate)"
+		}
+	}
+	fmt.Fprintf(w, "parlab bench: %s over %s (%d files, %d rows, %.1f MB), --io %s%s\n", e.Query, e.Data, e.Files, e.Rows, float64(e.Bytes)/1e6, e.IO, pages)
 	fmt.Fprintf(w, "machine: %s, %d cores, GOMAXPROCS %d, %s, Linux %s\n", e.CPU, e.Cores, e.GOMAXPROCS, e.Go, e.Kernel)
 	cache := "warm page cache"
 	if d.Cold {

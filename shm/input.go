@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"golang.org/x/exp/mmap"
 	"golang.org/x/sys/unix"
@@ -95,22 +96,35 @@ func (f *File) Bytes() []byte { return f.data }
 // Mapped reports whether Bytes is a mapping (and so must not outlive Close).
 func (f *File) Mapped() bool { return f.mapped }
 
-// Populate faults in the pages of Bytes()[off:off+n] of a mapped file
-// (madvise MADV_POPULATE_READ), so a worker pays for its own pages before it
-// starts its clock and workers pay in parallel. It does nothing for a copied
-// file. Kernels before 5.14 lack the advice (EINVAL): population is only an
-// optimisation, so there the pages simply fault in during the scan.
+// Populate faults in the pages of Bytes()[off:off+n] of a mapped file, so
+// that a worker pays for its own pages before its scan, and workers pay in
+// parallel. It does nothing for a copied file.
+//
+// It reads a byte of every page, so each page not yet mapped faults, and
+// the kernel's fault-around maps its cached neighbours with it (16 pages a
+// fault by default). madvise(MADV_POPULATE_READ) maps one page at a time
+// through get_user_pages: with it, 2 goroutines on the 10M set took 108 ms
+// against 93 with the pages faulted in during the scan, and the newline
+// floor 77 ms against 64. Reading a page that is gone (the file was
+// truncated) raises SIGBUS, which the caller must be ready for as for the
+// scan (see debug.SetPanicOnFault).
 func (f *File) Populate(off, n int) error {
 	if !f.mapped || n <= 0 {
 		return nil
 	}
-	a := off &^ (os.Getpagesize() - 1)
-	b := min(off+n, len(f.data))
-	if err := unix.Madvise(f.data[a:b], unix.MADV_POPULATE_READ); err != nil && err != unix.EINVAL {
-		return err
+	b := f.data[off:min(off+n, len(f.data))]
+	var x byte
+	for i := 0; i < len(b); i += pageSize {
+		x ^= b[i]
 	}
+	if len(b) > 0 {
+		x ^= b[len(b)-1] // the last page, if the range ends part way into it
+	}
+	runtime.KeepAlive(x) // the reads are the point: keep them
 	return nil
 }
+
+var pageSize = os.Getpagesize()
 
 // Close releases the bytes. Close is idempotent.
 func (f *File) Close() error {

@@ -18,9 +18,9 @@ func (Floor) Name() string { return "floor" }
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
 	nl := []byte{'\n'}
 	return runGoroutines(ctx, c, "floor", func(set *Set, u Unit, o *unitOutcome) {
-		if set.populateUnits {
-			o.err = set.Files[u.File].Populate(u.Start, u.End-u.Start)
-		}
-		o.res.Rows = int64(bytes.Count(set.Files[u.File].Bytes()[u.Start:u.End], nl))
+		o.err = set.guard(u, func() error {
+			o.res.Rows = int64(bytes.Count(set.Files[u.File].Bytes()[u.Start:u.End], nl))
+			return nil
+		})
 	})
 }

@@ -129,11 +129,13 @@ func (s *Set) WholeFile(i int) Unit {
 // truncated under us: SIGBUS) becomes an error naming the file instead of
 // killing the process.
 func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
-	if s.populateUnits {
-		if err := s.Files[u.File].Populate(u.Start, u.End-u.Start); err != nil {
-			return fmt.Errorf("%s: populate: %w", s.Paths[u.File], err)
-		}
-	}
+	return s.guard(u, func() error { return s.Tables[u.File].Scan(u.Start, u.End, r) })
+}
+
+// guard runs work on unit u's bytes, populating them first if the Set was
+// opened to, and turns a memory fault on them (the file shrank under its
+// mapping: SIGBUS) into an error that names the file.
+func (s *Set) guard(u Unit, work func() error) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -147,5 +149,10 @@ func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
 			panic(p)
 		}
 	}()
-	return s.Tables[u.File].Scan(u.Start, u.End, r)
+	if s.populateUnits {
+		if err := s.Files[u.File].Populate(u.Start, u.End-u.Start); err != nil {
+			return fmt.Errorf("%s: populate: %w", s.Paths[u.File], err)
+		}
+	}
+	return work()
 }

@@ -360,20 +360,24 @@ func TestFileChangedUnderChildren(t *testing.T) {
 // A file truncated while it is mapped raises SIGBUS on the next touch of a
 // page past its new end; the scan reports that as an error naming the file,
 // not as a crash and never as a total.
+// So does a worker's population of its unit (shm.File.Populate reads a
+// byte of every page).
 func TestTruncatedWhileMapped(t *testing.T) {
-	paths := genSet(t, 20000, 1)
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	if err := os.Truncate(paths[0], 4096); err != nil {
-		t.Fatal(err)
-	}
-	var r scan.Result
-	err = set.scanUnit(set.WholeFile(0), &r)
-	if err == nil || !errors.Is(err, errFault) || !strings.Contains(err.Error(), paths[0]) {
-		t.Fatalf("scan of a truncated mapping: %v", err)
+	for _, populate := range []bool{false, true} {
+		paths := genSet(t, 20000, 1)
+		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{Populate: populate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer set.Close()
+		if err := os.Truncate(paths[0], 4096); err != nil {
+			t.Fatal(err)
+		}
+		var r scan.Result
+		err = set.scanUnit(set.WholeFile(0), &r)
+		if err == nil || !errors.Is(err, errFault) || !strings.Contains(err.Error(), paths[0]) {
+			t.Fatalf("populate %v: scan of a truncated mapping: %v", populate, err)
+		}
 	}
 }
 

@@ -267,7 +267,7 @@ func (a *app) bench(args []string) error {
 func environment(c spawn.Config, ref *spawn.Report) bench.Env {
 	e := bench.Env{
 		Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version(),
-		Files: ref.Files, Rows: ref.Result.Rows, Bytes: ref.Bytes, IO: c.Mode.String(),
+		Files: ref.Files, Rows: ref.Result.Rows, Bytes: ref.Bytes, IO: c.Mode.String(), Populate: c.Opt.Populate,
 		Started: time.Now().UTC().Format(time.RFC3339), CPU: "unknown",
 	}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
