@@ -12,13 +12,13 @@ import (
 // hyperfine has one (mean, stddev, median, min, max, times, parameters):
 //
 //	{"env": {cpu, cores, gomaxprocs, go, kernel, data, files, rows, bytes,
-//	         query, io, started, forkexec_self?},
+//	         query, io, populate, started, forkexec_self?},
 //	 "expected": {"matched": N, "sums": {column: "exact decimal", …}},
 //	 "trials": K, "warmup": W, "cold": bool, "include_oversubscribed": bool,
 //	 "results": [{"parameters": {strategy, split, workers}, mean, stddev?,
 //	              median, min, max, times, speedup?, efficiency?, karp_flatt?,
-//	              imbalance, floor_multiple?, phases: {name: s}, busy, units,
-//	              outliers}],
+//	              imbalance, floor_multiple?, floor_paired?: {median, low?,
+//	              high?}, phases: {name: s}, busy, units, outliers}],
 //	 "floor":   [{workers, median, mean, min, max}],
 //	 "amdahl":  [{strategy, split, serial_fraction?, r2?, ceiling?, t1?,
 //	              points, excluded, one_point: {workers, serial_fraction?},
@@ -114,6 +114,13 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		setNum(o, "karp_flatt", r.KarpFlatt)
 		setNum(o, "imbalance", r.Imbalance)
 		setNum(o, "floor_multiple", r.FloorMultiple)
+		if !math.IsNaN(r.FloorPaired) {
+			fp := a.NewObject()
+			setNum(fp, "median", r.FloorPaired)
+			setNum(fp, "low", r.FloorLo)
+			setNum(fp, "high", r.FloorHi)
+			o.Set("floor_paired", fp)
+		}
 		ph := a.NewObject()
 		for _, p := range r.Phases {
 			ph.Set(p.Name, num(p.Seconds))

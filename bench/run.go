@@ -221,10 +221,15 @@ type Result struct {
 	KarpFlatt     float64
 	Imbalance     float64
 	FloorMultiple float64
-	Phases        []Phase
-	Busy          []float64
-	Units         []int
-	Outliers      []int
+	// FloorPaired is the median of the per-round ratios of this
+	// configuration's time to the floor's at its worker count (they ran in
+	// the same round, seconds apart, so a machine that drifts moves both),
+	// with a 95% confidence interval (see MedianCI); NaN without a floor.
+	FloorPaired, FloorLo, FloorHi float64
+	Phases                        []Phase
+	Busy                          []float64
+	Units                         []int
+	Outliers                      []int
 
 	samples []Sample
 }
@@ -251,7 +256,7 @@ type FitPoint struct {
 func (d *Doc) Analyze() {
 	d.Floor = nil
 	base := math.NaN()
-	floors := map[int]float64{}
+	floors := map[int]*Result{}
 	for i := range d.Results {
 		r := &d.Results[i]
 		if len(r.Times) == 0 {
@@ -263,13 +268,14 @@ func (d *Doc) Analyze() {
 		case Baseline:
 			base = r.Median
 		case Floor:
-			floors[r.Workers] = r.Median
+			floors[r.Workers] = r
 			d.Floor = append(d.Floor, *r)
 		}
 	}
 	for i := range d.Results {
 		r := &d.Results[i]
 		r.Speedup, r.Efficiency, r.KarpFlatt, r.FloorMultiple = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		r.FloorPaired, r.FloorLo, r.FloorHi = math.NaN(), math.NaN(), math.NaN()
 		if len(r.Times) == 0 || r.Strategy == Floor {
 			continue
 		}
@@ -277,7 +283,14 @@ func (d *Doc) Analyze() {
 		r.Efficiency = r.Speedup / float64(r.Workers)
 		r.KarpFlatt = OnePointF(r.Speedup, r.Workers)
 		if f, ok := floors[r.Workers]; ok {
-			r.FloorMultiple = r.Median / f
+			r.FloorMultiple = r.Median / f.Median
+			if len(f.Times) == len(r.Times) { // one time a round each
+				ratios := make([]float64, len(r.Times))
+				for k, t := range r.Times {
+					ratios[k] = t / f.Times[k]
+				}
+				r.FloorPaired, r.FloorLo, r.FloorHi = MedianCI(ratios)
+			}
 		}
 	}
 	d.Amdahl = nil

@@ -60,7 +60,8 @@ func TestRunInterleavesAndAnalyzes(t *testing.T) {
 	g4 := d.Find(Params{"goroutines", "rows", 4})
 	if len(g4.Times) != 3 || !near(g4.Speedup, 1/(0.25+0.75/4), 1e-12) ||
 		!near(g4.Efficiency, g4.Speedup/4, 1e-12) || !near(g4.KarpFlatt, 0.25, 1e-12) ||
-		!near(g4.FloorMultiple, (0.25+0.75/4)/(0.1/4), 1e-12) || !near(g4.Imbalance, 4/2.5, 1e-12) {
+		!near(g4.FloorMultiple, (0.25+0.75/4)/(0.1/4), 1e-12) || !near(g4.Imbalance, 4/2.5, 1e-12) ||
+		!near(g4.FloorPaired, g4.FloorMultiple, 1e-12) || !math.IsNaN(g4.FloorLo) {
 		t.Errorf("goroutines/rows/4: %+v", g4)
 	}
 	if len(d.Floor) != 4 || len(d.Amdahl) != 1 {

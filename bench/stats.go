@@ -76,6 +76,32 @@ func Outliers(times []float64) []int {
 	return out
 }
 
+// MedianCI returns the median of v and a distribution-free confidence
+// interval for it of at least 95%: the order statistics s[j-1] and s[n-j]
+// (sorted, 0-based) for the largest j with 2·P(B < j) ≤ 0.05, B being
+// Binomial(n, ½), the count of values below the true median. Below 6
+// values no such j exists, and lo and hi are NaN.
+func MedianCI(v []float64) (med, lo, hi float64) {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	med, lo, hi = median(s), math.NaN(), math.NaN()
+	j, tail := 0, 0.0 // tail: P(B < j+1) = P(B ≤ j)
+	for ; j < n/2; j++ {
+		lg, _ := math.Lgamma(float64(n + 1))
+		a, _ := math.Lgamma(float64(j + 1))
+		b, _ := math.Lgamma(float64(n - j + 1))
+		tail += math.Exp(lg - a - b - float64(n)*math.Ln2)
+		if 2*tail > 0.05 {
+			break
+		}
+	}
+	if j >= 1 {
+		lo, hi = s[j-1], s[n-j]
+	}
+	return med, lo, hi
+}
+
 // Ratio is a/b with an uncertainty from both spreads (relative errors added
 // in quadrature, as hyperfine's "N.NN ± s times faster").
 func Ratio(a, b Summary) (r, pm float64) {

@@ -107,3 +107,27 @@ func TestOnePointF(t *testing.T) {
 		t.Errorf("e(4) for S=3: %v", got)
 	}
 }
+
+// The ranks are the textbook ones: 11 values give the 2nd and 10th, 20 the
+// 6th and 15th; 5 values give none.
+func TestMedianCI(t *testing.T) {
+	seq := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(n - i) // reversed: MedianCI sorts
+		}
+		return v
+	}
+	for _, c := range []struct {
+		n           int
+		med, lo, hi float64
+	}{{11, 6, 2, 10}, {20, 10.5, 6, 15}, {6, 3.5, 1, 6}} {
+		med, lo, hi := MedianCI(seq(c.n))
+		if med != c.med || lo != c.lo || hi != c.hi {
+			t.Errorf("n=%d: %v [%v, %v], want %v [%v, %v]", c.n, med, lo, hi, c.med, c.lo, c.hi)
+		}
+	}
+	if _, lo, hi := MedianCI(seq(5)); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("n=5: an interval [%v, %v]", lo, hi)
+	}
+}

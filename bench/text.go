@@ -72,7 +72,7 @@ func (d *Doc) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s … %s\t%s\t%s\t%s\t%s\t%s\t\n", r.Strategy, split, r.Workers,
 			dur(r.Median), dur(r.Min), dur(r.Max), num(r.Speedup, 2), num(r.Efficiency, 2),
-			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(r.FloorMultiple, 1))
+			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(floorTimes(r), 1))
 	}
 	tw.Flush()
 
@@ -207,6 +207,15 @@ func (d *Doc) writeImbalance(w io.Writer) {
 	tw.Flush()
 }
 
+// floorTimes is r's time in floors: the round-by-round ratio's median
+// where there is one, else the ratio of the medians.
+func floorTimes(r Result) float64 {
+	if !math.IsNaN(r.FloorPaired) {
+		return r.FloorPaired
+	}
+	return r.FloorMultiple
+}
+
 func (d *Doc) writeFloor(w io.Writer) {
 	if len(d.Floor) == 0 {
 		return
@@ -215,6 +224,27 @@ func (d *Doc) writeFloor(w io.Writer) {
 	for _, f := range d.Floor {
 		gbs := float64(d.Env.Bytes) / f.Median / 1e9
 		fmt.Fprintf(w, "  %3d workers  %s  (%.1f GB/s)\n", f.Workers, dur(f.Median), gbs)
+	}
+	// The ratios taken round by round: the floor and the configuration ran
+	// seconds apart, so drift in the machine's speed cancels out.
+	var lines []string
+	for _, r := range d.Results {
+		if r.Strategy == Floor || r.Workers < 2 || math.IsNaN(r.FloorPaired) {
+			continue
+		}
+		ci := "(too few trials for an interval)"
+		if !math.IsNaN(r.FloorLo) {
+			ci = fmt.Sprintf("(95%% CI %.2f … %.2f)", r.FloorLo, r.FloorHi)
+		}
+		lines = append(lines, fmt.Sprintf("  %s/%s/%d\t%.2f ×\t%s", r.Strategy, r.Split, r.Workers, r.FloorPaired, ci))
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "Against the floor at the same worker count, round by round (median of the per-round ratios):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, l := range lines {
+			fmt.Fprintln(tw, l)
+		}
+		tw.Flush()
 	}
 }
 
