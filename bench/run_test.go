@@ -260,3 +260,39 @@ func TestImbalance(t *testing.T) {
 		t.Errorf("no work at all: %v, want 1", got)
 	}
 }
+
+// Ratios are taken round by round: a configuration 1.20, 1.21, … 1.26
+// times the floor in rounds 1 to 7 has the median 1.23 and, with 7 rounds,
+// the interval from the least to the greatest; processes against
+// goroutines likewise.
+func TestPairedRatios(t *testing.T) {
+	seen := map[Params]int{}
+	trial := func(p Params) (Sample, error) {
+		k := float64(seen[p])
+		seen[p]++
+		s := 0.1 * (1 + k) // the machine drifts: every round is slower
+		switch p.Strategy {
+		case "goroutines":
+			s *= 1.20 + 0.01*k
+		case "processes":
+			s *= (1.20 + 0.01*k) * (1.10 - 0.01*k)
+		}
+		return Sample{Seconds: s, Busy: make([]float64, p.Workers), Units: make([]int, p.Workers), Answer: "42"}, nil
+	}
+	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {"processes", "rows", 2}, {Floor, "rows", 2}}
+	d := &Doc{Env: Env{Cores: 2}}
+	if err := Run(d, cs, trial, "42", Options{Trials: 7}); err != nil {
+		t.Fatal(err)
+	}
+	g := d.Find(Params{"goroutines", "rows", 2})
+	if !near(g.FloorPaired, 1.23, 1e-9) || !near(g.FloorLo, 1.20, 1e-9) || !near(g.FloorHi, 1.26, 1e-9) {
+		t.Errorf("paired %v (%v … %v), want 1.23 (1.20 … 1.26)", g.FloorPaired, g.FloorLo, g.FloorHi)
+	}
+	var b strings.Builder
+	d.WriteText(&b)
+	for _, want := range []string{"goroutines/rows/2  1.23 ×  (95% CI 1.20 … 1.26)", "round by round 1.07 × (95% CI 1.04 … 1.10)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

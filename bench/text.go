@@ -111,8 +111,18 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 				fork = fmt.Sprintf("; spawn phase %s", dur(p.Seconds))
 			}
 		}
-		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes take %s ± %s × the goroutines' time (%s)%s%s",
-			r.Split, r.Workers, num(ratio, 2), num(pm, 2), verdict, sig, fork))
+		paired := ""
+		if len(r.Times) == len(g.Times) { // one time a round each
+			ratios := make([]float64, len(r.Times))
+			for k, t := range r.Times {
+				ratios[k] = t / g.Times[k]
+			}
+			if med, lo, hi := MedianCI(ratios); !math.IsNaN(lo) {
+				paired = fmt.Sprintf("; round by round %.2f × (95%% CI %.2f … %.2f)", med, lo, hi)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes take %s ± %s × the goroutines' time (%s)%s%s%s",
+			r.Split, r.Workers, num(ratio, 2), num(pm, 2), verdict, sig, paired, fork))
 	}
 	if len(lines) == 0 {
 		return
