@@ -19,7 +19,8 @@ func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
 	nl := []byte{'\n'}
 	return runGoroutines(ctx, c, "floor", func(set *Set, u Unit, o *unitOutcome) {
 		o.err = set.guard(u, func() error {
-			o.res.Rows = int64(bytes.Count(set.Files[u.File].Bytes()[u.Start:u.End], nl))
+			a, b := set.rows(u)
+			o.res.Rows = int64(bytes.Count(set.Files[u.File].Bytes()[a:b], nl))
 			return nil
 		})
 	})

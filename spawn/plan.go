@@ -20,8 +20,10 @@ type Plan struct {
 
 // NewPlan cuts set's rows into units for workers with split. A row split's
 // cuts are moved to line starts without looking for quotes; Merge checks
-// afterwards (see Result.Quoted) and rescans any file where that mattered. chunk is the
-// dynamic split's chunk size (0: DefaultChunk).
+// afterwards (see Result.Quoted) and rescans any file where that mattered.
+// The dynamic split's units end at plain byte offsets, which the worker
+// moves to line starts (Set.rows). chunk is the dynamic split's chunk size
+// (0: DefaultChunk).
 func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if workers < 1 {
 		return nil, fmt.Errorf("--workers must be at least 1, got %d", workers)
@@ -82,16 +84,14 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 			g += size
 		}
 	case SplitDynamic:
+		// Cut at plain byte offsets: the worker that takes a chunk moves
+		// both ends to row starts (see Set.rows), touching the pages it is
+		// about to scan anyway. Cut here, 600 chunk ends of the 10M set
+		// faulted in a page each in the parent: 2.5 ms of setup.
 		for f := range nf {
-			t := set.Tables[f]
-			a, b := t.Body()
-			for s := a; s < b; {
-				e := b
-				if b-s > chunk {
-					e = t.RowStart(s + chunk)
-				}
-				p.Units = append(p.Units, Unit{f, s, e})
-				s = e
+			a, b := set.Tables[f].Body()
+			for s := a; s < b; s += chunk {
+				p.Units = append(p.Units, Unit{f, s, min(s+chunk, b)})
 			}
 		}
 	default:

@@ -129,7 +129,18 @@ func (s *Set) WholeFile(i int) Unit {
 // truncated under us: SIGBUS) becomes an error naming the file instead of
 // killing the process.
 func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
-	return s.guard(u, func() error { return s.Tables[u.File].Scan(u.Start, u.End, r) })
+	return s.guard(u, func() error {
+		a, b := s.rows(u)
+		return s.Tables[u.File].Scan(a, b, r)
+	})
+}
+
+// rows is the byte range of the rows u stands for: its ends moved to line
+// starts (see scan.Table.RowStart; ends already there stay), so units that
+// meet at a byte offset meet at a row start.
+func (s *Set) rows(u Unit) (start, end int) {
+	t := s.Tables[u.File]
+	return t.RowStart(u.Start), t.RowStart(u.End)
 }
 
 // guard runs work on unit u's bytes, populating them first if the Set was
