@@ -8,7 +8,7 @@ import "golang.org/x/sys/cpu"
 var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
 // hotWalk is Table.hit in assembly over a whole window (hot_amd64.s): it
-// walks it's sp bits from where it stands and takes each row hit would
+// walks its sp bits from where it stands and takes each row hit would
 // take, checking it the same way, and adds what it took to r when it
 // returns. It skips blank lines, and hands back (it.more = 1, the row at
 // it.q, it.e) any row it does not take: one that hit would turn down. If

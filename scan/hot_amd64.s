@@ -45,7 +45,20 @@
 #define CUR0 432
 #define W0 440
 
-// func hotWalk(it *hotState)
+// LANES adds (OP = ADDQ) or takes back (SUBQ) the digits in R8 (one a byte,
+// the field's n digits shifted to the top of the word, as eightDigits
+// shifts them) to or from field AX's lane sums: the even bytes into
+// EVEN's 16-bit lanes, the odd ones into ODD's. CX and R12 are scratch.
+#define LANES(OP) \
+	MOVQ $0x00FF00FF00FF00FF, CX \
+	MOVQ R8, R12 \
+	ANDQ CX, R8 \
+	OP   R8, EVEN(SP)(AX*8) \
+	SHRQ $8, R12 \
+	ANDQ CX, R12 \
+	OP   R12, ODD(SP)(AX*8)
+
+// func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
 // left in it, except that the values are not added one by one: each
@@ -274,7 +287,7 @@ parse:
 	TESTQ CX, CX
 	JNE   bad
 
-	// The digits to the top (as centsDigits), summed by byte lane: even
+	// The digits to the top (as eightDigits shifts them), summed by byte lane: even
 	// bytes and odd bytes in 16-bit lanes of their own.
 	NEGQ  DX
 	ADDQ  $64, DX
@@ -284,13 +297,7 @@ parse:
 	MOVQ  R8, DIG(SP)(AX*8)
 	MOVQ  R11, CNT(SP)(AX*8)
 	ADDQ  R11, CSUM(SP)(AX*8)
-	MOVQ  $0x00FF00FF00FF00FF, CX
-	MOVQ  R8, R12
-	ANDQ  CX, R8
-	ADDQ  R8, EVEN(SP)(AX*8)
-	SHRQ  $8, R12
-	ANDQ  CX, R12
-	ADDQ  R12, ODD(SP)(AX*8)
+	LANES(ADDQ)
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
@@ -305,13 +312,7 @@ bad:
 	MOVQ  CNT(SP)(AX*8), R11
 	SUBQ  R11, CSUM(SP)(AX*8)
 	MOVQ  DIG(SP)(AX*8), R8
-	MOVQ  $0x00FF00FF00FF00FF, CX
-	MOVQ  R8, R12
-	ANDQ  CX, R8
-	SUBQ  R8, EVEN(SP)(AX*8)
-	SHRQ  $8, R12
-	ANDQ  CX, R12
-	SUBQ  R12, ODD(SP)(AX*8)
+	LANES(SUBQ)
 	JMP   bad
 
 handback:
