@@ -76,8 +76,9 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 // hotState is bulk's walk over a window's sp bits, shared by its portable
 // loop and hotWalk: the words left (nz: a bit per word of mk.sp), the bits
 // left of word w (cur), and the last word and its part to take (wz, keep).
-// The rest is hotWalk' input and output, filled in by fillHot; hotWalk.s
-// reads every field by its offset, which TestHotStateLayout checks.
+// The rest is hotWalk's input and output, filled in by fillHot;
+// hot_amd64.s reads every field by its offset, which TestHotStateLayout
+// checks.
 type hotState struct {
 	avail int                                 // 0: bytes readable from the window's start
 	nz    uint64                              // 8

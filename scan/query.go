@@ -88,7 +88,7 @@ type binding struct {
 	hot          bool
 	vword, vmask uint64
 	need         int
-	// hotSums lists byCol for hotRows: each summed column's slot, and
+	// hotSums lists byCol for hotWalk: each summed column's slot, and
 	// from, the count of commas from the row's end to the one before it.
 	hotSums [MaxSums]struct{ from, slot uint8 }
 }
