@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -146,18 +147,40 @@ func TestGuardPage(t *testing.T) {
 	}
 }
 
+// Populate maps its range's pages into this process: /proc/self/pagemap
+// shows them present (bit 63) afterwards.
 func TestPopulate(t *testing.T) {
-	p := write(t, "p.csv", bytes.Repeat([]byte("x,1\n"), 10000))
+	p := write(t, "p.csv", bytes.Repeat([]byte("x,1\n"), 10000)) // 40,000 bytes
 	f, err := Open(p, Mmap, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, r := range [][2]int{{0, 40000}, {5000, 100}, {39999, 1}, {0, 0}} {
-		if err := f.Populate(r[0], r[1]); err != nil {
-			t.Errorf("Populate(%d, %d): %v", r[0], r[1], err)
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer pm.Close()
+	base := reflect.ValueOf(f.Bytes()).Pointer()
+	present := func(off int) bool {
+		var e [8]byte
+		if _, err := pm.ReadAt(e[:], int64((base+uintptr(off))/uintptr(pageSize)*8)); err != nil {
+			t.Fatal(err)
+		}
+		return e[7]&0x80 != 0
+	}
+	f.Populate(5000, 100)
+	if !present(5000) {
+		t.Error("Populate(5000, 100): its page is not mapped")
+	}
+	f.Populate(0, 40000)
+	for off := 0; off < 40000; off += pageSize {
+		if !present(off) {
+			t.Errorf("Populate(0, 40000): the page at %d is not mapped", off)
 		}
 	}
+	f.Populate(39999, 1)
+	f.Populate(0, 0)
 }
 
 // A region written by one mapping is seen through another mapping of the

@@ -161,9 +161,7 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 		}
 	}()
 	if s.populateUnits {
-		if err := s.Files[u.File].Populate(u.Start, u.End-u.Start); err != nil {
-			return fmt.Errorf("%s: populate: %w", s.Paths[u.File], err)
-		}
+		s.Files[u.File].Populate(u.Start, u.End-u.Start)
 	}
 	return work()
 }
