@@ -84,9 +84,9 @@ type run struct {
 	rep  *Report
 }
 
-// start opens the data set lazily (each worker populates its own units),
-// plans the work and starts the report; the setup phase ends here. The
-// caller closes r.set.
+// start maps the data set lazily (with --populate, each worker populates
+// its own units), plans the work and starts the report; the setup phase
+// ends here. The caller closes r.set.
 func start(c Config, name string) (*run, error) {
 	r := &run{t0: time.Now()}
 	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)

@@ -123,11 +123,9 @@ func (s *Set) WholeFile(i int) Unit {
 	return Unit{i, a, b}
 }
 
-// scanUnit scans one unit into r. If the Set was opened to populate
-// lazily (parallel strategies), the unit's pages are faulted in first, by
-// the worker that scans them. A fault on a mapped page (the file was
-// truncated under us: SIGBUS) becomes an error naming the file instead of
-// killing the process.
+// scanUnit scans the rows of one unit into r, under guard: populated
+// first if asked, and a fault on a mapped page (the file was truncated
+// under us: SIGBUS) an error naming the file instead of a crash.
 func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
 	return s.guard(u, func() error {
 		a, b := s.rows(u)
