@@ -101,7 +101,8 @@ func TestHotPathShortRow(t *testing.T) {
 }
 
 // A sum that would overflow in hit is put back, with the sums added before
-// it, and line reports the overflow: the row's revenue counts once.
+// it (hotWalk adds none of its call's rows), and line reports the overflow:
+// the row's revenue counts once.
 func TestHotPathOverflow(t *testing.T) {
 	f := generated(t, 200, 1)[0]
 	q := Query{Where: "Region", Equals: "Europe"}
