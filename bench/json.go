@@ -15,10 +15,12 @@ import (
 //	         query, io, populate, started, forkexec_self?},
 //	 "expected": {"matched": N, "sums": {column: "exact decimal", …}},
 //	 "trials": K, "warmup": W, "cold": bool, "include_oversubscribed": bool,
+//	 "page_cache"?: {start?, end?},
 //	 "results": [{"parameters": {strategy, split, workers}, mean, stddev?,
 //	              median, min, max, times, speedup?, efficiency?, karp_flatt?,
 //	              imbalance, floor_multiple?, floor_paired?: {median, low?,
-//	              high?}, phases: {name: s}, busy, units, outliers}],
+//	              high?}, phases: {name: s}, busy, units, outliers,
+//	              disk_trials, disk_read}],
 //	 "floor":   [{workers, median, mean, min, max}],
 //	 "amdahl":  [{strategy, split, serial_fraction?, r2?, ceiling?, t1?,
 //	              points, excluded, one_point: {workers, serial_fraction?},
@@ -86,6 +88,12 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 	root.Set("warmup", a.NewNumberInt(d.Warmup))
 	root.Set("cold", boolValue(&a, d.Cold))
 	root.Set("include_oversubscribed", boolValue(&a, d.IncludeOversubscribed))
+	if d.Cache != nil {
+		pc := a.NewObject()
+		setNum(pc, "start", d.Cache.Start)
+		setNum(pc, "end", d.Cache.End)
+		root.Set("page_cache", pc)
+	}
 	params := func(p Params) *fastjson.Value {
 		o := a.NewObject()
 		o.Set("strategy", a.NewString(p.Strategy))
@@ -129,6 +137,8 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		o.Set("busy", floats(r.Busy))
 		o.Set("units", ints(r.Units))
 		o.Set("outliers", ints(r.Outliers))
+		o.Set("disk_trials", ints(r.DiskTrials))
+		o.Set("disk_read", a.NewNumberString(strconv.FormatInt(r.DiskRead, 10)))
 		rs.SetArrayItem(n, o)
 		n++
 	}
@@ -209,6 +219,15 @@ func ParseDoc(b []byte) (*Doc, error) {
 	}
 	d.Trials, d.Warmup = v.GetInt("trials"), v.GetInt("warmup")
 	d.Cold, d.IncludeOversubscribed = v.GetBool("cold"), v.GetBool("include_oversubscribed")
+	if pc := v.Get("page_cache"); pc != nil {
+		d.Cache = &PageCache{Start: math.NaN(), End: math.NaN()}
+		if x := pc.Get("start"); x != nil {
+			d.Cache.Start = x.GetFloat64()
+		}
+		if x := pc.Get("end"); x != nil {
+			d.Cache.End = x.GetFloat64()
+		}
+	}
 	for _, r := range v.GetArray("results") {
 		res := Result{Params: Params{
 			Strategy: str(r, "parameters", "strategy"), Split: str(r, "parameters", "split"),
@@ -232,6 +251,10 @@ func ParseDoc(b []byte) (*Doc, error) {
 		for _, u := range r.GetArray("units") {
 			res.Units = append(res.Units, u.GetInt())
 		}
+		for _, t := range r.GetArray("disk_trials") {
+			res.DiskTrials = append(res.DiskTrials, t.GetInt())
+		}
+		res.DiskRead = r.GetInt64("disk_read")
 		d.Results = append(d.Results, res)
 	}
 	d.Analyze()

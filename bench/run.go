@@ -42,6 +42,10 @@ type Sample struct {
 	Busy    []float64 // each worker's busy time
 	Units   []int     // each worker's share of the work (files, ranges, chunks)
 	Answer  string    // compared, exactly, with the expected answer
+	// DiskRead is what the trial read from disk, in bytes (getrusage's
+	// inblock, its worker processes' included): above zero, the page cache
+	// did not hold the whole data set, and the time is partly the disk's.
+	DiskRead int64
 }
 
 // Trial runs one configuration once.
@@ -59,6 +63,10 @@ type Options struct {
 	OnRound func(*Doc) error
 	// Progress is told how many of total trials (warmups included) are done.
 	Progress func(done, total int)
+	// Resident, if set, says what fraction of the data set's pages the page
+	// cache holds; Run asks before the first round and after the last
+	// (Doc.Cache).
+	Resident func() (float64, error)
 }
 
 // Run runs every configuration Trials times after Warmup unrecorded rounds,
@@ -75,6 +83,14 @@ func Run(doc *Doc, configs []Params, trial Trial, expected string, opt Options) 
 		doc.Results[i].Params = p
 	}
 	total, done := (opt.Trials+opt.Warmup)*len(configs), 0
+	doc.Cache = nil
+	if opt.Resident != nil {
+		f, err := opt.Resident()
+		if err != nil {
+			return err
+		}
+		doc.Cache = &PageCache{Start: f, End: math.NaN()}
+	}
 	for round := 0; round < opt.Warmup+opt.Trials; round++ {
 		for i, p := range configs {
 			if opt.Before != nil {
@@ -117,6 +133,13 @@ func Run(doc *Doc, configs []Params, trial Trial, expected string, opt Options) 
 			}
 		}
 	}
+	if doc.Cache != nil {
+		f, err := opt.Resident()
+		if err != nil {
+			return err
+		}
+		doc.Cache.End = f
+	}
 	return nil
 }
 
@@ -148,6 +171,13 @@ func (r *Result) fromSamples() {
 	sort.Slice(order, func(a, b int) bool { return r.samples[order[a]].Seconds < r.samples[order[b]].Seconds })
 	mid := r.samples[order[len(order)/2]]
 	r.Busy, r.Units = slices.Clone(mid.Busy), slices.Clone(mid.Units)
+	r.DiskTrials, r.DiskRead = nil, 0
+	for i, s := range r.samples {
+		if s.DiskRead > 0 {
+			r.DiskTrials = append(r.DiskTrials, i+1)
+			r.DiskRead += s.DiskRead
+		}
+	}
 }
 
 // Imbalance is the busiest worker's busy time over the mean (1 is perfect
@@ -177,7 +207,15 @@ type Doc struct {
 	Amdahl []AmdahlResult
 	// IncludeOversubscribed puts worker counts above Env.Cores into the fits.
 	IncludeOversubscribed bool
+	// Cache is how much of the data set the page cache held, if measured.
+	Cache *PageCache
 }
+
+// PageCache is the fraction of the data set's pages that were in the page
+// cache (mincore) before the first round and after the last (NaN: not
+// known). Below 1 at the start, the first round read the rest from disk;
+// below 1 at the end, something evicted pages during the run.
+type PageCache struct{ Start, End float64 }
 
 // Env is the machine and the data.
 type Env struct {
@@ -230,6 +268,10 @@ type Result struct {
 	Busy                          []float64
 	Units                         []int
 	Outliers                      []int
+	// DiskTrials are the recorded trials (from 1) that read from disk, and
+	// DiskRead what they read in all, in bytes (see Sample.DiskRead).
+	DiskTrials []int
+	DiskRead   int64
 
 	samples []Sample
 }

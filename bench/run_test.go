@@ -296,3 +296,73 @@ func TestPairedRatios(t *testing.T) {
 		}
 	}
 }
+
+// Trials that read from disk are counted and named, the page cache's share
+// is asked before the first round and after the last, and both survive the
+// JSON; with --cold, reading from disk is the point and draws no warning.
+func TestDiskReads(t *testing.T) {
+	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}}
+	n := 0
+	trial := func(p Params) (Sample, error) {
+		n++
+		s := Sample{Seconds: 1, Answer: "42"}
+		if n == 1 || (p.Strategy == "goroutines" && n >= 5) {
+			s.DiskRead = 4096 * 1000 // the warmup's first trial, and goroutines in rounds 2 and 3
+		}
+		return s, nil
+	}
+	asked := []float64{0.25, 0.5}
+	resident := func() (float64, error) {
+		f := asked[0]
+		asked = asked[1:]
+		return f, nil
+	}
+	d := &Doc{}
+	if err := Run(d, cs, trial, "42", Options{Trials: 3, Warmup: 1, Resident: resident}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Cache == nil || d.Cache.Start != 0.25 || d.Cache.End != 0.5 || len(asked) != 0 {
+		t.Fatalf("cache %+v, %d answers unused", d.Cache, len(asked))
+	}
+	seq, g := d.Find(cs[0]), d.Find(cs[1])
+	if len(seq.DiskTrials) != 0 || len(g.DiskTrials) != 2 || g.DiskTrials[0] != 2 || g.DiskTrials[1] != 3 || g.DiskRead != 2*4096000 {
+		t.Errorf("seq %v, goroutines %v %d", seq.DiskTrials, g.DiskTrials, g.DiskRead)
+	}
+	var b strings.Builder
+	d.WriteText(&b)
+	for _, want := range []string{"Page cache (mincore): 25.0% of the data set's pages resident before the first round, 50.0% after the last.",
+		"trials that read from disk (8.2 MB in all): goroutines/rows/2 (2 of 3)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "no warmup round") {
+		t.Errorf("a warmup round was run:\n%s", b.String())
+	}
+	js, _ := d.MarshalJSON()
+	back, err := ParseDoc(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Cache == nil || *back.Cache != *d.Cache || back.Find(cs[1]).DiskRead != g.DiskRead || len(back.Find(cs[1]).DiskTrials) != 2 {
+		t.Errorf("JSON lost them: %s", js)
+	}
+
+	// No warmup and a part-empty cache: the first round read from disk.
+	asked = []float64{0.9, 1}
+	d = &Doc{}
+	if err := Run(d, cs, trial, "42", Options{Trials: 1, Resident: resident}); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	d.WriteText(&b)
+	if !strings.Contains(b.String(), "only 90.0% of the data set was in the page cache at the start, and there was no warmup round") {
+		t.Errorf("no warning of a cold first round:\n%s", b.String())
+	}
+	d.Cold = true
+	b.Reset()
+	d.WriteText(&b)
+	if strings.Contains(b.String(), "read from disk") || strings.Contains(b.String(), "Page cache (mincore)") {
+		t.Errorf("--cold warned of what it asked for:\n%s", b.String())
+	}
+}

@@ -20,6 +20,17 @@ func dur(s float64) string {
 	return fmt.Sprintf("%.3f s", s)
 }
 
+// cachePct renders a page-cache fraction: 100% only when it is all.
+func cachePct(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "-"
+	case f >= 1:
+		return "100%"
+	}
+	return fmt.Sprintf("%.1f%%", math.Min(100*f, 99.9))
+}
+
 func num(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
@@ -46,6 +57,9 @@ func (d *Doc) WriteText(w io.Writer) {
 		cache = "cold: the data set's pages evicted before every trial (posix_fadvise DONTNEED)"
 	}
 	fmt.Fprintf(w, "%d trials after %d warmup round(s), configurations interleaved round by round; %s.\n", d.Trials, d.Warmup, cache)
+	if c := d.Cache; c != nil && !d.Cold {
+		fmt.Fprintf(w, "Page cache (mincore): %s of the data set's pages resident before the first round, %s after the last.\n", cachePct(c.Start), cachePct(c.End))
+	}
 	fmt.Fprintf(w, "Times are one query in this process, open+map to merge (medians). The processes strategy\nstarts fresh child processes in every trial, so its times include starting them.\n")
 	maxW := 0
 	for _, r := range d.Results {
@@ -259,13 +273,18 @@ func (d *Doc) writeFloor(w io.Writer) {
 }
 
 func (d *Doc) writeWarnings(w io.Writer) {
-	var warns, outl, slow []string
+	var warns, outl, slow, disk []string
+	var diskRead int64
 	if d.Trials < 3 {
 		warns = append(warns, fmt.Sprintf("only %d trial(s) per configuration: medians have no confidence to speak of; use --trials 5 or more.", d.Trials))
 	}
 	for _, r := range d.Results {
 		if len(r.Outliers) > 0 {
 			outl = append(outl, r.Params.String())
+		}
+		if len(r.DiskTrials) > 0 {
+			disk = append(disk, fmt.Sprintf("%v (%d of %d)", r.Params, len(r.DiskTrials), len(r.Times)))
+			diskRead += r.DiskRead
 		}
 		if len(r.Times) >= 3 {
 			rest := Summarize(r.Times[1:]).Median
@@ -276,6 +295,12 @@ func (d *Doc) writeWarnings(w io.Writer) {
 	}
 	if len(outl) > 0 {
 		warns = append(warns, fmt.Sprintf("statistical outliers (more than 3 MADs from the median) in %d configuration(s): %s. The machine may be busy; more --trials help.", len(outl), strings.Join(outl, ", ")))
+	}
+	if len(disk) > 0 && !d.Cold {
+		warns = append(warns, fmt.Sprintf("trials that read from disk (%.1f MB in all): %s. The page cache had lost pages they needed, of the data set or of parlab itself (evicted by memory pressure or by proactive reclaim, such as DAMON's): those times are partly the disk's. Rerun, or read them as such.", float64(diskRead)/1e6, strings.Join(disk, ", ")))
+	}
+	if c := d.Cache; c != nil && !d.Cold && c.Start < 1 && d.Warmup == 0 {
+		warns = append(warns, fmt.Sprintf("only %s of the data set was in the page cache at the start, and there was no warmup round: the first round read the rest from disk (use --warmup 1).", cachePct(c.Start)))
 	}
 	if len(slow) > 0 {
 		warns = append(warns, fmt.Sprintf("a first trial over twice as slow as the rest in %s: caches were cold; use --warmup.", strings.Join(slow, ", ")))

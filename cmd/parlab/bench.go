@@ -194,13 +194,19 @@ func (a *app) bench(args []string) error {
 		if p.Split != "" {
 			cc.Split, _ = spawn.ParseSplit(p.Split)
 		}
+		before := diskRead()
 		rep, err := strategies[p.Strategy].Run(context.Background(), cc)
 		if err != nil {
 			return bench.Sample{}, err
 		}
-		return sample(rep), nil
+		s := sample(rep)
+		s.DiskRead = diskRead() - before
+		return s, nil
 	}
 	opt := bench.Options{Trials: *trials, Warmup: *warmup}
+	if !*cold {
+		opt.Resident = func() (float64, error) { return resident(c.Paths) }
+	}
 	if *cold {
 		opt.Before = func() error {
 			for _, p := range c.Paths {
@@ -320,7 +326,35 @@ func trialJSON(p bench.Params, n int, s bench.Sample) []byte {
 	}
 	o.Set("phases", ph)
 	o.Set("answer", ar.NewString(s.Answer))
+	o.Set("disk_read", ar.NewNumberString(strconv.FormatInt(s.DiskRead, 10)))
 	return o.MarshalTo(nil)
+}
+
+// diskRead is what this process and its waited-for children have read from
+// disk so far, in bytes: getrusage's inblock counts 512-byte blocks that a
+// read or a page fault had to fetch, never those the page cache served.
+func diskRead() int64 {
+	var self, children unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &self) != nil || unix.Getrusage(unix.RUSAGE_CHILDREN, &children) != nil {
+		return 0
+	}
+	return 512 * (self.Inblock + children.Inblock)
+}
+
+// resident is the fraction of the files' pages in the page cache.
+func resident(paths []string) (float64, error) {
+	var in, all int
+	for _, p := range paths {
+		r, n, err := shm.Resident(p)
+		if err != nil {
+			return 0, fmt.Errorf("page cache: %w", err)
+		}
+		in, all = in+r, all+n
+	}
+	if all == 0 {
+		return 1, nil
+	}
+	return float64(in) / float64(all), nil
 }
 
 func (a *app) report(args []string) error {
