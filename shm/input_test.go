@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -261,4 +262,75 @@ func TestEvict(t *testing.T) {
 	if r, n, err := Resident(write(t, "empty.csv", nil)); r != 0 || n != 0 || err != nil {
 		t.Errorf("Resident of an empty file: %d, %d, %v", r, n, err)
 	}
+}
+
+// A file whose pages the page cache lost comes back through a mapping's
+// faults in 2 MiB folios, which map with one PMD each (MADV_HUGEPAGE in
+// mapFile), on a kernel and filesystem that keep large folios at all.
+func TestRefillInHugeFolios(t *testing.T) {
+	const size, chunk = 16 << 20, 2 << 20
+	p := filepath.Join(t.TempDir(), "h.csv")
+	w, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := bytes.Repeat([]byte("x,1\n"), chunk/4)
+	for range size / chunk {
+		if _, err := w.Write(block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pmdKB := func() int {
+		f, err := Open(p, Mmap, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Populate(0, size)
+		kb, ok := smapsField(t, reflect.ValueOf(f.Bytes()).Pointer(), "FilePmdMapped")
+		if !ok {
+			t.Skip("no FilePmdMapped in /proc/self/smaps")
+		}
+		return kb
+	}
+	// Written 2 MiB at a time, the file is in 2 MiB folios if the
+	// filesystem keeps large folios (ext4 from Linux 6.16, xfs, not tmpfs).
+	if kb := pmdKB(); kb == 0 {
+		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
+	}
+	if err := Evict(p); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := Resident(p); err != nil || r > 0 {
+		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
+	}
+	if kb := pmdKB(); kb < size/2/1024 {
+		t.Errorf("refilled through the mapping, %d of %d kB map by PMD: the pages came back in small folios", kb, size/1024)
+	}
+}
+
+// smapsField is the value (kB) of field in the /proc/self/smaps entry of
+// the mapping at addr.
+func smapsField(t *testing.T, addr uintptr, field string) (int, bool) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if start, _, ok := strings.Cut(l, "-"); ok && !strings.Contains(start, " ") && !strings.HasSuffix(start, ":") {
+			v, err := strconv.ParseUint(start, 16, 64)
+			in = err == nil && uintptr(v) == addr
+			continue
+		}
+		if k, v, ok := strings.Cut(l, ":"); in && ok && k == field {
+			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
