@@ -10,6 +10,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -128,39 +129,54 @@ func Generate(dir string, o Options, force bool, progress func(rows int64)) erro
 	return nil
 }
 
-// flushAt is the buffer size at which a file's rows are written out.
-const flushAt = 1 << 20
+// chunk is the size of every write but a file's last, each at an offset
+// that is a multiple of it: ext4 (Linux 6.16 and later) and xfs then keep
+// the file in the page cache as 2 MiB folios, which a mapping maps with one
+// PMD each. Written 1 MiB at a time, unaligned, the 10M set came out in
+// smaller folios and took 2 goroutines 72 ms to scan, not 55.
+const chunk = 2 << 20
 
 func writeFile(path string, o Options, i int, progress func(int)) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
+	if err := writeRows(f, o, i, progress); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeRows writes file i's header and rows to w in chunks (see chunk),
+// telling progress how many rows each write took.
+func writeRows(w io.Writer, o Options, i int, progress func(int)) error {
 	g := NewRows(o.Seed, i)
-	buf := make([]byte, 0, flushAt+512)
+	buf := make([]byte, 0, chunk+512)
 	buf = append(buf, strings.Join(Header, ",")...)
 	buf = append(buf, '\n')
-	n, pending := o.RowsIn(i), 0
-	for r := 0; r < n; r++ {
+	pending := 0
+	for range o.RowsIn(i) {
 		buf = g.Append(buf)
 		pending++
-		if len(buf) >= flushAt || r == n-1 {
-			if _, err := f.Write(buf); err != nil {
-				f.Close()
+		if len(buf) >= chunk {
+			if _, err := w.Write(buf[:chunk]); err != nil {
 				return err
 			}
-			buf = buf[:0]
+			buf = append(buf[:0], buf[chunk:]...) // the part of a row past the chunk
 			progress(pending)
 			pending = 0
 		}
 	}
-	if len(buf) > 0 { // a file with no rows: just the header
-		if _, err := f.Write(buf); err != nil {
-			f.Close()
+	if len(buf) > 0 {
+		if _, err := w.Write(buf); err != nil {
 			return err
 		}
 	}
-	return f.Close()
+	if pending > 0 {
+		progress(pending)
+	}
+	return nil
 }
 
 // Rows makes the rows of one file, one at a time.

@@ -230,3 +230,41 @@ func TestAppendCents(t *testing.T) {
 		}
 	}
 }
+
+// Every write but a file's last is one chunk, so each starts at a multiple
+// of 2 MiB (see chunk); together they are the file, and progress hears of
+// every row.
+func TestWriteRowsInChunks(t *testing.T) {
+	o := Options{Rows: 50000, Files: 1, Seed: 1}
+	var w chunkRecorder
+	rows := 0
+	if err := writeRows(&w, o, 0, func(n int) { rows += n }); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.sizes) < 3 {
+		t.Fatalf("%d writes: too few rows to test", len(w.sizes))
+	}
+	for i, n := range w.sizes {
+		if last := i == len(w.sizes)-1; (!last && n != chunk) || (last && (n == 0 || n > chunk)) {
+			t.Errorf("write %d of %d: %d bytes", i+1, len(w.sizes), n)
+		}
+	}
+	if got := bytes.Count(w.all, []byte{'\n'}); got != o.Rows+1 || rows != o.Rows {
+		t.Errorf("%d lines, %d rows reported, want %d rows and the header", got, rows, o.Rows)
+	}
+	dir := gen(t, o)
+	if file := readAll(t, dir)["xaa.csv"]; !bytes.Equal(file, w.all) {
+		t.Error("the writes are not the file Generate writes")
+	}
+}
+
+type chunkRecorder struct {
+	sizes []int
+	all   []byte
+}
+
+func (c *chunkRecorder) Write(b []byte) (int, error) {
+	c.sizes = append(c.sizes, len(b))
+	c.all = append(c.all, b...)
+	return len(b), nil
+}
