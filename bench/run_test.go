@@ -348,6 +348,10 @@ func TestDiskReads(t *testing.T) {
 		t.Errorf("JSON lost them: %s", js)
 	}
 
+	if sizeText(4096) != "4.1 kB" || sizeText(8192000) != "8.2 MB" {
+		t.Errorf("sizes: %s, %s", sizeText(4096), sizeText(8192000))
+	}
+
 	// No warmup and a part-empty cache: the first round read from disk.
 	asked = []float64{0.9, 1}
 	d = &Doc{}

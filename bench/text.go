@@ -20,6 +20,14 @@ func dur(s float64) string {
 	return fmt.Sprintf("%.3f s", s)
 }
 
+// sizeText renders a byte count in kB or MB.
+func sizeText(n int64) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
 // cachePct renders a page-cache fraction: 100% only when it is all.
 func cachePct(f float64) string {
 	switch {
@@ -297,7 +305,7 @@ func (d *Doc) writeWarnings(w io.Writer) {
 		warns = append(warns, fmt.Sprintf("statistical outliers (more than 3 MADs from the median) in %d configuration(s): %s. The machine may be busy; more --trials help.", len(outl), strings.Join(outl, ", ")))
 	}
 	if len(disk) > 0 && !d.Cold {
-		warns = append(warns, fmt.Sprintf("trials that read from disk (%.1f MB in all): %s. The page cache had lost pages they needed, of the data set or of parlab itself (evicted by memory pressure or by proactive reclaim, such as DAMON's): those times are partly the disk's. Rerun, or read them as such.", float64(diskRead)/1e6, strings.Join(disk, ", ")))
+		warns = append(warns, fmt.Sprintf("trials that read from disk (%s in all): %s. The page cache had lost pages they needed, of the data set or of parlab itself (evicted by memory pressure or by proactive reclaim, such as DAMON's): those times are partly the disk's. Rerun, or read them as such.", sizeText(diskRead), strings.Join(disk, ", ")))
 	}
 	if c := d.Cache; c != nil && !d.Cold && c.Start < 1 && d.Warmup == 0 {
 		warns = append(warns, fmt.Sprintf("only %s of the data set was in the page cache at the start, and there was no warmup round: the first round read the rest from disk (use --warmup 1).", cachePct(c.Start)))
