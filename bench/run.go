@@ -44,7 +44,8 @@ type Sample struct {
 	Answer  string    // compared, exactly, with the expected answer
 	// DiskRead is what the trial read from disk, in bytes (getrusage's
 	// inblock, its worker processes' included): above zero, the page cache
-	// did not hold the whole data set, and the time is partly the disk's.
+	// lacked pages the trial needed (of the data, or of parlab itself), and
+	// the time is partly the disk's.
 	DiskRead int64
 }
 

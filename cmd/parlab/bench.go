@@ -206,8 +206,7 @@ func (a *app) bench(args []string) error {
 	opt := bench.Options{Trials: *trials, Warmup: *warmup}
 	if !*cold {
 		opt.Resident = func() (float64, error) { return resident(c.Paths) }
-	}
-	if *cold {
+	} else {
 		opt.Before = func() error {
 			for _, p := range c.Paths {
 				if err := shm.Evict(p); err != nil {
