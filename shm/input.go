@@ -167,9 +167,9 @@ func mapFile(path string, opt Options) ([]byte, error) {
 	// mapping's faults, in 2 MiB folios (the kernel's mmap readahead does
 	// that for VM_HUGEPAGE), and a 2 MiB folio maps with one PMD: one fault
 	// where there were 32, and a page table less to tear down at unmap.
-	// Refilled that way, the 10M set took 2 goroutines 55 ms, not 91, and
-	// 2 worker processes 62, not 112. Where THP is off it fails (EINVAL)
-	// and changes nothing: the error is of no consequence.
+	// Refilled that way, the 10M set took 2 goroutines 55 ms, not 72, and
+	// 2 worker processes 62, not 85 (15 alternating runs). Where THP is off
+	// it fails (EINVAL) and changes nothing: the error is of no consequence.
 	unix.Madvise(data, unix.MADV_HUGEPAGE)
 	// We read front to back once: let the kernel read ahead aggressively.
 	if err := unix.Madvise(data, unix.MADV_SEQUENTIAL); err != nil {
@@ -230,9 +230,9 @@ func Evict(path string) error {
 
 // Resident reports how many of path's pages the page cache holds, and how
 // many it has (mincore(2) over a mapping of the file, which maps but does
-// not fault: asking changes nothing). The bench checks it before and after
-// every round, because a trial that finds the data gone from the cache
-// measures the disk, not the scan.
+// not fault: asking changes nothing). The bench reports it before the
+// first round and after the last: a trial that finds the data gone from
+// the cache measures the disk, not the scan.
 func Resident(path string) (resident, pages int, err error) {
 	fd, err := unix.Open(path, unix.O_RDONLY, 0)
 	if err != nil {
