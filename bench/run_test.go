@@ -370,3 +370,26 @@ func TestDiskReads(t *testing.T) {
 		t.Errorf("--cold warned of what it asked for:\n%s", b.String())
 	}
 }
+
+// A floor that moves by over 30% between rounds is pointed out.
+func TestFloorMoved(t *testing.T) {
+	n := 0
+	trial := func(p Params) (Sample, error) {
+		s := Sample{Seconds: 0.05, Answer: "42"}
+		if p.Strategy == Floor {
+			n++
+			s.Seconds = 0.02 + 0.01*float64(n%3) // 20 to 40 ms
+		}
+		return s, nil
+	}
+	d := &Doc{}
+	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {Floor, "rows", 2}}
+	if err := Run(d, cs, trial, "42", Options{Trials: 6}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d.WriteText(&b)
+	if !strings.Contains(b.String(), "2 workers  30.0 ms  (0.0 GB/s; 20.0 ms … 40.0 ms)") || !strings.Contains(b.String(), "The floor moved by over 30%") {
+		t.Errorf("report:\n%s", b.String())
+	}
+}
