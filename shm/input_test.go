@@ -182,6 +182,19 @@ func TestPopulate(t *testing.T) {
 	}
 	f.Populate(39999, 1)
 	f.Populate(0, 0)
+
+	// Options.Populate maps every page at open.
+	g, err := Open(p, Mmap, Options{Populate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	base = reflect.ValueOf(g.Bytes()).Pointer()
+	for off := 0; off < 40000; off += pageSize {
+		if !present(off) {
+			t.Errorf("Options.Populate: the page at %d is not mapped", off)
+		}
+	}
 }
 
 // A region written by one mapping is seen through another mapping of the

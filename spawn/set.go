@@ -82,7 +82,7 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, e
 }
 
 // OpenLazy is Open for parallel strategies: with opt.Populate, files are
-// mapped without MAP_POPULATE and each worker populates the pages of its own
+// mapped without populating and each worker populates the pages of its own
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
 func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, error) {

@@ -28,7 +28,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.where, "where", "", "filter COLUMN=VALUE (exact, byte for byte); none: every row")
 	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
-	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MAP_POPULATE at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
+	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
 	q.strategy, q.workers, q.split = "seq", 2, "rows"
 }
