@@ -15,7 +15,7 @@ import (
 //	         query, io, populate, started, forkexec_self?},
 //	 "expected": {"matched": N, "sums": {column: "exact decimal", …}},
 //	 "trials": K, "warmup": W, "cold": bool, "include_oversubscribed": bool,
-//	 "page_cache"?: {start?, end?},
+//	 "page_cache"?: {start?, end?, huge_start?, huge_end?},
 //	 "results": [{"parameters": {strategy, split, workers}, mean, stddev?,
 //	              median, min, max, times, speedup?, efficiency?, karp_flatt?,
 //	              imbalance, floor_multiple?, floor_paired?: {median, low?,
@@ -92,6 +92,8 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		pc := a.NewObject()
 		setNum(pc, "start", d.Cache.Start)
 		setNum(pc, "end", d.Cache.End)
+		setNum(pc, "huge_start", d.Cache.HugeStart)
+		setNum(pc, "huge_end", d.Cache.HugeEnd)
 		root.Set("page_cache", pc)
 	}
 	params := func(p Params) *fastjson.Value {
@@ -220,12 +222,11 @@ func ParseDoc(b []byte) (*Doc, error) {
 	d.Trials, d.Warmup = v.GetInt("trials"), v.GetInt("warmup")
 	d.Cold, d.IncludeOversubscribed = v.GetBool("cold"), v.GetBool("include_oversubscribed")
 	if pc := v.Get("page_cache"); pc != nil {
-		d.Cache = &PageCache{Start: math.NaN(), End: math.NaN()}
-		if x := pc.Get("start"); x != nil {
-			d.Cache.Start = x.GetFloat64()
-		}
-		if x := pc.Get("end"); x != nil {
-			d.Cache.End = x.GetFloat64()
+		d.Cache = &PageCache{Start: math.NaN(), End: math.NaN(), HugeStart: math.NaN(), HugeEnd: math.NaN()}
+		for k, f := range map[string]*float64{"start": &d.Cache.Start, "end": &d.Cache.End, "huge_start": &d.Cache.HugeStart, "huge_end": &d.Cache.HugeEnd} {
+			if x := pc.Get(k); x != nil {
+				*f = x.GetFloat64()
+			}
 		}
 	}
 	for _, r := range v.GetArray("results") {

@@ -64,10 +64,11 @@ type Options struct {
 	OnRound func(*Doc) error
 	// Progress is told how many of total trials (warmups included) are done.
 	Progress func(done, total int)
-	// Resident, if set, says what fraction of the data set's pages the page
-	// cache holds; Run asks before the first round and after the last
-	// (Doc.Cache).
-	Resident func() (float64, error)
+	// Resident, if set, says how the page cache holds the data set: the
+	// fraction of its pages it holds, and the fraction of those (of whole
+	// 2 MiB blocks) in 2 MiB folios, NaN if unknown. Run asks before the
+	// first round and after the last (Doc.Cache).
+	Resident func() (resident, huge float64, err error)
 }
 
 // Run runs every configuration Trials times after Warmup unrecorded rounds,
@@ -86,11 +87,11 @@ func Run(doc *Doc, configs []Params, trial Trial, expected string, opt Options) 
 	total, done := (opt.Trials+opt.Warmup)*len(configs), 0
 	doc.Cache = nil
 	if opt.Resident != nil {
-		f, err := opt.Resident()
+		f, h, err := opt.Resident()
 		if err != nil {
 			return err
 		}
-		doc.Cache = &PageCache{Start: f, End: math.NaN()}
+		doc.Cache = &PageCache{Start: f, End: math.NaN(), HugeStart: h, HugeEnd: math.NaN()}
 	}
 	for round := 0; round < opt.Warmup+opt.Trials; round++ {
 		for i, p := range configs {
@@ -135,11 +136,11 @@ func Run(doc *Doc, configs []Params, trial Trial, expected string, opt Options) 
 		}
 	}
 	if doc.Cache != nil {
-		f, err := opt.Resident()
+		f, h, err := opt.Resident()
 		if err != nil {
 			return err
 		}
-		doc.Cache.End = f
+		doc.Cache.End, doc.Cache.HugeEnd = f, h
 	}
 	return nil
 }
@@ -216,7 +217,12 @@ type Doc struct {
 // cache (mincore) before the first round and after the last (NaN: not
 // known). Below 1 at the start, the first round read the rest from disk;
 // below 1 at the end, something evicted pages during the run.
-type PageCache struct{ Start, End float64 }
+//
+// HugeStart and HugeEnd are, at the same moments, the fraction of those
+// pages (of the files' whole 2 MiB blocks) held in 2 MiB folios, which map
+// with one page-table entry each (NaN: not known). The rest map 4 KiB at a
+// time, and a scan over them is slower: see shm.Folios.
+type PageCache struct{ Start, End, HugeStart, HugeEnd float64 }
 
 // Env is the machine and the data.
 type Env struct {

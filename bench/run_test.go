@@ -311,17 +311,17 @@ func TestDiskReads(t *testing.T) {
 		}
 		return s, nil
 	}
-	asked := []float64{0.25, 0.5}
-	resident := func() (float64, error) {
+	asked := [][2]float64{{0.25, 0.95}, {0.5, 0.8}} // resident, and of that in 2 MiB folios
+	resident := func() (float64, float64, error) {
 		f := asked[0]
 		asked = asked[1:]
-		return f, nil
+		return f[0], f[1], nil
 	}
 	d := &Doc{}
 	if err := Run(d, cs, trial, "42", Options{Trials: 3, Warmup: 1, Resident: resident}); err != nil {
 		t.Fatal(err)
 	}
-	if d.Cache == nil || d.Cache.Start != 0.25 || d.Cache.End != 0.5 || len(asked) != 0 {
+	if d.Cache == nil || *d.Cache != (PageCache{0.25, 0.5, 0.95, 0.8}) || len(asked) != 0 {
 		t.Fatalf("cache %+v, %d answers unused", d.Cache, len(asked))
 	}
 	seq, g := d.Find(cs[0]), d.Find(cs[1])
@@ -331,7 +331,9 @@ func TestDiskReads(t *testing.T) {
 	var b strings.Builder
 	d.WriteText(&b)
 	for _, want := range []string{"Page cache (mincore): 25.0% of the data set's pages resident before the first round, 50.0% after the last.",
-		"trials that read from disk (8.2 MB in all): goroutines/rows/2 (2 of 3)"} {
+		"trials that read from disk (8.2 MB in all): goroutines/rows/2 (2 of 3)",
+		"Of those, in 2 MiB folios (one page-table entry each; smaps FilePmdMapped): 95.0% before, 80.0% after.",
+		"only 95.0% of the data set's cached pages were in 2 MiB folios (80.0% at the end)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
@@ -353,20 +355,21 @@ func TestDiskReads(t *testing.T) {
 	}
 
 	// No warmup and a part-empty cache: the first round read from disk.
-	asked = []float64{0.9, 1}
+	asked = [][2]float64{{0.9, math.NaN()}, {1, math.NaN()}} // folios unknown: not mentioned
 	d = &Doc{}
 	if err := Run(d, cs, trial, "42", Options{Trials: 1, Resident: resident}); err != nil {
 		t.Fatal(err)
 	}
 	b.Reset()
 	d.WriteText(&b)
-	if !strings.Contains(b.String(), "only 90.0% of the data set was in the page cache at the start, and there was no warmup round") {
+	if !strings.Contains(b.String(), "only 90.0% of the data set was in the page cache at the start, and there was no warmup round") || strings.Contains(b.String(), "folios") {
 		t.Errorf("no warning of a cold first round:\n%s", b.String())
 	}
 	d.Cold = true
+	d.Cache.HugeStart, d.Cache.HugeEnd = 0.5, 0.5
 	b.Reset()
 	d.WriteText(&b)
-	if strings.Contains(b.String(), "read from disk") || strings.Contains(b.String(), "Page cache (mincore)") {
+	if strings.Contains(b.String(), "read from disk") || strings.Contains(b.String(), "Page cache (mincore)") || strings.Contains(b.String(), "folios") {
 		t.Errorf("--cold warned of what it asked for:\n%s", b.String())
 	}
 }

@@ -8,7 +8,8 @@ package shm
 // plain locked instructions on the same physical memory.
 //
 // mincore(2), which x/sys/unix does not wrap, needs the address of a
-// mapping's first byte too (Resident).
+// mapping's first byte too (Resident), as does finding a mapping in
+// /proc/self/smaps (Folios).
 
 import (
 	"fmt"
@@ -50,3 +51,7 @@ func mincore(b, vec []byte) error {
 	}
 	return nil
 }
+
+// addr is the address of a mapping's first byte, as /proc/self/smaps names
+// the mapping.
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }

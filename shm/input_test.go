@@ -2,10 +2,10 @@ package shm
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -281,37 +281,11 @@ func TestEvict(t *testing.T) {
 // faults in 2 MiB folios, which map with one PMD each (MADV_HUGEPAGE in
 // mapFile), on a kernel and filesystem that keep large folios at all.
 func TestRefillInHugeFolios(t *testing.T) {
-	const size, chunk = 16 << 20, 2 << 20
-	p := filepath.Join(t.TempDir(), "h.csv")
-	w, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := bytes.Repeat([]byte("x,1\n"), chunk/4)
-	for range size / chunk {
-		if _, err := w.Write(block); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	pmdKB := func() int {
-		f, err := Open(p, Mmap, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		f.Populate(0, size)
-		kb, ok := smapsField(t, reflect.ValueOf(f.Bytes()).Pointer(), "FilePmdMapped")
-		if !ok {
-			t.Skip("no FilePmdMapped in /proc/self/smaps")
-		}
-		return kb
-	}
+	const size = 16 << 20
+	p := writeInChunks(t, "h.csv", size, 2<<20)
 	// Written 2 MiB at a time, the file is in 2 MiB folios if the
 	// filesystem keeps large folios (ext4 from Linux 6.16, xfs, not tmpfs).
-	if kb := pmdKB(); kb == 0 {
+	if huge, _ := folios(t, p); huge == 0 {
 		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
 	}
 	if err := Evict(p); err != nil {
@@ -320,30 +294,100 @@ func TestRefillInHugeFolios(t *testing.T) {
 	if r, _, err := Resident(p); err != nil || r > 0 {
 		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
 	}
-	if kb := pmdKB(); kb < size/2/1024 {
-		t.Errorf("refilled through the mapping, %d of %d kB map by PMD: the pages came back in small folios", kb, size/1024)
+	f, err := Open(p, Mmap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Populate(0, size)
+	f.Close()
+	if huge, cached := folios(t, p); cached != size || huge < size/2 {
+		t.Errorf("refilled through the mapping, %d of %d cached bytes in 2 MiB folios: the pages came back in small folios", huge, cached)
 	}
 }
 
-// smapsField is the value (kB) of field in the /proc/self/smaps entry of
-// the mapping at addr.
-func smapsField(t *testing.T, addr uintptr, field string) (int, bool) {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
+// Folios tells a file in 2 MiB folios from one in 4 KiB folios, counts
+// only the cached pages of its whole 2 MiB blocks, and reads nothing from
+// disk.
+func TestFolios(t *testing.T) {
+	const size = 16 << 20
+	big := writeInChunks(t, "big.csv", size+4096, 2<<20) // a last part that is no whole block
+	small := writeInChunks(t, "small.csv", size, 4096)
+	huge, cached := folios(t, big)
+	if cached != size {
+		t.Errorf("%d bytes of whole blocks cached, want %d", cached, size)
+	}
+	if huge == 0 {
+		t.Log("this filesystem or kernel keeps no 2 MiB folios")
+	} else if huge < size/2 {
+		t.Errorf("written 2 MiB at a time: %d of %d bytes in 2 MiB folios", huge, cached)
+	}
+	if huge, cached := folios(t, small); huge != 0 || cached != size {
+		t.Errorf("written 4 KiB at a time: %d of %d bytes in 2 MiB folios, want none", huge, cached)
+	}
+	if err := Evict(small); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := Resident(small); err != nil || r > 0 {
+		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
+	}
+	if huge, cached := folios(t, small); huge != 0 || cached != 0 {
+		t.Errorf("evicted: %d of %d bytes", huge, cached)
+	}
+	// Part of it back: Folios counts that part, and reads no more.
+	f, err := os.Open(small)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(make([]byte, 100), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r1, n, _ := Resident(small)
+	if _, cached := folios(t, small); cached != int64(r1*os.Getpagesize()) {
+		t.Errorf("%d of %d pages cached, Folios says %d bytes", r1, n, cached)
+	}
+	if r2, _, _ := Resident(small); r2 != r1 || r1 == n {
+		t.Errorf("Folios read pages from disk: %d of %d cached before, %d after", r1, n, r2)
+	}
+	if huge, cached := folios(t, write(t, "tiny.csv", []byte("a,b\n"))); huge != 0 || cached != 0 {
+		t.Errorf("a file shorter than a block: %d of %d bytes", huge, cached)
+	}
+	if _, _, err := Folios(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("Folios of a missing file: no error")
+	}
+}
+
+func folios(t *testing.T, path string) (huge, cached int64) {
+	t.Helper()
+	huge, cached, err := Folios(path)
+	if errors.Is(err, ErrNoFolioInfo) {
 		t.Skip(err)
 	}
-	in := false
-	for _, l := range strings.Split(string(b), "\n") {
-		if start, _, ok := strings.Cut(l, "-"); ok && !strings.Contains(start, " ") && !strings.HasSuffix(start, ":") {
-			v, err := strconv.ParseUint(start, 16, 64)
-			in = err == nil && uintptr(v) == addr
-			continue
-		}
-		if k, v, ok := strings.Cut(l, ":"); in && ok && k == field {
-			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return n, err == nil
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
-	return 0, false
+	return huge, cached
+}
+
+// writeInChunks writes size bytes of rows to a new file in name, chunk
+// bytes a write: the page cache makes a folio of at most a write's size.
+func writeInChunks(t *testing.T, name string, size, chunk int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	w, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := bytes.Repeat([]byte("x,1\n"), (size+3)/4)[:size]
+	for len(rows) > 0 {
+		n := min(chunk, len(rows))
+		if _, err := w.Write(rows[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rows = rows[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

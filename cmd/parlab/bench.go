@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -205,7 +207,7 @@ func (a *app) bench(args []string) error {
 	}
 	opt := bench.Options{Trials: *trials, Warmup: *warmup}
 	if !*cold {
-		opt.Resident = func() (float64, error) { return resident(c.Paths) }
+		opt.Resident = func() (float64, float64, error) { return resident(c.Paths) }
 	} else {
 		opt.Before = func() error {
 			for _, p := range c.Paths {
@@ -340,20 +342,35 @@ func diskRead() int64 {
 	return 512 * (self.Inblock + children.Inblock)
 }
 
-// resident is the fraction of the files' pages in the page cache.
-func resident(paths []string) (float64, error) {
+// resident is the fraction of the files' pages in the page cache, and the
+// fraction of those (of whole 2 MiB blocks) in 2 MiB folios: NaN if the
+// kernel cannot tell, or the files have no whole block.
+func resident(paths []string) (float64, float64, error) {
 	var in, all int
+	var huge, cached int64
+	known := true
 	for _, p := range paths {
 		r, n, err := shm.Resident(p)
 		if err != nil {
-			return 0, fmt.Errorf("page cache: %w", err)
+			return 0, 0, fmt.Errorf("page cache: %w", err)
 		}
 		in, all = in+r, all+n
+		h, c, err := shm.Folios(p)
+		if errors.Is(err, shm.ErrNoFolioInfo) {
+			known = false
+		} else if err != nil {
+			return 0, 0, fmt.Errorf("page cache: %w", err)
+		}
+		huge, cached = huge+h, cached+c
 	}
-	if all == 0 {
-		return 1, nil
+	f, hf := 1.0, math.NaN()
+	if all > 0 {
+		f = float64(in) / float64(all)
 	}
-	return float64(in) / float64(all), nil
+	if known && cached > 0 {
+		hf = float64(huge) / float64(cached)
+	}
+	return f, hf, nil
 }
 
 func (a *app) report(args []string) error {

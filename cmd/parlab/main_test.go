@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -318,8 +319,12 @@ func TestBenchShortRun(t *testing.T) {
 			Phases                 map[string]float64
 			DiskRead               *int64 `json:"disk_read"`
 		} `json:"results"`
-		PageCache *struct{ Start, End *float64 } `json:"page_cache"`
-		Floor     []struct {
+		PageCache *struct {
+			Start, End *float64
+			HugeStart  *float64 `json:"huge_start"`
+			HugeEnd    *float64 `json:"huge_end"`
+		} `json:"page_cache"`
+		Floor []struct {
 			Workers int
 			Median  float64
 		} `json:"floor"`
@@ -342,6 +347,9 @@ func TestBenchShortRun(t *testing.T) {
 	}
 	if pc := doc.PageCache; pc == nil || pc.Start == nil || pc.End == nil || *pc.Start < 0 || *pc.Start > 1 || *pc.End < 0 || *pc.End > 1 {
 		t.Errorf("page_cache %+v", pc)
+	}
+	if pc := doc.PageCache; pc != nil && (pc.HugeStart != nil || pc.HugeEnd != nil) {
+		t.Errorf("page_cache: folio figures for files with no whole 2 MiB block: %+v", pc)
 	}
 	// seq + 2 strategies × 4 splits × 3 worker counts
 	if len(doc.Results) != 1+2*4*3+3 || len(doc.Floor) != 3 || len(doc.Amdahl) != 8 {
@@ -514,5 +522,52 @@ func TestProgressAndTerminal(t *testing.T) {
 	defer w.Close()
 	if isTerminal(w) {
 		t.Error("a pipe is a terminal")
+	}
+}
+
+// The bench's page-cache figures: a file written 2 MiB at a time is in 2
+// MiB folios (where the filesystem keeps them), one written 4 KiB at a time
+// is not, and a set with no whole 2 MiB block has no folio figure.
+func TestResidentFolios(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, chunk int) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := bytes.Repeat([]byte("Europe,1.00\n"), chunk/12+1)[:chunk]
+		for range (4 << 20) / chunk {
+			if _, err := f.Write(row); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	big, small := write("big.csv", 2<<20), write("small.csv", 4096)
+	f, hf, err := resident([]string{big})
+	if err != nil || f != 1 {
+		t.Fatalf("resident %v, %v", f, err)
+	}
+	if math.IsNaN(hf) {
+		t.Skip("this kernel does not say how the page cache holds a file")
+	}
+	if hf == 0 {
+		t.Skip("this filesystem keeps no 2 MiB folios")
+	}
+	if hf < 0.5 {
+		t.Errorf("written 2 MiB at a time: %.2f in 2 MiB folios", hf)
+	}
+	if _, hf, _ := resident([]string{small}); hf != 0 {
+		t.Errorf("written 4 KiB at a time: %.2f in 2 MiB folios", hf)
+	}
+	if _, both, _ := resident([]string{big, small}); both < 0.4 || both > 0.6 {
+		t.Errorf("half of it in 2 MiB folios, it says %.2f", both)
+	}
+	if _, hf, _ := resident([]string{filepath.Join("testdata", "sales", "xaa.csv")}); !math.IsNaN(hf) {
+		t.Errorf("a file with no whole 2 MiB block: %v", hf)
 	}
 }
