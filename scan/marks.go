@@ -14,7 +14,12 @@ import "math/bits"
 // sp bitmap, not one by one (Table.bulk).
 
 // winBytes is the window classified at once: 64 blocks of 64 bytes. Small
-// enough that its marks stay on the stack and in L1.
+// enough that its marks stay on the stack and in L1. From memory it is the
+// best size by far (2 goroutines on 10M rows: 59 ms, against 66 for 2 KiB
+// and 64 to 70 for 8 to 32 KiB), though the window's own costs would favour
+// 16 KiB (ScanRegionInCache 1.5% faster): the classifier's prefetch 4 KiB
+// ahead then fetches exactly the next window while this one's rows are
+// walked, and all of it fits in L1.
 const winBytes = 4096
 
 // marks are the bitmaps of one window: bit i of word w is byte 64w+i. nl,
