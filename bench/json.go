@@ -18,7 +18,7 @@ import (
 //	 "page_cache"?: {start?, end?, huge_start?, huge_end?},
 //	 "results": [{"parameters": {strategy, split, workers}, mean, stddev?,
 //	              median, min, max, times, speedup?, efficiency?, karp_flatt?,
-//	              imbalance, floor_multiple?, floor_paired?: {median, low?,
+//	              imbalance, row_cost?, floor_multiple?, floor_paired?: {median, low?,
 //	              high?}, phases: {name: s}, busy, units, outliers,
 //	              disk_trials, disk_read}],
 //	 "floor":   [{workers, median, mean, min, max}],
@@ -123,6 +123,7 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		setNum(o, "efficiency", r.Efficiency)
 		setNum(o, "karp_flatt", r.KarpFlatt)
 		setNum(o, "imbalance", r.Imbalance)
+		setNum(o, "row_cost", r.RowCost(d.Env.Rows))
 		setNum(o, "floor_multiple", r.FloorMultiple)
 		if !math.IsNaN(r.FloorPaired) {
 			fp := a.NewObject()

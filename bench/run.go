@@ -182,6 +182,22 @@ func (r *Result) fromSamples() {
 	}
 }
 
+// RowCost is the work a row took in r's median trial, in seconds: every
+// worker's busy time added up, over rows. Workers that do not slow each
+// other keep it at one worker's figure; what it gains with more workers is
+// contention (the memory bus, shared caches), which a fit of Amdahl's law
+// counts as serial. NaN without busy times or rows.
+func (r *Result) RowCost(rows int64) float64 {
+	if rows <= 0 || len(r.Busy) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, b := range r.Busy {
+		sum += b
+	}
+	return sum / float64(rows)
+}
+
 // Imbalance is the busiest worker's busy time over the mean (1 is perfect
 // balance; a run lasts as long as its busiest worker). Idle workers count
 // toward the mean: they are the imbalance.

@@ -126,6 +126,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			Stddev                 *float64
 			Times                  []float64
 			Speedup                *float64
+			RowCost                *float64 `json:"row_cost"`
 		}
 		Floor  []struct{ Workers int }
 		Amdahl []struct {
@@ -148,6 +149,10 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 		if (r.Parameters.Strategy == Floor) != (r.Speedup == nil) {
 			t.Errorf("%+v: speedup presence", r.Parameters)
+		}
+		// goroutines/rows/2: 0.625 s, busy 0.3125 and 0.625 s, 1000 rows
+		if p := r.Parameters; p.Strategy == "goroutines" && p.Workers == 2 && (r.RowCost == nil || !near(*r.RowCost, 0.9375e-3, 1e-12)) {
+			t.Errorf("%+v: row_cost %v, want 0.0009375", p, r.RowCost)
 		}
 	}
 	if s := string(b); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
@@ -248,6 +253,19 @@ func TestTextGolden(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("report differs from %s:\n%s", p, b.String())
+	}
+}
+
+func TestRowCost(t *testing.T) {
+	r := Result{Busy: []float64{0.3, 0.5}}
+	if got := r.RowCost(100e6); !near(got, 8e-9, 1e-18) {
+		t.Errorf("row cost %v, want 8 ns", got)
+	}
+	if got := r.RowCost(0); !math.IsNaN(got) {
+		t.Errorf("no rows: %v, want NaN", got)
+	}
+	if got := (&Result{}).RowCost(100); !math.IsNaN(got) {
+		t.Errorf("no busy times: %v, want NaN", got)
 	}
 }
 

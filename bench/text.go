@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -103,6 +104,7 @@ func (d *Doc) WriteText(w io.Writer) {
 
 	d.writeHeadToHead(w)
 	d.writeAmdahl(w)
+	d.writeRowCost(w)
 	d.writeImbalance(w)
 	d.writeFloor(w)
 	d.writeWarnings(w)
@@ -203,6 +205,80 @@ func pct(f float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*f)
+}
+
+// writeRowCost shows the work a row took (Result.RowCost) at each worker
+// count, for each strategy and split: flat means the workers did not slow
+// each other.
+func (d *Doc) writeRowCost(w io.Writer) {
+	var names []string
+	cost := map[string]map[int]float64{}
+	var counts []int
+	for i := range d.Results {
+		r := &d.Results[i]
+		c := r.RowCost(d.Env.Rows)
+		if math.IsNaN(c) || len(r.Times) == 0 {
+			continue
+		}
+		name := r.Strategy
+		if r.Strategy != Baseline && r.Strategy != Floor {
+			name += "/" + r.Split
+		}
+		if cost[name] == nil {
+			cost[name] = map[int]float64{}
+			names = append(names, name)
+		}
+		cost[name][r.Workers] = c
+		if !slices.Contains(counts, r.Workers) {
+			counts = append(counts, r.Workers)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	slices.Sort(counts)
+	fmt.Fprintf(w, "\nWork a row: every worker's busy time added up, over the %d rows (median trial). Workers that\n"+
+		"do not slow each other keep one worker's figure; a rise (most/1: the largest over 1 worker's)\n"+
+		"is contention, such as for the memory bus, which Amdahl's fit counts as serial:\n", d.Env.Rows)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "workers\t")
+	for _, n := range counts {
+		fmt.Fprintf(tw, "%d\t", n)
+	}
+	fmt.Fprintln(tw, "most/1\t")
+	for _, name := range names {
+		fmt.Fprintf(tw, "%s\t", name)
+		one, hasOne := cost[name][1]
+		rise := 0.0
+		for _, n := range counts {
+			c, ok := cost[name][n]
+			if !ok {
+				fmt.Fprint(tw, "\t")
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t", perRow(c))
+			if hasOne && n > 1 {
+				rise = max(rise, c/one)
+			}
+		}
+		if rise == 0 {
+			fmt.Fprintln(tw, "-\t")
+		} else {
+			fmt.Fprintf(tw, "%.2f ×\t\n", rise)
+		}
+	}
+	tw.Flush()
+}
+
+// perRow renders a time a row: in ns below a microsecond.
+func perRow(s float64) string {
+	switch {
+	case s < 1e-6:
+		return fmt.Sprintf("%.1f ns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.2f µs", s*1e6)
+	}
+	return dur(s)
 }
 
 // writeImbalance explains the file splits: how many files each worker got,
