@@ -280,7 +280,7 @@ func TestBenchShortRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Amdahl", "Processes against goroutines", "Load imbalance", "Floor", "files per worker"} {
+	for _, want := range []string{"Amdahl", "Processes against goroutines", "Work a row", "Load imbalance", "Floor", "files per worker"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench output lacks %q", want)
 		}
@@ -317,7 +317,8 @@ func TestBenchShortRun(t *testing.T) {
 			KarpFlatt              *float64 `json:"karp_flatt"`
 			Imbalance              float64
 			Phases                 map[string]float64
-			DiskRead               *int64 `json:"disk_read"`
+			DiskRead               *int64   `json:"disk_read"`
+			RowCost                *float64 `json:"row_cost"`
 		} `json:"results"`
 		PageCache *struct {
 			Start, End *float64
@@ -368,6 +369,10 @@ func TestBenchShortRun(t *testing.T) {
 		}
 		if r.DiskRead == nil {
 			t.Errorf("%+v: no disk_read", p)
+		}
+		// the workers' busy times add up to at most workers × the trial's time
+		if c := r.RowCost; c == nil || *c <= 0 || *c*float64(e.Rows) > float64(p.Workers)*r.Max {
+			t.Errorf("%+v: row_cost %v", p, c)
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(readFile(t, logf)), "\n")
