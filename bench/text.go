@@ -238,8 +238,9 @@ func (d *Doc) writeRowCost(w io.Writer) {
 	}
 	slices.Sort(counts)
 	fmt.Fprintf(w, "\nWork a row: every worker's busy time added up, over the %d rows (median trial). Workers that\n"+
-		"do not slow each other keep one worker's figure; a rise (most/1: the largest over 1 worker's)\n"+
-		"is contention, such as for the memory bus, which Amdahl's fit counts as serial:\n", d.Env.Rows)
+		"do not slow each other keep one worker's figure. A rise (most/1: the largest over 1 worker's) is\n"+
+		"contention, for the memory bus or, past the core count, for the cores (busy time is wall time),\n"+
+		"which Amdahl's fit counts as serial:\n", d.Env.Rows)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "workers\t")
 	for _, n := range counts {
