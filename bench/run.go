@@ -185,8 +185,9 @@ func (r *Result) fromSamples() {
 // RowCost is the work a row took in r's median trial, in seconds: every
 // worker's busy time added up, over rows. Workers that do not slow each
 // other keep it at one worker's figure; what it gains with more workers is
-// contention (the memory bus, shared caches), which a fit of Amdahl's law
-// counts as serial. NaN without busy times or rows.
+// contention (for the memory bus, shared caches, or past the core count the
+// cores: busy time is wall time), which a fit of Amdahl's law counts as
+// serial. NaN without busy times or rows.
 func (r *Result) RowCost(rows int64) float64 {
 	if rows <= 0 || len(r.Busy) == 0 {
 		return math.NaN()

@@ -48,8 +48,8 @@ func num(v float64, prec int) string {
 }
 
 // WriteText writes the report: the main table, processes against
-// goroutines, the Amdahl fits, the load imbalance of file splits, the floor,
-// and warnings.
+// goroutines, the Amdahl fits, the work a row, the load imbalance of file
+// splits, the floor, and warnings.
 func (d *Doc) WriteText(w io.Writer) {
 	e := d.Env
 	pages := ""
