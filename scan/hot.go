@@ -43,12 +43,7 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 	// The sp bits are sparse (one row in four on the reference query): the
 	// classifier's summary with a bit per word that holds any lets the loop
 	// below branch once per row, not once per word.
-	wz := (stop - 1) >> 6
-	it := hotState{
-		nz:   n.nz & (^uint64(0) >> (63 - wz)),
-		wz:   wz,
-		keep: ^uint64(0) >> (63 - (stop-1)&63), // the part of word wz to take
-	}
+	it := walk(&n, stop)
 	cents := t.b.hot && t.cents(r)
 	if cents {
 		// On amd64, hotWalk takes the rows hit would; the loop below
@@ -94,6 +89,17 @@ type hotState struct {
 	q, e  int                                 // 88, 96: the row handed back, from the window's start: its start and '\n'
 	more  int                                 // 104: 1 if hotWalk handed a row back, 0 when it is done
 	sums  [MaxSums]struct{ from, slot uint8 } // 112: binding.hotSums
+}
+
+// walk returns the walk over the sp bits before stop (> 0) of a window
+// whose tally is n.
+func walk(n *tally, stop int) hotState {
+	wz := (stop - 1) >> 6
+	return hotState{
+		nz:   n.nz & (^uint64(0) >> (63 - wz)),
+		wz:   wz,
+		keep: ^uint64(0) >> (63 - (stop-1)&63), // the part of word wz to take
+	}
 }
 
 // next returns the next sp bit, -1 when there is none left.

@@ -28,9 +28,9 @@
 // The frame. cpos[0..8] (cpos[i] is the i-th comma from the row's end,
 // cpos[0] the end); for each summed field k, its digits and cents as last
 // parsed (to take back) and the lane sums of the digits and the sum of the
-// cents of the rows taken in this call (see fold); the row's '\n' and
-// start; the rows and matches taken in this call; the walk's state at the
-// call's start.
+// cents of the rows taken in this call (see fold); the row's '\n'; the
+// rows that did not match and the matches taken in this call; the walk's
+// state at the call's start.
 #define CPOS 0
 #define DIG 72
 #define CNT 136
@@ -38,7 +38,6 @@
 #define ODD 264
 #define CSUM 328
 #define ROWE 392
-#define ROWA 400
 #define ROWN 408
 #define MATN 416
 #define NZ0 424
@@ -68,8 +67,9 @@
 // where the call found it, for line to find the row.
 //
 // Registers: R13 it, SI the window, DI its marks, R9 the bits left of sp
-// word R10; BX the row's start and DX its end without '\r', both from SI;
-// AX, CX, R8, R11 and R12 scratch.
+// word R10; BX the row's start (kept until the row is taken or handed
+// back) and DX its end without '\r', both from SI; AX, CX, R8, R11 and
+// R12 scratch.
 TEXT ·hotWalk(SB), NOSPLIT, $448-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
@@ -139,7 +139,6 @@ nlloop:
 
 haveend:
 	MOVQ    R12, ROWE(SP)
-	MOVQ    BX, ROWA(SP)
 	MOVBQZX (SI)(BX*1), AX
 	CMPB    AL, $0x0A
 	JEQ     nextbit          // a blank line is not a row
@@ -271,31 +270,28 @@ parse:
 	LEAQ    (CX)(R11*2), R11     // the cents
 	MOVQ    (R8), R8             // the digits' word
 
-	// firstNonDigit: a byte is a digit iff its high nibble is 3 and
-	// adding 6 keeps it so; the first n bytes must be.
-	MOVQ  $0xF0F0F0F0F0F0F0F0, CX
-	MOVQ  $0x0606060606060606, DX
+	// The first n bytes must be digits, as firstNonDigit checks: a byte
+	// is one iff XOR '0' leaves it at most 9, so that neither it nor it
+	// + 0x76 has its top bit set. (Only a byte that fails can carry into
+	// the next.) The XOR leaves the digits' values.
+	MOVQ  $0x3030303030303030, CX
+	XORQ  CX, R8
+	MOVQ  $0x7676767676767676, DX
 	ADDQ  R8, DX
+	ORQ   R8, DX
+	MOVQ  $0x8080808080808080, CX
 	ANDQ  CX, DX
-	ANDQ  R8, CX
-	MOVQ  $0x3030303030303030, BX
-	XORQ  BX, CX
-	XORQ  BX, DX
-	ORQ   DX, CX
-	LEAQ  (R12*8), DX
-	BZHIQ DX, CX, CX
-	TESTQ CX, CX
+	LEAQ  (R12*8), CX
+	BZHIQ CX, DX, DX
 	JNE   bad
 
 	// The digits to the top (as eightDigits shifts them), summed by byte lane: even
 	// bytes and odd bytes in 16-bit lanes of their own. A lane cannot
 	// overflow: a call takes at most a window's rows, each over 8 bytes
 	// (410), at most 9 a row, and 410·9 < 2^16 (TestHotPathDenseWindow).
-	NEGQ  DX
-	ADDQ  $64, DX
-	SHLXQ DX, R8, R8
-	MOVQ  $0x0F0F0F0F0F0F0F0F, CX
-	ANDQ  CX, R8
+	NEGQ  CX
+	ADDQ  $64, CX
+	SHLXQ CX, R8, R8
 	MOVQ  R8, DIG(SP)(AX*8)
 	MOVQ  R11, CNT(SP)(AX*8)
 	ADDQ  R11, CSUM(SP)(AX*8)
@@ -303,7 +299,6 @@ parse:
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
-	INCQ  ROWN(SP)
 	INCQ  MATN(SP)
 	JMP   nextbit
 
@@ -318,8 +313,7 @@ bad:
 	JMP   bad
 
 handback:
-	MOVQ ROWA(SP), AX
-	MOVQ AX, Q(R13)
+	MOVQ BX, Q(R13)
 	MOVQ ROWE(SP), AX
 	MOVQ AX, E(R13)
 	MOVQ $1, MORE(R13)
@@ -380,10 +374,10 @@ add:
 	JMP     add
 
 counts:
-	MOVQ ROWN(SP), AX
-	ADDQ AX, ROWS(R12)
 	MOVQ MATN(SP), AX
 	ADDQ AX, MATCHED(R12)
+	ADDQ ROWN(SP), AX
+	ADDQ AX, ROWS(R12)
 	RET
 
 overflow:

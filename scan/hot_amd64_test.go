@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"testing"
 	"unsafe"
 )
@@ -40,6 +41,48 @@ func TestHotStateLayout(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at %d, hot_amd64.s has %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// hotWalk takes the rows of clean generated data itself, handing none back
+// to line (which would give the same answer, slower), and adds what the
+// reference finds in them.
+func TestHotWalkTakesCleanRows(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	in := generated(t, 1000, 1)[0].data
+	q := Query{Where: "Region", Equals: "Europe"}
+	tb, err := NewTable("w.csv", in, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := tb.Body()
+	win := in[s : s+winBytes]
+	stop := bytes.LastIndexByte(win, '\n') + 1
+	var mk marks
+	n := classify(win, &mk, 'E')
+	it := walk(&n, stop)
+	tb.b.fillHot(&it, in, s)
+	var r Result
+	for k := range r.Sums {
+		r.Sums[k].Scale = 2
+	}
+	hotWalk(&it, &in[s], &mk, &r)
+	if it.more != 0 {
+		t.Fatalf("hotWalk ended with more = %d, the row %q", it.more, win[it.q:it.e])
+	}
+	var want refAnswer
+	if err := refQuery([]refFile{{"w.csv", append(append([]byte{}, in[:s]...), win[:stop]...)}}, q, &want); err != nil {
+		t.Fatal(err)
+	}
+	if r.Matched != want.matched || r.Matched == 0 {
+		t.Errorf("matched %d, reference %d", r.Matched, want.matched)
+	}
+	for i, w := range want.sums {
+		if r.Sums[i].String() != w.String() {
+			t.Errorf("sum %d: %s, reference %s", i, r.Sums[i], w)
 		}
 	}
 }
