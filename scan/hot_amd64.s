@@ -30,7 +30,9 @@
 // parsed (to take back) and the lane sums of the digits and the sum of the
 // cents of the rows taken in this call (see fold); the row's '\n'; the
 // rows that did not match and the matches taken in this call; the walk's
-// state at the call's start.
+// state at the call's start; each field's digits summed a byte a digit
+// (BYTES) since they were last added to its lanes, and the rows left until
+// they must be (FLN).
 #define CPOS 0
 #define DIG 72
 #define CNT 136
@@ -43,19 +45,24 @@
 #define NZ0 424
 #define CUR0 432
 #define W0 440
+#define BYTES 448
+#define FLN 512
 
-// LANES adds (OP = ADDQ) or takes back (SUBQ) the digits in R8 (one a byte,
-// the field's n digits shifted to the top of the word, as eightDigits
-// shifts them) to or from field AX's lane sums: the even bytes into
-// EVEN's 16-bit lanes, the odd ones into ODD's. CX and R12 are scratch.
-#define LANES(OP) \
+// A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
+#define FLUSHROWS 28
+
+// LANES adds the digit sums in R8 (one a byte, each field's n digits
+// shifted to the top of the word, as eightDigits shifts them) to field
+// AX's lane sums: the even bytes into EVEN's 16-bit lanes, the odd ones
+// into ODD's. CX and R12 are scratch.
+#define LANES \
 	MOVQ $0x00FF00FF00FF00FF, CX \
 	MOVQ R8, R12 \
 	ANDQ CX, R8 \
-	OP   R8, EVEN(SP)(AX*8) \
+	ADDQ R8, EVEN(SP)(AX*8) \
 	SHRQ $8, R12 \
 	ANDQ CX, R12 \
-	OP   R12, ODD(SP)(AX*8)
+	ADDQ R12, ODD(SP)(AX*8)
 
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
 //
@@ -70,7 +77,7 @@
 // word R10; BX the row's start (kept until the row is taken or handed
 // back) and DX its end without '\r', both from SI; AX, CX, R8, R11 and
 // R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $448-32
+TEXT ·hotWalk(SB), NOSPLIT, $520-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -82,12 +89,14 @@ TEXT ·hotWalk(SB), NOSPLIT, $448-32
 	MOVQ R10, W0(SP)
 	MOVQ $0, ROWN(SP)
 	MOVQ $0, MATN(SP)
+	MOVQ $FLUSHROWS, FLN(SP)
 	XORL AX, AX
 
 zero:
 	MOVQ $0, EVEN(SP)(AX*8)
 	MOVQ $0, ODD(SP)(AX*8)
 	MOVQ $0, CSUM(SP)(AX*8)
+	MOVQ $0, BYTES(SP)(AX*8)
 	INCQ AX
 	CMPQ AX, NSUM(R13)
 	JLT  zero
@@ -285,22 +294,25 @@ parse:
 	BZHIQ CX, DX, DX
 	JNE   bad
 
-	// The digits to the top (as eightDigits shifts them), summed by byte lane: even
-	// bytes and odd bytes in 16-bit lanes of their own. A lane cannot
-	// overflow: a call takes at most a window's rows, each over 8 bytes
-	// (410), at most 9 a row, and 410·9 < 2^16 (TestHotPathDenseWindow).
+	// The digits to the top (as eightDigits shifts them), summed a byte a
+	// digit; every FLUSHROWS rows, and when the call ends, those sums go
+	// to the lanes (see flush): ScanRegionInCache 27.4 to 26.7 us, medians
+	// of 16 alternating runs.
 	NEGQ  CX
 	ADDQ  $64, CX
 	SHLXQ CX, R8, R8
 	MOVQ  R8, DIG(SP)(AX*8)
 	MOVQ  R11, CNT(SP)(AX*8)
 	ADDQ  R11, CSUM(SP)(AX*8)
-	LANES(ADDQ)
+	ADDQ  R8, BYTES(SP)(AX*8)
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
 	INCQ  MATN(SP)
-	JMP   nextbit
+	DECQ  FLN(SP)
+	JNZ   nextbit
+	MOVQ  $1, R11        // flush, then walk on
+	JMP   flush
 
 	// A field that does not parse: take back the row's fields before it.
 bad:
@@ -309,7 +321,7 @@ bad:
 	MOVQ  CNT(SP)(AX*8), R11
 	SUBQ  R11, CSUM(SP)(AX*8)
 	MOVQ  DIG(SP)(AX*8), R8
-	LANES(SUBQ)
+	SUBQ  R8, BYTES(SP)(AX*8)
 	JMP   bad
 
 handback:
@@ -322,10 +334,30 @@ handback:
 done:
 	MOVQ $0, MORE(R13)
 
+fold:
+	XORL R11, R11 // flush, then fold
+
+	// flush: each field's byte sums into its lanes: even bytes and odd
+	// bytes in 16-bit lanes of their own. A lane cannot overflow: a call
+	// takes at most a window's rows, each over 8 bytes (410), at most 9 a
+	// row, and 410·9 < 2^16 (TestHotPathDenseWindow).
+flush:
+	XORL AX, AX
+
+flushfield:
+	MOVQ BYTES(SP)(AX*8), R8
+	LANES
+	MOVQ $0, BYTES(SP)(AX*8)
+	INCQ AX
+	CMPQ AX, NSUM(R13)
+	JLT  flushfield
+	MOVQ $FLUSHROWS, FLN(SP)
+	TESTQ R11, R11
+	JNZ  nextbit
+
 	// fold: each field's sum in cents from its lanes (lane j of even and
 	// odd holds the digits worth 10^(7-2j) and 10^(6-2j)), checked against
 	// overflow in every slot before any is added.
-fold:
 	MOVQ R9, CUR(R13)
 	MOVQ R10, W(R13)
 	MOVQ r+24(FP), R12
