@@ -51,19 +51,6 @@
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
 
-// LANES adds the digit sums in R8 (one a byte, each field's n digits
-// shifted to the top of the word, as eightDigits shifts them) to field
-// AX's lane sums: the even bytes into EVEN's 16-bit lanes, the odd ones
-// into ODD's. CX and R12 are scratch.
-#define LANES \
-	MOVQ $0x00FF00FF00FF00FF, CX \
-	MOVQ R8, R12 \
-	ANDQ CX, R8 \
-	ADDQ R8, EVEN(SP)(AX*8) \
-	SHRQ $8, R12 \
-	ANDQ CX, R12 \
-	ADDQ R12, ODD(SP)(AX*8)
-
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
@@ -337,16 +324,23 @@ done:
 fold:
 	XORL R11, R11 // flush, then fold
 
-	// flush: each field's byte sums into its lanes: even bytes and odd
-	// bytes in 16-bit lanes of their own. A lane cannot overflow: a call
-	// takes at most a window's rows, each over 8 bytes (410), at most 9 a
-	// row, and 410·9 < 2^16 (TestHotPathDenseWindow).
+	// flush: each field's byte sums (the digits shifted to the top of
+	// the word, as eightDigits shifts them) into its lanes: even bytes
+	// and odd bytes in 16-bit lanes of their own. A lane cannot overflow:
+	// a call takes at most a window's rows, each over 8 bytes (410), at
+	// most 9 a row, and 410·9 < 2^16 (TestHotPathDenseWindow).
 flush:
 	XORL AX, AX
+	MOVQ $0x00FF00FF00FF00FF, CX
 
 flushfield:
 	MOVQ BYTES(SP)(AX*8), R8
-	LANES
+	MOVQ R8, R12
+	ANDQ CX, R8
+	ADDQ R8, EVEN(SP)(AX*8)
+	SHRQ $8, R12
+	ANDQ CX, R12
+	ADDQ R12, ODD(SP)(AX*8)
 	MOVQ $0, BYTES(SP)(AX*8)
 	INCQ AX
 	CMPQ AX, NSUM(R13)
