@@ -80,7 +80,8 @@ func TestHotPath(t *testing.T) {
 func TestHotPathBadNumbers(t *testing.T) {
 	base := generated(t, 300, 1)[0].data
 	// ':' and '/' sit next to the digits; UTF-8 bytes have the top bit set.
-	for _, bad := range []string{"9x33", "9.x3", "9.3x", "9.33x", "x.33", "9:3.33", "9/3.33", "9\xc3\xa9.33"} {
+	for _, bad := range []string{"9x33", "9.x3", "9.3x", "9.33x", "x.33", "9:3.33", "9/3.33", "9\xc3\xa9.33",
+		"9.3:", "9.:3", "9./3", "9.\xc3\xa9"} {
 		row := "Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92," + bad + ",6.92,2.41\n"
 		in := append(append([]byte{}, base...), row...)
 		in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
