@@ -29,10 +29,9 @@
 // cpos[0] the end); for each summed field k, its digits and cents as last
 // parsed (to take back) and the lane sums of the digits and the sum of the
 // cents of the rows taken in this call (see fold); the row's '\n'; the
-// rows that did not match and the matches taken in this call; the walk's
-// state at the call's start; each field's digits summed a byte a digit
-// (BYTES) since they were last added to its lanes, and the rows left until
-// they must be (FLN).
+// rows that did not match in this call; the walk's state at the call's
+// start; each field's digits summed a byte a digit (BYTES) since they were
+// last added to its lanes (R15 counts the rows left until they must be).
 #define CPOS 0
 #define DIG 72
 #define CNT 136
@@ -41,12 +40,10 @@
 #define CSUM 328
 #define ROWE 392
 #define ROWN 408
-#define MATN 416
 #define NZ0 424
 #define CUR0 432
 #define W0 440
 #define BYTES 448
-#define FLN 512
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -62,9 +59,10 @@
 //
 // Registers: R13 it, SI the window, DI its marks, R9 the bits left of sp
 // word R10; BX the row's start (kept until the row is taken or handed
-// back) and DX its end without '\r', both from SI; AX, CX, R8, R11 and
-// R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $520-32
+// back) and DX its end without '\r', both from SI; R14 the matches taken
+// in this call, R15 the rows left until BYTES must go to the lanes (an
+// ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
+TEXT ·hotWalk(SB), NOSPLIT, $512-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -75,8 +73,8 @@ TEXT ·hotWalk(SB), NOSPLIT, $520-32
 	MOVQ R9, CUR0(SP)
 	MOVQ R10, W0(SP)
 	MOVQ $0, ROWN(SP)
-	MOVQ $0, MATN(SP)
-	MOVQ $FLUSHROWS, FLN(SP)
+	XORL R14, R14
+	MOVQ $FLUSHROWS, R15
 	XORL AX, AX
 
 zero:
@@ -295,8 +293,8 @@ parse:
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
-	INCQ  MATN(SP)
-	DECQ  FLN(SP)
+	INCQ  R14
+	DECQ  R15
 	JNZ   nextbit
 	MOVQ  $1, R11        // flush, then walk on
 	JMP   flush
@@ -345,7 +343,7 @@ flushfield:
 	INCQ AX
 	CMPQ AX, NSUM(R13)
 	JLT  flushfield
-	MOVQ $FLUSHROWS, FLN(SP)
+	MOVQ $FLUSHROWS, R15
 	TESTQ R11, R11
 	JNZ  nextbit
 
@@ -400,7 +398,7 @@ add:
 	JMP     add
 
 counts:
-	MOVQ MATN(SP), AX
+	MOVQ R14, AX
 	ADDQ AX, MATCHED(R12)
 	ADDQ ROWN(SP), AX
 	ADDQ AX, ROWS(R12)
