@@ -39,11 +39,11 @@
 #define ODD 264
 #define CSUM 328
 #define ROWE 392
-#define ROWN 408
-#define NZ0 424
-#define CUR0 432
-#define W0 440
-#define BYTES 448
+#define ROWN 400
+#define NZ0 408
+#define CUR0 416
+#define W0 424
+#define BYTES 432
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -62,7 +62,7 @@
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $512-32
+TEXT ·hotWalk(SB), NOSPLIT, $496-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
