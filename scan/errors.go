@@ -15,7 +15,16 @@ var (
 	ErrNoHeader  = errors.New("no header line")
 	ErrColumn    = errors.New("no such column in the header")
 	ErrDupColumn = errors.New("column name appears twice in the header")
+	// ErrOpenQuote is the ErrQuote of a quoted field that the input ends
+	// inside: errors.Is(ErrOpenQuote, ErrQuote) holds. A reader that holds
+	// only a piece of a file reads more when it sees it (see Table.View).
+	ErrOpenQuote error = openQuote{}
 )
+
+type openQuote struct{}
+
+func (openQuote) Error() string        { return "quoted field is not closed before the end of the input" }
+func (openQuote) Is(target error) bool { return target == ErrQuote }
 
 // ParseError is bad input with its place. Line and Column are 1-based; Line
 // counts physical lines (as an editor does), Column is the byte in that line
@@ -43,6 +52,10 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// Shift adds lines to e.Line: a View's errors count lines from its base,
+// and its caller knows how many lines lie before that.
+func (e *ParseError) Shift(lines int) { e.Line += lines }
 
 // errAt builds a ParseError for byte offset off of data. It counts lines from
 // the start of the file, which is slow, but only errors pay for it.

@@ -15,7 +15,7 @@ const MaxScale = 18
 // Errors a number can cause. They are wrapped in a *ParseError that says where.
 var (
 	ErrSyntax   = errors.New("not a decimal number")
-	ErrOverflow = errors.New("value out of range (exact sums hold 18 significant digits, about ±9.2e18 units of the smallest decimal place)")
+	ErrOverflow = errors.New("number out of range (a value may have at most 18 digits after the point and a magnitude below 2^63 units of its last digit, about 9.2e18)")
 )
 
 var pow10 = [MaxScale + 1]int64{
@@ -24,14 +24,18 @@ var pow10 = [MaxScale + 1]int64{
 	1000000000000000, 10000000000000000, 100000000000000000, 1000000000000000000,
 }
 
-// Fixed is an exact decimal: V / 10^Scale. The zero value is 0.
+// Fixed is an exact decimal sum: (C + V) / 10^Scale. The zero value is 0.
 //
 // A sum keeps the largest scale of the values added to it, so adding 7, 3.5
-// and 0.25 gives 1075 at scale 2 ("10.75"). Both fields are int64 so the
-// layout is fixed and pointer-free (it travels through shared memory).
+// and 0.25 gives 1075 at scale 2 ("10.75"). V is the part that the hot paths
+// add to (hot_amd64.s and Table.hit, with an overflow check); what leaves
+// the int64 range moves to C, which cannot overflow (see wide). So no sum
+// fails, and every order of the same values gives an Equal sum. The layout
+// is fixed and pointer-free: hot_amd64.s knows its size (TestHotStateLayout).
 type Fixed struct {
 	V     int64
 	Scale int64
+	C     wide
 }
 
 // ParseFixed parses a number of the grammar in the package comment and returns
@@ -227,58 +231,60 @@ func parseLong(b []byte, i int, neg bool) (mant int64, scale int, err error) {
 	return int64(v), scale, nil
 }
 
-// rescale returns v·10^by, or false if that does not fit.
-func rescale(v int64, by int64) (int64, bool) {
-	if by == 0 || v == 0 {
-		return v, true
-	}
-	if by > MaxScale {
-		return 0, false
-	}
-	p := pow10[by]
-	if v > math.MaxInt64/p || v < -math.MaxInt64/p {
-		return 0, false
-	}
-	return v * p, true
-}
-
-// Add adds mant·10^-scale to f exactly, or returns ErrOverflow and leaves f as
-// it was. Overflow is checked at every step, so a sum never wraps. The common
-// case (same scale, no overflow) is small enough to inline.
-func (f *Fixed) Add(mant int64, scale int) error {
+// Add adds mant·10^-scale (scale at most MaxScale, as ParseFixed gives) to
+// f exactly. It cannot fail: a sum that leaves the int64 range moves into
+// the carried part (see wide), so the total, and whether it fits, never
+// depends on the order of the values. The common case (same scale, no
+// overflow) is small enough to inline.
+func (f *Fixed) Add(mant int64, scale int) {
 	if int64(scale) == f.Scale {
 		sum := f.V + mant
 		// Signed overflow happened iff both operands have the sign the sum lacks.
-		if (f.V^sum)&(mant^sum) >= 0 && sum != math.MinInt64 {
+		if (f.V^sum)&(mant^sum) >= 0 {
 			f.V = sum
-			return nil
+			return
 		}
 	}
-	return f.addRescale(mant, scale)
+	f.addSlow(wideOf(mant), int64(scale))
 }
 
-func (f *Fixed) addRescale(mant int64, scale int) error {
-	s := int64(scale)
-	acc := f.V
-	if s > f.Scale {
-		var ok bool
-		if acc, ok = rescale(acc, s-f.Scale); !ok {
-			return ErrOverflow
-		}
-	} else if s < f.Scale {
-		var ok bool
-		if mant, ok = rescale(mant, f.Scale-s); !ok {
-			return ErrOverflow
-		}
-		s = f.Scale
+// addSlow adds m·10^-s: V moves into C, and C or m is brought to the larger
+// scale.
+func (f *Fixed) addSlow(m wide, s int64) {
+	f.C.add(wideOf(f.V))
+	f.V = 0
+	switch {
+	case s > f.Scale:
+		f.C.mul(uint64(pow10[s-f.Scale]))
+		f.Scale = s
+	case s < f.Scale:
+		m.mul(uint64(pow10[f.Scale-s]))
 	}
-	sum := acc + mant
-	if (acc^sum)&(mant^sum) < 0 || sum == math.MinInt64 {
-		return ErrOverflow
-	}
-	f.V, f.Scale = sum, s
-	return nil
+	f.C.add(m)
 }
+
+// AddFixed adds o to f exactly.
+func (f *Fixed) AddFixed(o Fixed) {
+	if o.C.isZero() {
+		f.Add(o.V, int(o.Scale))
+		return
+	}
+	m := o.C
+	m.add(wideOf(o.V))
+	f.addSlow(m, o.Scale)
+}
+
+// total is the sum's whole value at Scale.
+func (f Fixed) total() wide {
+	t := f.C
+	t.add(wideOf(f.V))
+	return t
+}
+
+// Equal reports whether f and o are the same decimal at the same scale. Two
+// sums of the same values are Equal whatever the order they were added in,
+// though their V and C may differ.
+func (f Fixed) Equal(o Fixed) bool { return f.Scale == o.Scale && f.total() == o.total() }
 
 // String returns the exact decimal, e.g. "-1234567.89".
 func (f Fixed) String() string { return string(f.Append(nil, false)) }
@@ -286,13 +292,23 @@ func (f Fixed) String() string { return string(f.Append(nil, false)) }
 // Append appends the exact decimal to dst, with a thousands separator ","
 // in the integer part if group is set ("1,234,567.89").
 func (f Fixed) Append(dst []byte, group bool) []byte {
-	v := f.V
-	if v < 0 {
-		dst = append(dst, '-')
-		v = -v // V is never MinInt64: Add refuses it
+	var buf [64]byte
+	var digits []byte
+	neg := false
+	if f.C.isZero() {
+		v := uint64(f.V)
+		if neg = f.V < 0; neg {
+			v = -v // two's complement: right for MinInt64 too
+		}
+		digits = strconv.AppendUint(buf[:0], v, 10)
+	} else {
+		t := f.total().big()
+		neg = t.Sign() < 0
+		digits = t.Abs(t).Append(buf[:0], 10)
 	}
-	var buf [20]byte
-	digits := strconv.AppendUint(buf[:0], uint64(v), 10)
+	if neg {
+		dst = append(dst, '-')
+	}
 	sc := int(f.Scale)
 	for len(digits) <= sc { // pad so there is at least one integer digit
 		digits = append([]byte{'0'}, digits...)

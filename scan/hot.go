@@ -224,7 +224,8 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 		end = c
 	}
 	// parseCents takes no sign, so a sum overflows iff it comes out smaller;
-	// then it and those before it are put back, and line reports the error.
+	// then it and those before it are put back, and line adds the row
+	// through Fixed.Add, which carries into the wide part.
 	for k := range b.nsum {
 		f := &r.Sums[b.byCol[k].slot]
 		old := f.V

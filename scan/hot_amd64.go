@@ -12,8 +12,9 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 // take, checking it the same way, and adds what it took to r when it
 // returns. It skips blank lines, and hands back (it.more = 1, the row at
 // it.q, it.e) any row it does not take: one that hit would turn down. If
-// adding would overflow a sum, it adds nothing and puts the walk back as
-// it was (it.more = 2). it.more = 0 when no bit is left.
+// adding would take a sum's fast part (Fixed.V) out of the int64 range, it
+// adds nothing and puts the walk back as it was (it.more = 2), so that line
+// adds the rows through Fixed.Add. it.more = 0 when no bit is left.
 //
 // Its parse differs from parseCents only in how the digits become a
 // number: checked the same way and shifted to the top of a word as in
@@ -35,7 +36,7 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error
 	w := &t.data[wb]
 	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
 		if it.more == 2 {
-			return false, nil // a sum would overflow: line finds where
+			return false, nil // a sum leaves V's range: line adds the rows
 		}
 		if err := t.line(wb+it.q, wb+it.e, r, mk, wb); err != nil {
 			return false, err

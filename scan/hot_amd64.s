@@ -24,6 +24,7 @@
 #define ROWS 0
 #define MATCHED 8
 #define SUMV 24
+#define FIXEDSIZE 40
 
 // The frame. cpos[0..8] (cpos[i] is the i-th comma from the row's end,
 // cpos[0] the end); for each summed field k, its digits and cents as last
@@ -53,9 +54,9 @@
 // Table.hit, step for step (see there), for every sp bit of the window
 // left in it, except that the values are not added one by one: each
 // field's digits are summed by byte lane, and the sums, rows and matches
-// reach r when the call returns (see fold). If a sum would overflow then,
-// none of the call's rows count: it sets it.more = 2 and puts the walk back
-// where the call found it, for line to find the row.
+// reach r when the call returns (see fold). If a sum's V would overflow
+// then, none of the call's rows count: it sets it.more = 2 and puts the walk
+// back where the call found it, for line to add the rows (Fixed.Add carries).
 //
 // Registers: R13 it, SI the window, DI its marks, R9 the bits left of sp
 // word R10; BX the row's start (kept until the row is taken or handed
@@ -378,7 +379,7 @@ lanes:
 	ADDQ    CSUM(SP)(AX*8), R8
 	MOVQ    R8, DIG(SP)(AX*8)       // the value, in cents
 	MOVBQZX (SUMS+1)(R13)(AX*2), CX
-	SHLQ    $4, CX
+	IMUL3Q  $FIXEDSIZE, CX, CX
 	ADDQ    SUMV(R12)(CX*1), R8
 	JOS     overflow
 	INCQ    AX
@@ -391,7 +392,7 @@ add:
 	CMPQ    AX, NSUM(R13)
 	JGE     counts
 	MOVBQZX (SUMS+1)(R13)(AX*2), CX
-	SHLQ    $4, CX
+	IMUL3Q  $FIXEDSIZE, CX, CX
 	MOVQ    DIG(SP)(AX*8), R8
 	ADDQ    R8, SUMV(R12)(CX*1)
 	INCQ    AX

@@ -35,8 +35,8 @@ func fits(v *big.Int) bool { return new(big.Int).Abs(v).Cmp(maxI64) <= 0 }
 
 func pow10big(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
 
-// add follows the documented overflow rule: the value, the sum so far and the
-// new sum, each at the larger scale, must fit in an int64.
+// add follows the documented rule: a value must fit in an int64 at its own
+// scale (at most MaxScale); a sum is exact and unbounded.
 func (s *refSum) add(text string) error {
 	if !refNumber.MatchString(text) {
 		return ErrSyntax
@@ -57,11 +57,7 @@ func (s *refSum) add(text string) error {
 	sc := max(s.scale, len(fp))
 	acc := new(big.Int).Mul(s.v, pow10big(sc-s.scale))
 	m.Mul(m, pow10big(sc-len(fp)))
-	sum := new(big.Int).Add(acc, m)
-	if !fits(acc) || !fits(m) || !fits(sum) {
-		return ErrOverflow
-	}
-	s.v, s.scale = sum, sc
+	s.v, s.scale = acc.Add(acc, m), sc
 	return nil
 }
 

@@ -52,6 +52,17 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	return &Table{name: name, data: data, body: p, b: b}, nil
 }
 
+// View returns the Table for a piece of the same file: data holds the
+// file's bytes from offset base on (base at or after the header's end, at a
+// line start), and the binding is shared. Offsets into the view are
+// relative to base, and so are the lines in its errors: ParseError.Line
+// counts from base (the caller adds the lines before it, see
+// ParseError.Shift). data must stay valid and unchanged while the view is
+// scanned.
+func (t *Table) View(data []byte, base int) Table {
+	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b}
+}
+
 // Body returns the byte range that holds the data rows: from the first row
 // after the header to the end of the file.
 func (t *Table) Body() (start, end int) { return t.body, len(t.data) }
@@ -86,6 +97,15 @@ func skipBlank(data []byte, p int) int {
 // On error r holds the rows before the bad one, and the error is a
 // *ParseError. Scan allocates nothing unless it fails.
 func (t *Table) Scan(start, end int, r *Result) error {
+	_, err := t.ScanPart(start, end, r)
+	return err
+}
+
+// ScanPart is Scan that also returns where it stopped: the start of the
+// first row at or after end (or the end of the data). Scanning [start, m)
+// and then [that, end) takes every row exactly once, so a caller can cut a
+// long scan into steps (to check a deadline between them) at any m.
+func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
@@ -103,7 +123,7 @@ func (t *Table) Scan(start, end int, r *Result) error {
 			if quick && !quotes {
 				next, err := t.bulk(end, r, &mk, counts, wb, we, v0)
 				if err != nil {
-					return err
+					return p, err
 				}
 				if next > p {
 					p = next
@@ -122,7 +142,7 @@ func (t *Table) Scan(start, end int, r *Result) error {
 		} else {
 			n, err := t.longRow(p, r) // a row longer than a window
 			if err != nil {
-				return err
+				return p, err
 			}
 			p = n
 			continue
@@ -130,7 +150,7 @@ func (t *Table) Scan(start, end int, r *Result) error {
 		if quotes && countBits(&mk.qt, p-wb, e-wb) > 0 {
 			n, err := t.slowRow(p, r)
 			if err != nil {
-				return err
+				return p, err
 			}
 			p = n
 			continue
@@ -150,11 +170,11 @@ func (t *Table) Scan(start, end int, r *Result) error {
 			}
 		}
 		if err := t.line(p, e, r, &mk, wb); err != nil {
-			return err
+			return p, err
 		}
 		p = next
 	}
-	return nil
+	return p, nil
 }
 
 // longRow takes a row longer than a window, finding its end the plain way.
@@ -224,12 +244,10 @@ parse:
 // add parses a matching row's value and adds it to sum slot.
 func (t *Table) add(r *Result, slot int, f []byte, off int) error {
 	m, s, err := ParseFixed(f)
-	if err == nil {
-		err = r.Sums[slot].Add(m, s)
-	}
 	if err != nil {
 		return errAt(t.name, t.data, off, t.b.names[slot], f, err)
 	}
+	r.Sums[slot].Add(m, s)
 	return nil
 }
 
@@ -305,7 +323,7 @@ func readField(data []byte, i int) (f span, next int, last bool, err error) {
 		for {
 			k := bytes.IndexByte(data[j:], '"')
 			if k < 0 {
-				return f, i, false, ErrQuote
+				return f, i, false, ErrOpenQuote
 			}
 			j += k
 			if j+1 < n && data[j+1] == '"' {

@@ -12,14 +12,18 @@
 // address" unless the goroutine has called debug.SetPanicOnFault(true), in
 // which case it is a recoverable panic. Package spawn scans with that set and
 // reports such a fault as an error naming the file, never as a wrong total.
-// The copying modes (ReadAt, Read) are immune: they own their bytes.
+// The copying modes read through File.ReadAt into their callers' buffers;
+// the ReadAt mode copies out of a mapping of its own, so its reads are
+// guarded the same way (ErrFault), and the Read mode sees a short read.
 package shm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 
 	"golang.org/x/exp/mmap"
 	"golang.org/x/sys/unix"
@@ -32,9 +36,10 @@ const (
 	// Mmap maps the file read-only and scans the page cache in place: no copy.
 	Mmap Mode = iota
 	// ReadAt maps it with golang.org/x/exp/mmap, whose ReaderAt copies the
-	// bytes out into a buffer of ours.
+	// bytes out into a buffer of ours, a piece at a time (File.ReadAt).
 	ReadAt
-	// Read reads the file with read(2) into a buffer: one copy, no mapping.
+	// Read reads the file with pread(2) into a buffer, a piece at a time:
+	// one copy, no mapping.
 	Read
 )
 
@@ -61,27 +66,69 @@ type Options struct {
 	Populate bool
 }
 
-// File is one input file's bytes.
+// File is one input file, opened in one Mode: mapped whole (Bytes), or
+// read in pieces (ReadAt) by the copying modes, which hold no more of the
+// file in memory than their callers' buffers.
 type File struct {
 	Name   string
-	data   []byte
+	mode   Mode
+	size   int
+	data   []byte         // Mmap: the mapping (nil for an empty file)
+	fd     *os.File       // Read: pread(2) through it
+	ra     *mmap.ReaderAt // ReadAt: x/exp/mmap's copy out of its own mapping
 	mapped bool
 }
 
-// Open opens path and makes its bytes available in the given mode.
+// ErrFault marks a memory fault on a mapping: the file was truncated while
+// mapped (SIGBUS), caught by debug.SetPanicOnFault.
+var ErrFault = errors.New("memory fault while reading the mapping (was the file truncated while in use?)")
+
+// ErrNotRegular is returned for anything but a regular file (a FIFO, a
+// device, a directory): parlab reads files, and a FIFO would block forever.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path and makes its bytes available in the given mode. It
+// refuses anything but a regular file, and never blocks doing so: the file
+// is opened with O_NONBLOCK (a FIFO opens at once) and checked by fstat
+// before anything reads it.
 func Open(path string, mode Mode, opt Options) (*File, error) {
-	f := &File{Name: path}
-	var err error
+	if mode < Mmap || mode > Read {
+		return nil, fmt.Errorf("unknown mode %d", mode)
+	}
+	fd, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fd.Stat()
+	if err != nil {
+		fd.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		fd.Close()
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	if int64(int(st.Size())) != st.Size() {
+		fd.Close()
+		return nil, fmt.Errorf("%s: too large", path)
+	}
+	f := &File{Name: path, mode: mode, size: int(st.Size())}
 	switch mode {
 	case Mmap:
-		f.data, err = mapFile(path, opt)
+		defer fd.Close() // the mapping outlives the descriptor
+		f.data, err = mapFile(fd, path, f.size, opt)
 		f.mapped = f.data != nil
 	case ReadAt:
-		f.data, err = readAtFile(path)
+		fd.Close()
+		if f.size > 0 {
+			f.ra, err = mmap.Open(path)
+			if err == nil && f.ra.Len() != f.size {
+				f.ra.Close()
+				err = fmt.Errorf("%s: changed size while being opened", path)
+			}
+		}
 	case Read:
-		f.data, err = readFile(path)
-	default:
-		err = fmt.Errorf("unknown mode %d", mode)
+		f.fd = fd
 	}
 	if err != nil {
 		return nil, err
@@ -89,13 +136,61 @@ func Open(path string, mode Mode, opt Options) (*File, error) {
 	return f, nil
 }
 
-// Bytes returns the file's contents. For a mapped file the slice points into
-// the page cache: it is valid until Close, and only while no one truncates
-// the file (see the package comment). Never write to it.
+// Bytes returns a mapped file's contents; nil for the copying modes (use
+// ReadAt) and for an empty file. The slice points into the page cache: it is
+// valid until Close, and only while no one truncates the file (see the
+// package comment). Never write to it.
 func (f *File) Bytes() []byte { return f.data }
 
 // Mapped reports whether Bytes is a mapping (and so must not outlive Close).
 func (f *File) Mapped() bool { return f.mapped }
+
+// Copying reports whether the file is read in pieces with ReadAt (modes
+// ReadAt and Read) rather than mapped.
+func (f *File) Copying() bool { return f.mode != Mmap }
+
+// Size is the file's length when it was opened.
+func (f *File) Size() int { return f.size }
+
+// ReadAt fills p with the file's bytes at off, whole: a file that ends
+// before off+len(p) (it shrank after Open) is an error naming it, and so is
+// a fault on the ReadAt mode's mapping (ErrFault), never a crash. Safe for
+// concurrent use. For a mapped file it copies from Bytes.
+func (f *File) ReadAt(p []byte, off int) (err error) {
+	n := 0
+	switch {
+	case f.mode == Mmap:
+		n = copy(p, f.data[min(off, len(f.data)):])
+	case f.mode == Read:
+		n, err = f.fd.ReadAt(p, int64(off))
+	case f.ra != nil:
+		n, err = f.guardedReadAt(p, off)
+	}
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return fmt.Errorf("%s: ends before byte %d (was it truncated while in use?)", f.Name, off+len(p))
+	}
+	return fmt.Errorf("read %s: %w", f.Name, err)
+}
+
+// guardedReadAt is x/exp/mmap's ReadAt, which copies out of a mapping, with
+// a fault on it (the file was truncated: SIGBUS) turned into ErrFault.
+func (f *File) guardedReadAt(p []byte, off int) (n int, err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if a, ok := r.(interface{ Addr() uintptr }); ok {
+				n, err = 0, fmt.Errorf("%w at %#x", ErrFault, a.Addr())
+				return
+			}
+			panic(r)
+		}
+	}()
+	return f.ra.ReadAt(p, int64(off))
+}
 
 // Populate faults in the pages of Bytes()[off:off+n] of a mapped file, so
 // that a worker pays for its own pages before its scan, and workers pay in
@@ -103,12 +198,10 @@ func (f *File) Mapped() bool { return f.mapped }
 //
 // It reads a byte of every page, so each page not yet mapped faults, and
 // the kernel's fault-around maps its cached neighbours with it (16 pages a
-// fault by default). madvise(MADV_POPULATE_READ) maps one page at a time
-// through get_user_pages: with it, 2 goroutines on the 10M set took 108 ms,
-// against 105 reading a byte a page and 93 with the pages faulted in during
-// the scan; the newline floor 77 ms against 72 and 64. Reading a page that
-// is gone (the file was truncated) raises SIGBUS, which the caller must be
-// ready for as for the scan (see debug.SetPanicOnFault).
+// fault by default); docs/pagecache.md has the measurements against
+// madvise(MADV_POPULATE_READ). Reading a page that is gone (the file was
+// truncated) raises SIGBUS, which the caller must be ready for as for the
+// scan (see debug.SetPanicOnFault).
 func (f *File) Populate(off, n int) {
 	if !f.mapped || n <= 0 {
 		return
@@ -126,47 +219,35 @@ func (f *File) Populate(off, n int) {
 
 var pageSize = os.Getpagesize()
 
-// Close releases the bytes. Close is idempotent.
+// Close releases the file. Close is idempotent.
 func (f *File) Close() error {
-	d, m := f.data, f.mapped
-	f.data, f.mapped = nil, false
-	if m {
-		return unix.Munmap(d)
+	var err error
+	if f.mapped {
+		err = unix.Munmap(f.data)
 	}
-	return nil
+	if f.fd != nil {
+		f.fd.Close()
+	}
+	if f.ra != nil {
+		f.ra.Close()
+	}
+	f.data, f.mapped, f.fd, f.ra = nil, false, nil, nil
+	return err
 }
 
-func mapFile(path string, opt Options) ([]byte, error) {
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fd.Close() // the mapping outlives the descriptor
-	st, err := fd.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	size := st.Size()
+func mapFile(fd *os.File, path string, size int, opt Options) ([]byte, error) {
 	if size == 0 {
 		return nil, nil // mmap of length 0 is EINVAL; an empty file has no bytes
 	}
-	if int64(int(size)) != size {
-		return nil, fmt.Errorf("%s: too large to map", path)
-	}
-	data, err := unix.Mmap(int(fd.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := unix.Mmap(int(fd.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
 	// MADV_HUGEPAGE: pages the cache lacks come back from disk, through the
 	// mapping's faults, in 2 MiB folios (the kernel's mmap readahead does
 	// that for VM_HUGEPAGE), and a 2 MiB folio maps with one PMD: one fault
-	// where there were 32, and a page table less to tear down at unmap.
-	// Refilled that way, the 10M set took 2 goroutines 55 ms, not 72, and
-	// 2 worker processes 62, not 85 (15 alternating runs). Where THP is off
-	// it fails (EINVAL) and changes nothing: the error is of no consequence.
+	// where there were 32 (docs/pagecache.md). Where THP is off it fails
+	// (EINVAL) and changes nothing: the error is of no consequence.
 	unix.Madvise(data, unix.MADV_HUGEPAGE)
 	// We read front to back once: let the kernel read ahead aggressively.
 	if err := unix.Madvise(data, unix.MADV_SEQUENTIAL); err != nil {
@@ -174,9 +255,9 @@ func mapFile(path string, opt Options) ([]byte, error) {
 		return nil, fmt.Errorf("madvise %s: %w", path, err)
 	}
 	// Populated after MADV_HUGEPAGE, not by MAP_POPULATE in mmap, which
-	// reads what is not cached before the advice can apply: a cold 1M set
-	// came back in small folios that way, and every later run paid for it.
-	// A file truncated meanwhile is an error here, not a SIGBUS.
+	// reads what is not cached before the advice can apply (a cold set came
+	// back in small folios that way). A file truncated meanwhile is an error
+	// here, not a SIGBUS.
 	if opt.Populate {
 		if err := unix.Madvise(data, unix.MADV_POPULATE_READ); err != nil && err != unix.EINVAL {
 			unix.Munmap(data)
@@ -184,39 +265,6 @@ func mapFile(path string, opt Options) ([]byte, error) {
 		}
 	}
 	return data, nil
-}
-
-func readAtFile(path string) ([]byte, error) {
-	r, err := mmap.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	buf := make([]byte, r.Len())
-	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return buf, nil
-}
-
-func readFile(path string) ([]byte, error) {
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fd.Close()
-	st, err := fd.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	buf := make([]byte, st.Size())
-	if _, err := io.ReadFull(fd, buf); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return buf, nil
 }
 
 // Evict asks the kernel to drop path's pages from the page cache

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,11 +34,30 @@ func TestModesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v", m, err)
 			}
-			if !bytes.Equal(f.Bytes(), content) {
+			if f.Size() != len(content) || f.Copying() != (m != Mmap) || f.Mapped() != (m == Mmap) {
+				t.Errorf("%v: size %d, copying %v, mapped %v", m, f.Size(), f.Copying(), f.Mapped())
+			}
+			if m == Mmap && !bytes.Equal(f.Bytes(), content) {
 				t.Errorf("%v populate=%v: bytes differ", m, pop)
 			}
-			if f.Mapped() != (m == Mmap) {
-				t.Errorf("%v: Mapped() = %v", m, f.Mapped())
+			if m != Mmap && f.Bytes() != nil {
+				t.Errorf("%v: a copying mode holds the whole file", m)
+			}
+			// pieces at odd offsets, and one past the end
+			got := make([]byte, 0, len(content))
+			buf := make([]byte, 7777)
+			for off := 0; off < len(content); off += len(buf) {
+				n := min(len(buf), len(content)-off)
+				if err := f.ReadAt(buf[:n], off); err != nil {
+					t.Fatalf("%v: ReadAt %d: %v", m, off, err)
+				}
+				got = append(got, buf[:n]...)
+			}
+			if !bytes.Equal(got, content) {
+				t.Errorf("%v populate=%v: pieces differ", m, pop)
+			}
+			if err := f.ReadAt(buf[:10], len(content)-5); err == nil || !strings.Contains(err.Error(), p) {
+				t.Errorf("%v: read past the end: %v", m, err)
 			}
 			if err := f.Close(); err != nil {
 				t.Error(err)
@@ -46,6 +66,56 @@ func TestModesAgree(t *testing.T) {
 				t.Errorf("second Close: %v", err)
 			}
 		}
+	}
+}
+
+// Anything but a regular file is refused in every mode, at once: a FIFO
+// would block an open or a read forever, and /dev/zero never ends.
+func TestNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe.csv")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Mode{Mmap, ReadAt, Read} {
+		for _, p := range []string{fifo, "/dev/zero", t.TempDir()} {
+			done := make(chan error, 1)
+			go func() {
+				_, err := Open(p, m, Options{})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), p) {
+					t.Errorf("%v %s: %v, want %v", m, p, err, ErrNotRegular)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v %s: Open blocked", m, p)
+			}
+		}
+	}
+}
+
+// A file truncated after Open is an error naming it in the copying modes:
+// ReadAt's mapping faults (SIGBUS, caught), Read's pread comes up short.
+func TestTruncatedCopying(t *testing.T) {
+	for _, m := range []Mode{ReadAt, Read} {
+		p := write(t, "t.csv", bytes.Repeat([]byte("x,1\n"), 1<<16))
+		f, err := Open(p, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, 4096); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64<<10)
+		err = f.ReadAt(buf, 100<<10)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%v: read of a truncated file: %v", m, err)
+		}
+		if m == ReadAt && !errors.Is(err, ErrFault) {
+			t.Errorf("%v: %v, want %v", m, err, ErrFault)
+		}
+		f.Close()
 	}
 }
 
@@ -64,7 +134,7 @@ func TestEmptyAndBadFiles(t *testing.T) {
 	p := write(t, "empty.csv", nil)
 	for _, m := range []Mode{Mmap, ReadAt, Read} {
 		f, err := Open(p, m, Options{})
-		if err != nil || len(f.Bytes()) != 0 {
+		if err != nil || len(f.Bytes()) != 0 || f.Size() != 0 || f.ReadAt(nil, 0) != nil {
 			t.Errorf("%v empty: %v", m, err)
 		}
 		if _, err := Open(filepath.Join(t.TempDir(), "missing.csv"), m, Options{}); err == nil {

@@ -1,9 +1,6 @@
 package spawn
 
-import (
-	"bytes"
-	"context"
-)
+import "context"
 
 // Floor is not a way to answer the query: its workers only count newlines
 // (bytes.Count, vectorised) over the same mapped files, cut the same way,
@@ -16,12 +13,13 @@ type Floor struct{}
 func (Floor) Name() string { return "floor" }
 
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
-	nl := []byte{'\n'}
-	return runGoroutines(ctx, c, "floor", func(set *Set, u Unit, o *unitOutcome) {
+	return runGoroutines(ctx, c, "floor", func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
 		o.err = set.guard(u, func() error {
-			a, b := set.rows(u)
-			o.res.Rows = int64(bytes.Count(set.Files[u.File].Bytes()[a:b], nl))
-			return nil
+			a, b, err := set.rows(u)
+			if err == nil {
+				o.res.Rows, err = set.countLines(ctx, u.File, a, b)
+			}
+			return err
 		})
 	})
 }

@@ -27,14 +27,17 @@ type paddedStat struct {
 }
 
 func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, "goroutines", func(set *Set, u Unit, o *unitOutcome) {
-		o.err = set.scanUnit(u, &o.res)
+	return runGoroutines(ctx, c, "goroutines", func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
+		o.err = set.scanUnit(ctx, u, &o.res)
 	})
 }
 
 // runGoroutines runs c.Workers goroutines over the plan's units, each unit
 // through body, which fills in the unit's outcome; then merges.
-func runGoroutines(ctx context.Context, c Config, name string, body func(*Set, Unit, *unitOutcome)) (*Report, error) {
+func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *unitOutcome)) (rep *Report, err error) {
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	defer cancel()
+	defer func() { rep, err = stopped(ctx, rep, err) }()
 	r, err := start(c, name)
 	if err != nil {
 		return nil, err
@@ -52,7 +55,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(*Set, U
 			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil; i = r.plan.next(w, st.Units, take) {
 				u := r.plan.Units[i]
 				o := &out[i].unitOutcome
-				body(r.set, u, o)
+				body(ctx, r.set, u, o)
 				o.done = true
 				st.Units++
 				st.Bytes += int64(u.End - u.Start)
@@ -73,7 +76,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(*Set, U
 	for w := range stats {
 		r.rep.PerWorker[w] = stats[w].WorkerStat
 	}
-	return r.finish(joined, outcomes)
+	return r.finish(ctx, joined, outcomes)
 }
 
 // run is one parallel run in progress: its start, data, plan and report.
@@ -106,9 +109,9 @@ func start(c Config, name string) (*run, error) {
 
 // finish derives the phases from the workers' clocks, merges the units'
 // outcomes (see Set.merge) and closes the report.
-func (r *run) finish(joined time.Duration, outcomes []unitOutcome) (*Report, error) {
+func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitOutcome) (*Report, error) {
 	r.rep.phases(joined)
-	res, rescanned, err := r.set.merge(r.plan, outcomes)
+	res, rescanned, err := r.set.merge(ctx, r.plan, outcomes)
 	if err != nil {
 		return nil, err
 	}

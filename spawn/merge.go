@@ -1,7 +1,7 @@
 package spawn
 
 import (
-	"errors"
+	"context"
 	"fmt"
 
 	"parlab/scan"
@@ -24,7 +24,7 @@ type unitOutcome struct {
 // scan.Result.Quoted), so a cut file where that happened is scanned again
 // whole, here, and only that answer counts. Files without quotes, the usual
 // case, cost nothing extra. It returns the files it rescanned.
-func (s *Set) merge(p *Plan, out []unitOutcome) (scan.Result, []int, error) {
+func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Result, []int, error) {
 	var total scan.Result
 	var rescanned []int
 	perFile := make([][]int, len(s.Tables))
@@ -43,26 +43,20 @@ func (s *Set) merge(p *Plan, out []unitOutcome) (scan.Result, []int, error) {
 		}
 		if cut && suspect {
 			var r scan.Result
-			if err := s.scanUnit(whole, &r); err != nil {
+			if err := s.scanUnit(ctx, whole, &r); err != nil {
 				return total, rescanned, err
 			}
 			rescanned = append(rescanned, f)
-			if err := total.Merge(&r); err != nil {
-				return total, rescanned, fmt.Errorf("%s: %w", s.Paths[f], err)
-			}
+			total.Merge(&r)
 			continue
 		}
 		for _, i := range units {
 			if out[i].err != nil {
 				return total, rescanned, out[i].err
 			}
-			if err := total.Merge(&out[i].res); err != nil {
-				return total, rescanned, fmt.Errorf("merging %s: %w", s.Paths[f], err)
-			}
+			total.Merge(&out[i].res)
 		}
 	}
 	return total, rescanned, nil
 }
 
-// errFault marks a memory fault while scanning a mapping.
-var errFault = errors.New("memory fault while scanning the mapping (was the file truncated while in use?)")

@@ -26,7 +26,7 @@ type Plan struct {
 // (0: DefaultChunk).
 func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if workers < 1 {
-		return nil, fmt.Errorf("--workers must be at least 1, got %d", workers)
+		return nil, fmt.Errorf("a plan needs at least 1 worker, got %d", workers)
 	}
 	if chunk <= 0 {
 		chunk = DefaultChunk
@@ -58,15 +58,14 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 		p.Assign = make([][]int, workers)
 		var total int64
 		for f := range nf {
-			a, b := set.Tables[f].Body()
+			a, b := set.body(f)
 			total += int64(b - a)
 		}
 		// Worker j takes global body bytes [j·B/N, (j+1)·B/N), each cut
 		// moved to the next row start of the file it falls in.
 		var g int64 // global offset of the current file's body start
 		for f := range nf {
-			t := set.Tables[f]
-			a, b := t.Body()
+			a, b := set.body(f)
 			size := int64(b - a)
 			for w := range workers {
 				lo := max(total*int64(w)/int64(workers)-g, 0)
@@ -74,7 +73,14 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 				if lo >= hi {
 					continue
 				}
-				s, e := t.RowStart(a+int(lo)), t.RowStart(a+int(hi))
+				s, err := set.rowStart(f, a+int(lo))
+				if err != nil {
+					return nil, err
+				}
+				e, err := set.rowStart(f, a+int(hi))
+				if err != nil {
+					return nil, err
+				}
 				if s >= e {
 					continue // both cuts moved to the same row start
 				}
@@ -89,7 +95,7 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 		// about to scan anyway. Cut here, 600 chunk ends of the 10M set
 		// faulted in a page each in the parent: 2.5 ms of setup.
 		for f := range nf {
-			a, b := set.Tables[f].Body()
+			a, b := set.body(f)
 			for s := a; s < b; s += chunk {
 				p.Units = append(p.Units, Unit{f, s, min(s+chunk, b)})
 			}

@@ -23,7 +23,10 @@ type Processes struct{}
 
 func (Processes) Name() string { return "processes" }
 
-func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
+func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	defer cancel()
+	defer func() { rep, err = stopped(ctx, rep, err) }()
 	// The parent maps lazily too: it only reads headers and the bytes
 	// around cuts, and rescans if a row split cut a quoted field.
 	r, err := start(c, "processes")
@@ -31,12 +34,13 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	defer r.set.Close()
-	t0, set, plan, rep := r.t0, r.set, r.plan, r.rep
+	t0, set, plan := r.t0, r.set, r.plan
+	rep = r.rep
 	// the children's clock base: the run's start on CLOCK_MONOTONIC
 	t0mono := monotonic() - int64(time.Since(t0))
 	j := &job{Paths: set.Paths, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate, Plan: *plan}
 	for _, f := range set.Files {
-		j.Sizes = append(j.Sizes, len(f.Bytes()))
+		j.Sizes = append(j.Sizes, f.Size())
 	}
 	region, l, err := writeRegion(j, c.Workers, t0mono)
 	if err != nil {
@@ -90,7 +94,7 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 		k.pid = pid
 		kids = append(kids, k)
 	}
-	statuses, timedOut := waitAll(ctx, kids, c.Timeout)
+	statuses, timedOut := waitAll(ctx, kids)
 	joined := time.Since(t0)
 
 	b := region.Bytes()
@@ -103,10 +107,9 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 		switch {
 		case st.err != nil:
 			why = "could not be waited for: " + st.err.Error()
-		case timedOut && !st.beforeDeadline && ctx.Err() != nil:
-			why = fmt.Sprintf("was stopped (%v); killed", ctx.Err())
 		case timedOut && !st.beforeDeadline:
-			why = fmt.Sprintf("did not finish within %v (--timeout); killed", c.Timeout)
+			failures = append(failures, fmt.Errorf("worker %d (pid %d) was killed: %w", w, pid, context.Cause(ctx)))
+			continue
 		case st.ws.Signaled():
 			why = fmt.Sprintf("was killed by signal %d (%v)", st.ws.Signal(), st.ws.Signal())
 		case st.ws.ExitStatus() != 0:
@@ -137,14 +140,20 @@ func (Processes) Run(ctx context.Context, c Config) (*Report, error) {
 	outcomes := make([]unitOutcome, len(plan.Units))
 	for i := range outcomes {
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
-		switch le.Uint64(us[uStatus:]) {
-		case unitDone:
-			outcomes[i] = unitOutcome{res: getResult(us), done: true}
-		case unitFailed:
-			outcomes[i] = unitOutcome{res: getResult(us), err: errors.New(getMsg(us, uMsgLen, uMsg, unitSlot)), done: true}
+		status := le.Uint64(us[uStatus:])
+		if status != unitDone && status != unitFailed {
+			continue
+		}
+		res, err := getResult(us)
+		if err != nil {
+			return nil, fmt.Errorf("unit %d: %w", i, err)
+		}
+		outcomes[i] = unitOutcome{res: res, done: true}
+		if status == unitFailed {
+			outcomes[i].err = errors.New(getMsg(us, uMsgLen, uMsg, unitSlot))
 		}
 	}
-	return r.finish(joined, outcomes)
+	return r.finish(ctx, joined, outcomes)
 }
 
 // child is a started worker process.
@@ -158,9 +167,10 @@ type exitStatus struct {
 	beforeDeadline bool
 }
 
-// waitAll reaps every child. If the deadline passes (or ctx ends) first, it
-// kills the ones still running and reaps them too: no child outlives a run.
-func waitAll(ctx context.Context, kids []child, timeout time.Duration) ([]exitStatus, bool) {
+// waitAll reaps every child. If ctx ends first (its deadline is the run's
+// timeout), it kills the ones still running and reaps them too: no child
+// outlives a run.
+func waitAll(ctx context.Context, kids []child) ([]exitStatus, bool) {
 	type done struct {
 		i   int
 		ws  syscall.WaitStatus
@@ -180,12 +190,6 @@ func waitAll(ctx context.Context, kids []child, timeout time.Duration) ([]exitSt
 			}
 		}()
 	}
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		tm := time.NewTimer(timeout)
-		defer tm.Stop()
-		deadline = tm.C
-	}
 	stop := ctx.Done()
 	out := make([]exitStatus, len(kids))
 	timedOut := false
@@ -194,11 +198,8 @@ func waitAll(ctx context.Context, kids []child, timeout time.Duration) ([]exitSt
 		case d := <-ch:
 			out[d.i] = exitStatus{ws: d.ws, err: d.err, beforeDeadline: !timedOut}
 			received++
-		case <-deadline:
-			timedOut, deadline, stop = true, nil, nil
-			killAll(kids)
 		case <-stop:
-			timedOut, deadline, stop = true, nil, nil
+			timedOut, stop = true, nil
 			killAll(kids)
 		}
 	}

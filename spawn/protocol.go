@@ -1,8 +1,9 @@
 package spawn
 
 import (
+	"bytes"
 	"encoding/binary"
-	"encoding/json"
+	"encoding/gob"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -18,17 +19,19 @@ import (
 //
 //	offset   size       what
 //	0        64         header: magic | cursor | workers | units | jobLen | t0
-//	64       jobLen…    the job, JSON (paths, query, io mode, units, assignment),
-//	                    padded to 64
+//	64       jobLen…    the job, encoding/gob (paths, query, io mode, units,
+//	                    assignment), padded to 64. gob keeps strings' bytes as
+//	                    they are, so a value or path that is not UTF-8 reaches
+//	                    the child unchanged (JSON would replace such bytes)
 //	W        512 · N    worker slots, one per worker:
 //	                      0 marker (markerDone once everything else is written)
 //	                      8 start  16 end (ns since t0, CLOCK_MONOTONIC)
 //	                      24 units 32 bytes 40 rows  48 msgLen  56 msg (≤ 456 B)
-//	U        512 · M    unit slots, one per unit:
+//	U        1024 · M   unit slots, one per unit:
 //	                      0 status (0 pending, 1 done, 2 failed)  8 worker
-//	                      16 rows 24 matched 32 quoted
-//	                      40 sums: 8 × (value, scale)
-//	                      168 msgLen  176 msg (≤ 336 B)
+//	                      16 the result: scan.ResultSize opaque bytes
+//	                         (scan.Result.AppendBinary; spawn never looks inside)
+//	                      then msgLen and msg (the rest of the slot)
 //
 // cursor is the dynamic split's next unit, taken with an atomic add. t0 is the
 // parent's CLOCK_MONOTONIC at the start of the run: the one clock that every
@@ -50,14 +53,11 @@ const (
 	wMsgLen    = 48
 	wMsg       = 56
 
-	unitSlot = 512
+	unitSlot = 1024
 	uStatus  = 0
 	uWorker  = 8
-	uRows    = 16
-	uMatched = 24
-	uQuoted  = 32
-	uSums    = 40
-	uMsgLen  = uSums + 16*scan.MaxSums
+	uResult  = 16
+	uMsgLen  = (uResult + scan.ResultSize + 7) &^ 7
 	uMsg     = uMsgLen + 8
 
 	unitPending, unitDone, unitFailed = 0, 1, 2
@@ -94,10 +94,11 @@ var le = binary.LittleEndian
 
 // writeRegion creates the region for job and fills its header.
 func writeRegion(j *job, workers int, t0 int64) (*shm.Region, layout, error) {
-	enc, err := json.Marshal(j)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(j); err != nil {
 		return nil, layout{}, err
 	}
+	enc := buf.Bytes()
 	l := newLayout(len(enc), workers, len(j.Plan.Units))
 	r, err := shm.NewRegion(l.size)
 	if err != nil {
@@ -120,7 +121,10 @@ func readRegion(r *shm.Region) (*job, layout, int64, error) {
 	}
 	n := int(le.Uint64(b[hdrJobLen:]))
 	var j job
-	if err := json.Unmarshal(b[jobOff:jobOff+n], &j); err != nil {
+	if jobOff+n > len(b) {
+		return nil, layout{}, 0, fmt.Errorf("shared region: job of %d bytes in %d", n, len(b))
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b[jobOff : jobOff+n])).Decode(&j); err != nil {
 		return nil, layout{}, 0, fmt.Errorf("shared region: job: %w", err)
 	}
 	l := newLayout(n, int(le.Uint64(b[hdrWorkers:])), int(le.Uint64(b[hdrUnits:])))
@@ -130,27 +134,11 @@ func readRegion(r *shm.Region) (*job, layout, int64, error) {
 	return &j, l, int64(le.Uint64(b[hdrT0:])), nil
 }
 
-func putResult(b []byte, res *scan.Result) {
-	le.PutUint64(b[uRows:], uint64(res.Rows))
-	le.PutUint64(b[uMatched:], uint64(res.Matched))
-	le.PutUint64(b[uQuoted:], uint64(res.Quoted))
-	for i, s := range res.Sums {
-		le.PutUint64(b[uSums+16*i:], uint64(s.V))
-		le.PutUint64(b[uSums+16*i+8:], uint64(s.Scale))
-	}
-}
+// putResult writes res into the unit slot b in place (AppendBinary appends
+// into the slot's own capacity).
+func putResult(b []byte, res *scan.Result) { res.AppendBinary(b[uResult:uResult]) }
 
-func getResult(b []byte) scan.Result {
-	var res scan.Result
-	res.Rows = int64(le.Uint64(b[uRows:]))
-	res.Matched = int64(le.Uint64(b[uMatched:]))
-	res.Quoted = int64(le.Uint64(b[uQuoted:]))
-	for i := range res.Sums {
-		res.Sums[i].V = int64(le.Uint64(b[uSums+16*i:]))
-		res.Sums[i].Scale = int64(le.Uint64(b[uSums+16*i+8:]))
-	}
-	return res
-}
+func getResult(b []byte) (scan.Result, error) { return scan.DecodeResult(b[uResult:uMsgLen]) }
 
 // putMsg stores an error message (cut to fit) at lenOff, its bytes after.
 func putMsg(b []byte, lenOff, msgOff, slot int, msg string) {

@@ -5,18 +5,33 @@
 package spawn
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
+	"strings"
+	"sync"
 
 	"parlab/scan"
 	"parlab/shm"
 )
 
-// ExpandPaths turns the command line's PATHs into a list of files: a file is
-// taken as it is, a directory gives all its *.csv files in name order.
+// ExpandPaths turns the command line's PATHs into a list of files. A PATH
+// is a path, never a pattern (glob characters in it are plain bytes):
+//   - a file is taken as it is, and must be a regular file (a symlink to one
+//     is fine);
+//   - a directory gives the entries whose names end in ".csv" in any case
+//     (".csv", ".CSV") and do not start with "." (hidden files, and the
+//     ".tmp" leftovers of an interrupted gen, end otherwise), in byte order
+//     of their names, not recursing. Such an entry that is not a regular
+//     file (a FIFO, a directory, a broken symlink) is an error naming it;
+//     a directory that gives no file is one too.
+//
+// Nothing is opened here, so nothing can block: shm.Open checks each file
+// again when it opens it.
 func ExpandPaths(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -25,18 +40,36 @@ func ExpandPaths(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: %w", p, shm.ErrNotRegular)
+			}
 			out = append(out, p)
 			continue
 		}
-		m, err := filepath.Glob(filepath.Join(p, "*.csv"))
+		ents, err := os.ReadDir(p)
 		if err != nil {
-			return nil, err
+			return nil, err // permission denied says so
 		}
-		if len(m) == 0 {
+		n := 0
+		for _, e := range ents { // ReadDir sorts by name
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || len(name) < 4 || !strings.EqualFold(name[len(name)-4:], ".csv") {
+				continue
+			}
+			fp := filepath.Join(p, name)
+			fst, err := os.Stat(fp)
+			if err != nil {
+				return nil, err
+			}
+			if !fst.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: %w", fp, shm.ErrNotRegular)
+			}
+			out = append(out, fp)
+			n++
+		}
+		if n == 0 {
 			return nil, fmt.Errorf("%s: no .csv files in this directory", p)
 		}
-		sort.Strings(m)
-		out = append(out, m...)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no input files")
@@ -56,30 +89,74 @@ type Set struct {
 	populateUnits bool
 }
 
-// Open opens every file in mode and binds q to each one's header. On error
-// nothing stays open.
+// ErrNoData: every file of a query was empty.
+var ErrNoData = errors.New("no data: every input file is empty")
+
+// Open opens every file in mode and binds q to each one's header. An empty
+// file (0 bytes) contributes no rows and is left out of the Set; if every
+// file is empty, the error is ErrNoData. On error nothing stays open.
 func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Set{Paths: paths, Query: q}
+	s := &Set{Query: q}
 	for _, p := range paths {
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
+		if f.Size() == 0 {
+			f.Close()
+			continue
+		}
+		s.Paths = append(s.Paths, p)
 		s.Files = append(s.Files, f)
-		t, err := scan.NewTable(p, f.Bytes(), &s.Query)
+		t, err := s.newTable(f, p)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
 		s.Tables = append(s.Tables, t)
-		s.Bytes += int64(len(f.Bytes()))
+		s.Bytes += int64(f.Size())
+	}
+	if len(s.Tables) == 0 {
+		return nil, ErrNoData
 	}
 	return s, nil
 }
+
+// newTable binds the Set's query to f's header. A copying mode reads only
+// the file's head, more until the header ends inside it: the Table then
+// holds just that piece, and units are scanned through views (see stream).
+func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
+	if !f.Copying() {
+		return scan.NewTable(name, f.Bytes(), &s.Query)
+	}
+	for n := min(headBytes, f.Size()); ; n = min(2*n, f.Size()) {
+		head := make([]byte, n)
+		if err := f.ReadAt(head, 0); err != nil {
+			return nil, err
+		}
+		t, err := scan.NewTable(name, head, &s.Query)
+		if n == f.Size() {
+			return t, err
+		}
+		// The header ended inside the piece if its body starts before the
+		// piece's end; otherwise it may go on past it.
+		var pe *scan.ParseError
+		if err == nil {
+			if a, _ := t.Body(); a < n {
+				return t, nil
+			}
+		} else if !errors.As(err, &pe) || !errors.Is(err, scan.ErrOpenQuote) && !errors.Is(err, scan.ErrNoHeader) {
+			return nil, err
+		}
+	}
+}
+
+// headBytes is the first piece a copying mode reads for a file's header.
+const headBytes = 64 << 10
 
 // OpenLazy is Open for parallel strategies: with opt.Populate, files are
 // mapped without populating and each worker populates the pages of its own
@@ -119,26 +196,177 @@ type Unit struct {
 
 // WholeFile is the unit that covers file i's data rows.
 func (s *Set) WholeFile(i int) Unit {
-	a, b := s.Tables[i].Body()
+	a, b := s.body(i)
 	return Unit{i, a, b}
 }
 
-// scanUnit scans the rows of one unit into r, under guard: populated
-// first if asked, and a fault on a mapped page (the file was truncated
-// under us: SIGBUS) an error naming the file instead of a crash.
-func (s *Set) scanUnit(u Unit, r *scan.Result) (err error) {
+// body is the byte range of file i's data rows: from the header's end to
+// the end of the file.
+func (s *Set) body(i int) (start, end int) {
+	a, _ := s.Tables[i].Body()
+	return a, s.Files[i].Size()
+}
+
+// rowStart is scan.Table.RowStart for file i in any mode: a copying mode
+// reads the bytes from off-1 until a newline.
+func (s *Set) rowStart(i, off int) (int, error) {
+	f := s.Files[i]
+	if !f.Copying() {
+		return s.Tables[i].RowStart(off), nil
+	}
+	a, size := s.body(i)
+	if off <= a {
+		return a, nil
+	}
+	if off >= size {
+		return size, nil
+	}
+	var buf [4096]byte
+	for p := off - 1; p < size; p += len(buf) {
+		n := min(len(buf), size-p)
+		if err := f.ReadAt(buf[:n], p); err != nil {
+			return 0, err
+		}
+		if k := bytes.IndexByte(buf[:n], '\n'); k >= 0 {
+			return p + k + 1, nil
+		}
+	}
+	return size, nil
+}
+
+// scanUnit scans the rows of one unit into r, under guard, and checks ctx
+// between steps of at most stepBytes (a copying mode's buffer is one step),
+// so a deadline ends even a scan of one huge file. r holds the rows of the
+// steps done when it fails.
+func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
 	return s.guard(u, func() error {
-		a, b := s.rows(u)
-		return s.Tables[u.File].Scan(a, b, r)
+		a, b, err := s.rows(u)
+		if err != nil {
+			return err
+		}
+		if s.Files[u.File].Copying() {
+			return s.stream(ctx, u.File, a, b, r)
+		}
+		t := s.Tables[u.File]
+		for p := a; p < b; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if p, err = t.ScanPart(p, min(p+stepBytes, b), r); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+// stepBytes is how much a mapped scan does between two looks at its
+// context: a few milliseconds.
+const stepBytes = 8 << 20
+
+// streamBytes is a copying mode's buffer: each worker holds one while it
+// scans (more only for a row longer than that, see stream). maxRowBytes
+// bounds that growth: a longer row is an error in the copying modes.
+const (
+	streamBytes = 1 << 20
+	maxRowBytes = 256 << 20
+)
+
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, streamBytes); return &b }}
+
+// stream scans the rows of file i that start in [a, b) in a copying mode:
+// it reads a buffer's worth at a time, scans the whole lines in it through
+// a view of the Table, and goes on from where that scan stopped. A row that
+// a piece ends inside (a quoted field holding newlines: the view's scan says
+// ErrOpenQuote) is read again in a buffer twice the size, so memory is one
+// buffer of streamBytes, or up to twice the longest row if that is larger
+// (at most maxRowBytes). An error's line is counted from the start of the
+// file.
+func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
+	f, t := s.Files[i], s.Tables[i]
+	start, size := s.body(i)
+	bp := streamBufs.Get().(*[]byte)
+	defer streamBufs.Put(bp)
+	buf := *bp
+	for p := a; p < b; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(buf), size-p)
+		if err := f.ReadAt(buf[:n], p); err != nil {
+			return err
+		}
+		piece, eof := buf[:n], p+n == size
+		if !eof {
+			k := bytes.LastIndexByte(piece, '\n')
+			if k < 0 { // a line longer than the buffer
+				if len(buf) >= maxRowBytes {
+					return fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; --io mmap does not)",
+						s.Paths[i], maxRowBytes>>20, p)
+				}
+				buf = make([]byte, min(2*len(buf), maxRowBytes))
+				continue
+			}
+			piece = piece[:k+1]
+		}
+		v := t.View(piece, p)
+		var part scan.Result
+		next, err := v.ScanPart(0, b-p, &part)
+		if err != nil {
+			// A cut unit (one that does not start at the file's first row)
+			// may start inside a quoted field, and then every quote after
+			// looks open: its error makes the merge rescan the file whole
+			// (see Set.merge), so it need not read on.
+			if !eof && errors.Is(err, scan.ErrOpenQuote) && a == start {
+				if len(buf) >= maxRowBytes {
+					return fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; --io mmap does not)",
+						s.Paths[i], maxRowBytes>>20, p)
+				}
+				buf = make([]byte, min(2*len(buf), maxRowBytes))
+				continue
+			}
+			var pe *scan.ParseError
+			if errors.As(err, &pe) {
+				lines, lerr := s.linesBefore(i, p)
+				if lerr != nil {
+					return lerr
+				}
+				pe.Shift(lines)
+			}
+			r.Merge(&part)
+			return err
+		}
+		r.Merge(&part)
+		p += next
+	}
+	return nil
+}
+
+// linesBefore counts the newlines in file i before offset off, for an error
+// found in a piece that starts there.
+func (s *Set) linesBefore(i, off int) (int, error) {
+	f := s.Files[i]
+	buf := make([]byte, min(streamBytes, off))
+	n := 0
+	for p := 0; p < off; p += len(buf) {
+		m := min(len(buf), off-p)
+		if err := f.ReadAt(buf[:m], p); err != nil {
+			return 0, err
+		}
+		n += bytes.Count(buf[:m], []byte{'\n'})
+	}
+	return n, nil
 }
 
 // rows is the byte range of the rows u stands for: its ends moved to line
 // starts (see scan.Table.RowStart; ends already there stay), so units that
 // meet at a byte offset meet at a row start.
-func (s *Set) rows(u Unit) (start, end int) {
-	t := s.Tables[u.File]
-	return t.RowStart(u.Start), t.RowStart(u.End)
+func (s *Set) rows(u Unit) (start, end int, err error) {
+	if start, err = s.rowStart(u.File, u.Start); err != nil {
+		return 0, 0, err
+	}
+	end, err = s.rowStart(u.File, u.End)
+	return start, end, err
 }
 
 // guard runs work on unit u's bytes, populating them first if the Set was
@@ -152,7 +380,7 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 			// debug.SetPanicOnFault: a memory fault's panic value has an
 			// Addr method; anything else is a real bug and goes on up.
 			if f, ok := p.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("%s: %w at %#x", s.Paths[u.File], errFault, f.Addr())
+				err = fmt.Errorf("%s: %w at %#x", s.Paths[u.File], shm.ErrFault, f.Addr())
 				return
 			}
 			panic(p)
@@ -162,4 +390,34 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 		s.Files[u.File].Populate(u.Start, u.End-u.Start)
 	}
 	return work()
+}
+
+// countLines counts the newlines in file i's bytes [a, b), in steps, checking
+// ctx between them: the floor's work.
+func (s *Set) countLines(ctx context.Context, i, a, b int) (int64, error) {
+	f := s.Files[i]
+	var buf []byte
+	if f.Copying() {
+		bp := streamBufs.Get().(*[]byte)
+		defer streamBufs.Put(bp)
+		buf = *bp
+	}
+	var n int64
+	for p := a; p < b; {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		var piece []byte
+		if f.Copying() {
+			piece = buf[:min(len(buf), b-p)]
+			if err := f.ReadAt(piece, p); err != nil {
+				return n, err
+			}
+		} else {
+			piece = f.Bytes()[p:min(p+stepBytes, b)]
+		}
+		n += int64(bytes.Count(piece, []byte{'\n'}))
+		p += len(piece)
+	}
+	return n, nil
 }

@@ -100,7 +100,7 @@ func TestStrategiesAgree(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", label, err)
 					}
-					if got.Result != want.Result {
+					if !got.Result.Equal(&want.Result) {
 						t.Fatalf("%s: %+v, want %+v", label, got.Result, want.Result)
 					}
 					if len(got.PerWorker) != n {
@@ -170,7 +170,7 @@ func TestPlans(t *testing.T) {
 				if u.Start != next[u.File] || u.End <= u.Start {
 					t.Fatalf("%s %d: unit %+v does not continue at %d", split, n, u, next[u.File])
 				}
-				if s, e := set.rows(u); d[s-1] != '\n' || (e < len(d) && d[e-1] != '\n') || (split == SplitRows && (s != u.Start || e != u.End)) {
+				if s, e, _ := set.rows(u); d[s-1] != '\n' || (e < len(d) && d[e-1] != '\n') || (split == SplitRows && (s != u.Start || e != u.End)) {
 					t.Fatalf("%s %d: unit %+v covers rows %d..%d", split, n, u, s, e)
 				}
 				next[u.File] = u.End
@@ -259,7 +259,8 @@ func TestWorkerFailures(t *testing.T) {
 		{"child-exit:1", "worker 1 (pid "},
 		{"child-exit:1", "exited with status 3"},
 		{"child-kill:0", "was killed by signal 9 (killed)"},
-		{"child-hang:2", "did not finish within 2s (--timeout); killed"},
+		{"child-hang:2", "worker 2 (pid "},
+		{"child-hang:2", "was killed: the run did not finish within the timeout (2s)"},
 		{"child-exit:0,child-kill:2", "and 1 more workers failed"},
 	}
 	for _, tt := range tests {
@@ -378,8 +379,8 @@ func TestTruncatedWhileMapped(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r scan.Result
-		err = set.scanUnit(set.WholeFile(0), &r)
-		if err == nil || !errors.Is(err, errFault) || !strings.Contains(err.Error(), paths[0]) {
+		err = set.scanUnit(context.Background(), set.WholeFile(0), &r)
+		if err == nil || !errors.Is(err, shm.ErrFault) || !strings.Contains(err.Error(), paths[0]) {
 			t.Fatalf("populate %v: scan of a truncated mapping: %v", populate, err)
 		}
 	}

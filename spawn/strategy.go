@@ -2,6 +2,8 @@ package spawn
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"parlab/scan"
@@ -17,7 +19,10 @@ type Config struct {
 	Workers int
 	Split   Split
 	Chunk   int           // the dynamic split's chunk size; 0: DefaultChunk
-	Timeout time.Duration // processes: kill every child after this long; 0: never
+	// Timeout bounds the whole run, setup included, in every strategy: past
+	// it the run stops (children are killed) and fails with a
+	// *TimeoutError. 0: no bound.
+	Timeout time.Duration
 	Exe     string        // processes: the binary to start; "": /proc/self/exe
 }
 
@@ -70,19 +75,22 @@ type Sequential struct{}
 
 func (Sequential) Name() string { return "seq" }
 
-func (Sequential) Run(ctx context.Context, c Config) (*Report, error) {
+func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	defer cancel()
+	defer func() { rep, err = stopped(ctx, rep, err) }()
 	t0 := time.Now()
 	set, err := Open(c.Paths, c.Query, c.Mode, c.Opt)
 	if err != nil {
 		return nil, err
 	}
 	defer set.Close()
-	rep := set.report("seq", "", 1)
+	rep = set.report("seq", "", 1)
 	rep.Setup = time.Since(t0)
 	w := WorkerStat{Start: rep.Setup, Units: len(set.Tables)}
 	for i := range set.Tables {
 		u := set.WholeFile(i)
-		if err := set.scanUnit(u, &rep.Result); err != nil {
+		if err := set.scanUnit(ctx, u, &rep.Result); err != nil {
 			return nil, err
 		}
 		w.Bytes += int64(u.End - u.Start)
@@ -93,6 +101,38 @@ func (Sequential) Run(ctx context.Context, c Config) (*Report, error) {
 	rep.Scan = w.Busy()
 	rep.Total = time.Since(t0)
 	return rep, ctx.Err()
+}
+
+// TimeoutError is the error of a run that Config.Timeout stopped.
+type TimeoutError struct{ After time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the run did not finish within the timeout (%v) and was stopped", e.After)
+}
+
+// withTimeout is ctx bounded by d (none if d is 0), with a *TimeoutError as
+// its cause.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, &TimeoutError{d})
+}
+
+// stopped is the outcome of a run under ctx: once ctx has ended, the run
+// failed with its cause (a *TimeoutError, or the caller's cancellation),
+// whatever else went wrong on the way out.
+func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); err == nil || !errors.Is(err, cause) {
+			return nil, cause
+		}
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 func (s *Set) report(strategy, split string, workers int) *Report {

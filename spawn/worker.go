@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -91,8 +92,12 @@ func WorkerMain(args []string) int {
 		return 1
 	}
 	defer set.Close()
+	if len(set.Files) != len(j.Paths) {
+		putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("a file became empty since the run was planned (%d files, then %d)", len(set.Files), len(j.Paths)))
+		return 1
+	}
 	for i, f := range set.Files {
-		if n := len(f.Bytes()); i < len(j.Sizes) && n != j.Sizes[i] {
+		if n := f.Size(); i < len(j.Sizes) && n != j.Sizes[i] {
 			putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("%s changed size since the run was planned (%d bytes, then %d)", j.Paths[i], n, j.Sizes[i]))
 			return 1
 		}
@@ -104,7 +109,7 @@ func WorkerMain(args []string) int {
 		u := j.Plan.Units[i]
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
 		var res scan.Result
-		err := set.scanUnit(u, &res)
+		err := set.scanUnit(context.Background(), u, &res)
 		le.PutUint64(us[uWorker:], uint64(w))
 		putResult(us, &res)
 		if err != nil {
