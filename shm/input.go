@@ -57,8 +57,12 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown --io %q (want mmap, readat or read)", s)
 }
 
-// Options tune the Mmap mode.
+// Options tune the modes.
 type Options struct {
+	// Buffer is the copying modes' read buffer, per worker, in bytes; 0:
+	// the default (1 MiB). Tests make it small to cut files into many
+	// pieces.
+	Buffer int
 	// Populate asks the kernel to map every page at open
 	// (MADV_POPULATE_READ): one system call instead of a page fault per
 	// 2 MiB folio (or per fault-around block) during the scan. Kernels

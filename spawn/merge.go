@@ -59,4 +59,3 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Resul
 	}
 	return total, rescanned, nil
 }
-

@@ -70,6 +70,7 @@ type job struct {
 	Query    scan.Query
 	Mode     int
 	Populate bool
+	Buffer   int
 	Plan     Plan
 }
 

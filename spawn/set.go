@@ -87,6 +87,7 @@ type Set struct {
 	// populateUnits: the files were mapped lazily and each unit's pages are
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
+	buffer        int // the copying modes' buffer (shm.Options.Buffer)
 }
 
 // ErrNoData: every file of a query was empty.
@@ -99,7 +100,10 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, e
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Set{Query: q}
+	s := &Set{Query: q, buffer: opt.Buffer}
+	if s.buffer <= 0 {
+		s.buffer = streamBytes
+	}
 	for _, p := range paths {
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
@@ -272,7 +276,21 @@ const (
 	maxRowBytes = 256 << 20
 )
 
-var streamBufs = sync.Pool{New: func() any { b := make([]byte, streamBytes); return &b }}
+var streamBufs sync.Pool // of *[]byte, streamBytes long
+
+// getBuffer returns a copying mode's buffer and the function that gives it
+// back.
+func (s *Set) getBuffer() ([]byte, func()) {
+	if s.buffer != streamBytes {
+		return make([]byte, s.buffer), func() {}
+	}
+	bp, _ := streamBufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, streamBytes)
+		bp = &b
+	}
+	return *bp, func() { streamBufs.Put(bp) }
+}
 
 // stream scans the rows of file i that start in [a, b) in a copying mode:
 // it reads a buffer's worth at a time, scans the whole lines in it through
@@ -285,9 +303,8 @@ var streamBufs = sync.Pool{New: func() any { b := make([]byte, streamBytes); ret
 func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 	f, t := s.Files[i], s.Tables[i]
 	start, size := s.body(i)
-	bp := streamBufs.Get().(*[]byte)
-	defer streamBufs.Put(bp)
-	buf := *bp
+	buf, put := s.getBuffer()
+	defer put()
 	for p := a; p < b; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -398,9 +415,9 @@ func (s *Set) countLines(ctx context.Context, i, a, b int) (int64, error) {
 	f := s.Files[i]
 	var buf []byte
 	if f.Copying() {
-		bp := streamBufs.Get().(*[]byte)
-		defer streamBufs.Put(bp)
-		buf = *bp
+		var put func()
+		buf, put = s.getBuffer()
+		defer put()
 	}
 	var n int64
 	for p := a; p < b; {

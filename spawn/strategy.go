@@ -18,12 +18,12 @@ type Config struct {
 	Opt     shm.Options
 	Workers int
 	Split   Split
-	Chunk   int           // the dynamic split's chunk size; 0: DefaultChunk
+	Chunk   int // the dynamic split's chunk size; 0: DefaultChunk
 	// Timeout bounds the whole run, setup included, in every strategy: past
 	// it the run stops (children are killed) and fails with a
 	// *TimeoutError. 0: no bound.
 	Timeout time.Duration
-	Exe     string        // processes: the binary to start; "": /proc/self/exe
+	Exe     string // processes: the binary to start; "": /proc/self/exe
 }
 
 // Strategy runs a query with a way of using the machine.
@@ -61,6 +61,9 @@ type Report struct {
 type WorkerStat struct {
 	Start, End time.Duration // since the start of the run
 	Fork       time.Duration // processes: the parent's ForkExec call for it
+	// MaxRSS is a child's peak resident memory in bytes (processes only;
+	// wait4's rusage). Pages of a mapped file it touched count in it.
+	MaxRSS int64
 	Units      int
 	Bytes      int64
 	Rows       int64

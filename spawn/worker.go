@@ -86,7 +86,7 @@ func WorkerMain(args []string) int {
 	}
 	b := region.Bytes()
 	ws := b[l.worker(w) : l.worker(w)+workerSlot]
-	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate})
+	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate, Buffer: j.Buffer})
 	if err != nil {
 		putMsg(ws, wMsgLen, wMsg, workerSlot, err.Error())
 		return 1

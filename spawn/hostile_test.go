@@ -1,0 +1,377 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"parlab/data"
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// way is one way of running a query.
+type way struct {
+	st      Strategy
+	split   Split
+	workers int
+	mode    shm.Mode
+}
+
+func (w way) String() string {
+	return fmt.Sprintf("%s/%s/%d/%s", w.st.Name(), w.split, w.workers, w.mode)
+}
+
+// everyWay lists seq and both parallel strategies with every split, 1 to 3
+// workers, in every I/O mode (processes at fewer points under -short).
+func everyWay() []way {
+	var ws []way
+	for _, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
+		ws = append(ws, way{Sequential{}, SplitFile, 1, m})
+		for _, st := range parallel {
+			for _, sp := range []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic} {
+				for _, n := range []int{1, 2, 3} {
+					if _, ok := st.(Processes); ok && testing.Short() && (n != 2 || sp == SplitFileNaive) {
+						continue
+					}
+					ws = append(ws, way{st, sp, n, m})
+				}
+			}
+		}
+	}
+	return ws
+}
+
+// agree runs q over paths every way and checks that each gives want's
+// answer (want nil: the answer of the first way), or, if the first way
+// fails, that every way fails with the same message. A tiny chunk and a
+// tiny read buffer cut even small files into many units and pieces. It
+// returns the answer and the error.
+func agree(t *testing.T, label string, paths []string, q scan.Query, want *scan.Result) (scan.Result, error) {
+	t.Helper()
+	var first error
+	var ans scan.Result
+	for i, w := range everyWay() {
+		c := Config{Paths: paths, Query: q, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+			Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
+		rep, err := w.st.Run(context.Background(), c)
+		if i == 0 {
+			first = err
+			if err == nil {
+				ans = rep.Result
+				if want != nil && !ans.Equal(want) {
+					t.Fatalf("%s %s: %+v, want %+v", label, w, ans, *want)
+				}
+			}
+			continue
+		}
+		switch {
+		case first != nil && (err == nil || err.Error() != first.Error()):
+			t.Fatalf("%s %s: error %v, the first way said %v", label, w, err, first)
+		case first == nil && err != nil:
+			t.Fatalf("%s %s: %v", label, w, err)
+		case first == nil && !rep.Result.Equal(&ans):
+			t.Fatalf("%s %s: %+v, the first way gave %+v", label, w, rep.Result, ans)
+		}
+	}
+	return ans, first
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Values, column names and paths are bytes: a Latin-1 value matches in
+// every strategy (the processes' job once went as JSON, which replaced the
+// byte), and a directory whose name is not UTF-8 opens in the children too.
+func TestBytesNotUTF8(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d\xff\xfe")
+	var b strings.Builder
+	b.WriteString("Region,Countr\xff,Total Revenue,Total Profit\n")
+	for i := range 300 {
+		c := []string{"Cura\xe7ao", "Curacao", "Cura\xc3\xa7ao", "\"Cura\xe7ao\""}[i%4]
+		fmt.Fprintf(&b, "Europe,%s,%d.25,1\n", c, i)
+	}
+	p := writeFile(t, filepath.Join(dir, "latin1.csv"), b.String())
+	paths, err := ExpandPaths([]string{dir})
+	if err != nil || len(paths) != 1 || paths[0] != p {
+		t.Fatalf("ExpandPaths: %q, %v", paths, err)
+	}
+	got, err := agree(t, "latin-1", paths, scan.Query{Where: "Countr\xff", Equals: "Cura\xe7ao"}, nil)
+	if err != nil || got.Matched != 150 || got.Rows != 300 {
+		t.Fatalf("%+v, %v; want 150 of 300", got, err)
+	}
+	got, err = agree(t, "utf-8", paths, scan.Query{Where: "Countr\xff", Equals: "Cura\xc3\xa7ao"}, nil)
+	if err != nil || got.Matched != 75 {
+		t.Fatalf("%+v, %v; want 75", got, err)
+	}
+}
+
+// A PATH is a path, never a pattern, and a directory contributes its
+// regular, visible files named *.csv in any case.
+func TestPathsAreNotPatterns(t *testing.T) {
+	root := t.TempDir()
+	const h = "Region,Total Revenue,Total Profit\n"
+	for _, d := range []string{"exp[1]", "exp1", "sales*", "salesX", "only[x]", "bad[", "a?b", "a\\b"} {
+		writeFile(t, filepath.Join(root, d, "x.csv"), h+"Europe,"+fmt.Sprint(len(d))+",1\n")
+	}
+	for _, d := range []string{"exp[1]", "sales*", "only[x]", "bad[", "a?b", "a\\b"} {
+		got, err := ExpandPaths([]string{filepath.Join(root, d)})
+		if err != nil || len(got) != 1 || got[0] != filepath.Join(root, d, "x.csv") {
+			t.Errorf("%s: %q, %v", d, got, err)
+		}
+	}
+	// what a directory contributes
+	dir := filepath.Join(root, "mixed")
+	writeFile(t, filepath.Join(dir, "b.csv"), h+"Europe,2,1\n")
+	writeFile(t, filepath.Join(dir, "A.CSV"), h+"Europe,1,1\n")
+	writeFile(t, filepath.Join(dir, "c.Csv"), h+"Asia,4,1\n")
+	writeFile(t, filepath.Join(dir, "empty.csv"), "")
+	writeFile(t, filepath.Join(dir, ".hidden.csv"), h+"Europe,100,1\n")
+	writeFile(t, filepath.Join(dir, "xat.csv.tmp"), h+"Europe,100,1\n")
+	writeFile(t, filepath.Join(dir, "notes.txt"), "not csv")
+	writeFile(t, filepath.Join(dir, "csv"), "not csv either")
+	got, err := ExpandPaths([]string{dir})
+	want := []string{"A.CSV", "b.csv", "c.Csv", "empty.csv"}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("mixed: %q, %v; want %q", got, err, want)
+	}
+	for i := range want {
+		if got[i] != filepath.Join(dir, want[i]) {
+			t.Fatalf("mixed: %q, want %q", got, want)
+		}
+	}
+	// The empty file contributes nothing and fails nothing.
+	ans, err := agree(t, "mixed", got, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	if err != nil || ans.Rows != 3 || ans.Matched != 2 || ans.Sums[0].String() != "3" {
+		t.Fatalf("mixed: %+v, %v", ans, err)
+	}
+	if _, err := Open(got[3:], scan.Query{}, shm.Mmap, shm.Options{}); !errors.Is(err, ErrNoData) {
+		t.Errorf("only an empty file: %v, want %v", err, ErrNoData)
+	}
+	// a FIFO named *.csv, in a directory or named itself, is refused at once
+	fifo := filepath.Join(dir, "pipe.csv")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, fifo} {
+		if _, err := ExpandPaths([]string{p}); !errors.Is(err, shm.ErrNotRegular) || !strings.Contains(err.Error(), fifo) {
+			t.Errorf("%s: %v, want %v naming the FIFO", p, err, shm.ErrNotRegular)
+		}
+	}
+	// an unreadable directory says why
+	if os.Geteuid() != 0 {
+		locked := filepath.Join(root, "locked")
+		writeFile(t, filepath.Join(locked, "x.csv"), h)
+		os.Chmod(locked, 0)
+		defer os.Chmod(locked, 0o755)
+		if _, err := ExpandPaths([]string{locked}); !errors.Is(err, os.ErrPermission) {
+			t.Errorf("unreadable directory: %v", err)
+		}
+	}
+	if _, err := ExpandPaths([]string{filepath.Join(root, "salesX"), "/dev/zero"}); !errors.Is(err, shm.ErrNotRegular) {
+		t.Errorf("/dev/zero: %v", err)
+	}
+}
+
+// A sum that leaves the int64 range in one order and not in another gives
+// the same exact answer every way: the running sums cannot overflow.
+func TestSumsPastInt64(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Region,Total Revenue,Total Profit\n")
+	want := new(big.Int)
+	want2 := new(big.Int)
+	add := func(region, v, p string) {
+		fmt.Fprintf(&b, "%s,%s,%s\n", region, v, p)
+		if region == "Europe" {
+			x, _ := new(big.Int).SetString(strings.ReplaceAll(v, ".", ""), 10)
+			want.Add(want, x)
+			y, _ := new(big.Int).SetString(strings.ReplaceAll(p, ".", ""), 10)
+			want2.Add(want2, y)
+		}
+	}
+	for i := range 400 {
+		switch {
+		case i < 200:
+			add("Europe", "5000000000000000000", "9223372036854775807")
+		case i < 399:
+			add("Europe", "-5000000000000000000", "1")
+		default:
+			add("Asia", "1", "1")
+		}
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "big.csv"), b.String())
+	got, err := agree(t, "past int64", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Sums[0].String() != want.String() || got.Sums[1].String() != want2.String() {
+		t.Fatalf("sums %s, %s; want %s, %s", got.Sums[0], got.Sums[1], want, want2)
+	}
+}
+
+// One value with 17 decimals among many with 2 moves the column to scale 17,
+// and the sum is still exact (it once failed, blaming that value).
+func TestMixedScales(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Region,Total Revenue,Total Profit\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "Europe,%d.99,1\n", 999999999+i)
+		if i == 500 {
+			b.WriteString("Europe,0.12345678901234567,1\n")
+		}
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "scales.csv"), b.String())
+	got, err := agree(t, "scales", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1000·999999999 + (0+…+999) + 1000·0.99 + 0.12345678901234567
+	if want := "1000000499490.12345678901234567"; got.Sums[0].String() != want {
+		t.Fatalf("sum %s, want %s", got.Sums[0], want)
+	}
+}
+
+// Bad data gives one error, the same every way and in every I/O mode, with
+// the line counted from the start of the file (a copying mode's piece
+// starts part way in).
+func TestBadDataEveryWay(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Region,Total Revenue,Total Profit\n")
+	for i := range 500 {
+		if i == 433 {
+			b.WriteString("Europe,12x.5,1\n")
+			continue
+		}
+		fmt.Fprintf(&b, "Europe,%d,\"%d\"\n", i, i)
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "bad.csv"), b.String())
+	_, err := agree(t, "bad", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	var pe *scan.ParseError
+	if !errors.As(err, &pe) || pe.Line != 435 || pe.Column != 8 || !errors.Is(err, scan.ErrSyntax) {
+		t.Fatalf("%v, want a syntax error at line 435, column 8", err)
+	}
+}
+
+// A quoted field longer than a copying mode's buffer, holding newlines, is
+// read whole: the buffer grows for it.
+func TestLongQuotedRowCopying(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Region,Note,Total Revenue,Total Profit\n")
+	for i := range 40 {
+		note := strings.Repeat(fmt.Sprintf("line %d,\n", i), 1+i*20)
+		fmt.Fprintf(&b, "Europe,\"%s\",%d,1\n", note, i)
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "long.csv"), b.String())
+	got, err := agree(t, "long", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	if err != nil || got.Matched != 40 || got.Sums[0].String() != "780" {
+		t.Fatalf("%+v, %v", got, err)
+	}
+}
+
+// A file truncated while it is read fails the run with an error naming it,
+// in every mode and strategy: a mapping's fault (mmap, readat) is caught,
+// and a short read (read) is an error.
+func TestTruncatedEveryMode(t *testing.T) {
+	for _, m := range []shm.Mode{shm.ReadAt, shm.Read} {
+		paths := genSet(t, 20000, 1)
+		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, m, shm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(paths[0], 4096); err != nil {
+			t.Fatal(err)
+		}
+		var r scan.Result
+		err = set.scanUnit(context.Background(), set.WholeFile(0), &r)
+		set.Close()
+		if err == nil || !strings.Contains(err.Error(), paths[0]) {
+			t.Fatalf("%v: scan of a truncated file: %v", m, err)
+		}
+	}
+}
+
+// The timeout bounds the whole run in every strategy, setup and scan
+// included, and names itself.
+func TestTimeoutEveryStrategy(t *testing.T) {
+	paths := genSet(t, 20000, 3)
+	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}, Floor{}} {
+		for _, m := range []shm.Mode{shm.Mmap, shm.Read} {
+			c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: m,
+				Workers: 2, Split: SplitDynamic, Chunk: 4 << 10, Timeout: time.Nanosecond}
+			rep, err := st.Run(context.Background(), c)
+			var te *TimeoutError
+			if !errors.As(err, &te) || rep != nil {
+				t.Errorf("%s %v: %v, want a timeout", st.Name(), m, err)
+			}
+		}
+	}
+	// a hung child: the run ends at its timeout, not later
+	t.Setenv(FailpointEnv, "child-hang:0")
+	c := cfg(paths, SplitFile, 2)
+	c.Timeout = 500 * time.Millisecond
+	t0 := time.Now()
+	_, err := Processes{}.Run(context.Background(), c)
+	var te *TimeoutError
+	if !errors.As(err, &te) || time.Since(t0) > 5*time.Second {
+		t.Errorf("hung child: %v after %v", err, time.Since(t0))
+	}
+	noChildren(t)
+}
+
+// With --io read, a worker process holds one buffer, not the file: its peak
+// memory stays far below the file's size. (readat copies out of a mapping
+// of the whole file, whose touched pages count in a child's RSS though they
+// are the shared page cache, not copies: no RSS bound says anything there,
+// so it is checked to keep no copy of the file instead.)
+func TestCopyingMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 60 MB file")
+	}
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 500000, Files: 1, Seed: 3}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := ExpandPaths([]string{dir})
+	st, _ := os.Stat(paths[0])
+	for _, m := range []shm.Mode{shm.Read} {
+		c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: m,
+			Workers: 2, Split: SplitRows, Timeout: time.Minute}
+		rep, err := Processes{}.Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w, s := range rep.PerWorker {
+			if s.MaxRSS <= 0 || s.MaxRSS > st.Size()/3 {
+				t.Errorf("%v: worker %d peaked at %d bytes for a %d-byte file", m, w, s.MaxRSS, st.Size())
+			}
+		}
+	}
+	set, err := OpenLazy(paths, scan.Query{}, shm.ReadAt, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Files[0].Bytes() != nil {
+		t.Error("readat holds the file's bytes")
+	}
+	set.Close()
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	t.Logf("file %d bytes; this test process peaked at %d KiB", st.Size(), ru.Maxrss)
+}
