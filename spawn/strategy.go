@@ -64,9 +64,9 @@ type WorkerStat struct {
 	// MaxRSS is a child's peak resident memory in bytes (processes only;
 	// wait4's rusage). Pages of a mapped file it touched count in it.
 	MaxRSS int64
-	Units      int
-	Bytes      int64
-	Rows       int64
+	Units  int
+	Bytes  int64
+	Rows   int64
 }
 
 // Busy is how long the worker scanned.
