@@ -241,13 +241,26 @@ func ParseDoc(b []byte) (*Doc, error) {
 		if len(res.Times) == 0 {
 			return nil, fmt.Errorf("result %v has no times", res.Params)
 		}
+		for _, t := range res.Times {
+			if !(t >= 0) || math.IsInf(t, 0) {
+				return nil, fmt.Errorf("result %v: a time of %v s (times are durations: finite, not negative)", res.Params, t)
+			}
+		}
 		res.Imbalance = r.GetFloat64("imbalance")
 		if o := r.GetObject("phases"); o != nil {
 			o.Visit(func(k []byte, x *fastjson.Value) {
 				res.Phases = append(res.Phases, Phase{string(k), x.GetFloat64()})
 			})
+			for _, ph := range res.Phases {
+				if ph.Seconds < 0 {
+					return nil, fmt.Errorf("result %v: phase %s lasted %v s", res.Params, ph.Name, ph.Seconds)
+				}
+			}
 		}
 		for _, b := range r.GetArray("busy") {
+			if x := b.GetFloat64(); x < 0 {
+				return nil, fmt.Errorf("result %v: a busy time of %v s", res.Params, x)
+			}
 			res.Busy = append(res.Busy, b.GetFloat64())
 		}
 		for _, u := range r.GetArray("units") {

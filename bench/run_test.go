@@ -155,7 +155,8 @@ func TestJSONRoundTrip(t *testing.T) {
 			t.Errorf("%+v: row_cost %v, want 0.0009375", p, r.RowCost)
 		}
 	}
-	if s := string(b); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+	s := string(b)
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
 		t.Error("NaN or Inf in JSON")
 	}
 	back, err := ParseDoc(b)
@@ -168,6 +169,18 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseDoc([]byte(`{"x":1}`)); err == nil {
 		t.Error("a non-bench file parsed")
+	}
+	// a negative time, busy time or phase is refused, naming what
+	for _, bad := range []struct{ from, to string }{
+		{`"times":[`, `"times":[-1,`}, {`"busy":[`, `"busy":[-0.5,`}, {`"phases":{"`, `"phases":{"neg":-2,"`},
+	} {
+		if !strings.Contains(s, bad.from) {
+			t.Fatalf("no %s in the document", bad.from)
+		}
+		broken := strings.Replace(s, bad.from, bad.to, 1)
+		if _, err := ParseDoc([]byte(broken)); err == nil || !strings.Contains(err.Error(), "-") {
+			t.Errorf("%s: %v", bad.to, err)
+		}
 	}
 	_ = math.Pi
 }

@@ -8,6 +8,7 @@
 package data
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,16 +58,41 @@ func (o Options) RowsIn(i int) int {
 }
 
 // ErrNotEmpty is returned when the output directory holds files and force is
-// not set.
-var ErrNotEmpty = errors.New("directory is not empty (use --force to replace its .csv files)")
+// not set; ErrNotOurs when it holds files that Generate does not write, which
+// even force never removes.
+var (
+	ErrNotEmpty = errors.New("directory is not empty (use --force to replace a data set that parlab gen wrote)")
+	ErrNotOurs  = errors.New("directory holds files that parlab gen did not write; refusing to replace them (choose another --out)")
+)
 
-// Generate writes the data set into dir, creating it if needed. A directory
-// that holds anything but an earlier run's leftovers is refused unless force
-// is set; then its .csv files are removed first. Files are written under
-// temporary names and renamed in name order at the end, so a set whose last
-// file exists is complete. progress, if not nil, is called with the rows
-// written so far (from several goroutines; it must be safe for that).
+// ours reports whether name is one Generate writes: a file name of FileName's
+// form, or one with ".tmp" after it (an unfinished run's).
+func ours(name string) bool {
+	base := strings.TrimSuffix(name, ".tmp")
+	return len(base) == len("xaa.csv") && base[0] == 'x' && base[1] >= 'a' && base[1] <= 'z' &&
+		base[2] >= 'a' && base[2] <= 'z' && base[3:] == ".csv"
+}
+
+// Generate is GenerateContext without a way to stop it.
 func Generate(dir string, o Options, force bool, progress func(rows int64)) error {
+	return GenerateContext(context.Background(), dir, o, force, progress)
+}
+
+// GenerateContext writes the data set into dir, creating it if needed.
+//
+// A directory that holds anything is refused (ErrNotEmpty), except for an
+// unfinished run's ".tmp" files, which are removed. With force, a directory
+// that holds only files of Generate's own names (xaa.csv … and their .tmp)
+// is emptied of them first; any other file makes it refuse (ErrNotOurs), so
+// no file that Generate did not write is ever removed.
+//
+// Files are written under temporary names and renamed in name order at the
+// end, so a set whose last file exists is complete (and a directory that
+// still holds a ".tmp" file is not: package spawn refuses to read one). If
+// ctx ends or a write fails, every temporary file is removed before it
+// returns. progress, if not nil, is called with the rows written so far
+// (from several goroutines; it must be safe for that).
+func GenerateContext(ctx context.Context, dir string, o Options, force bool, progress func(rows int64)) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -77,17 +103,23 @@ func Generate(dir string, o Options, force bool, progress func(rows int64)) erro
 	if err != nil {
 		return err
 	}
+	var remove []string
 	for _, e := range ents {
 		name := e.Name()
 		switch {
-		case strings.HasSuffix(name, ".csv.tmp"):
-			os.Remove(filepath.Join(dir, name)) // an interrupted run's
+		case strings.HasSuffix(name, ".tmp") && ours(name):
+			remove = append(remove, name) // an interrupted run's
 		case !force:
 			return fmt.Errorf("%s: %w", dir, ErrNotEmpty)
-		case strings.HasSuffix(name, ".csv"):
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
-				return err
-			}
+		case !ours(name) || !e.Type().IsRegular():
+			return fmt.Errorf("%s: %w: %q", dir, ErrNotOurs, name)
+		default:
+			remove = append(remove, name)
+		}
+	}
+	for _, name := range remove {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return err
 		}
 	}
 	var (
@@ -104,21 +136,28 @@ func Generate(dir string, o Options, force bool, progress func(rows int64)) erro
 				if i >= o.Files {
 					return
 				}
-				err := writeFile(filepath.Join(dir, FileName(i)+".tmp"), o, i, func(n int) {
+				err := writeFile(ctx, filepath.Join(dir, FileName(i)+".tmp"), o, i, func(n int) {
 					if progress != nil {
 						progress(written.Add(int64(n)))
 					}
 				})
 				if err != nil {
 					errOnce.Do(func() { first = err })
+					next.Store(int64(o.Files)) // the others stop after their file
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
 	if first != nil {
-		return first
+		for i := range o.Files {
+			os.Remove(filepath.Join(dir, FileName(i)+".tmp"))
+		}
+		return fmt.Errorf("%w (the unfinished files were removed)", first)
 	}
 	for i := range o.Files {
 		p := filepath.Join(dir, FileName(i))
@@ -137,16 +176,30 @@ func Generate(dir string, o Options, force bool, progress func(rows int64)) erro
 // processes 79.2, not 62.9, and seq 127.7, not 107.0 (15 alternating runs).
 const chunk = 2 << 20
 
-func writeFile(path string, o Options, i int, progress func(int)) error {
+func writeFile(ctx context.Context, path string, o Options, i int, progress func(int)) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := writeRows(f, o, i, progress); err != nil {
+	if err := writeRows(ctxWriter{ctx, f}, o, i, progress); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// ctxWriter fails every write once ctx has ended, so a long file stops
+// within a chunk of it.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
 }
 
 // writeRows writes file i's header and rows to w in chunks (see chunk),

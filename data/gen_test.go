@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -195,6 +196,33 @@ func TestRefuseNonEmpty(t *testing.T) {
 	os.WriteFile(filepath.Join(dir2, "xaa.csv.tmp"), []byte("partial"), 0o644)
 	if err := Generate(dir2, o, false, nil); err != nil {
 		t.Fatalf("with a leftover .tmp: %v", err)
+	}
+	// --force never removes a file gen did not write, .csv or not.
+	for _, name := range []string{"mine.csv", "notes.txt", "xa.csv", "xaaa.csv", "yaa.csv"} {
+		dir3 := t.TempDir()
+		Generate(dir3, o, false, nil)
+		os.WriteFile(filepath.Join(dir3, name), []byte("keep me"), 0o644)
+		if err := Generate(dir3, o, true, nil); !errors.Is(err, ErrNotOurs) {
+			t.Errorf("%s: %v, want %v", name, err, ErrNotOurs)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir3, name)); err != nil || string(b) != "keep me" {
+			t.Errorf("%s was touched: %q, %v", name, b, err)
+		}
+	}
+}
+
+// A run stopped part way (SIGINT in the CLI) leaves no temporary file and no
+// partial set behind.
+func TestGenerateStopped(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	err := GenerateContext(ctx, dir, Options{Rows: 400000, Files: 4, Seed: 1}, false, func(int64) { once.Do(cancel) })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left %d files behind, the first %s", len(ents), ents[0].Name())
 	}
 }
 

@@ -2,7 +2,9 @@ package scan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,17 +20,17 @@ type Query struct {
 // DefaultSums is what a query sums when it names no columns.
 var DefaultSums = []string{"Total Revenue", "Total Profit"}
 
-// aliases are the reference project's short filter names.
+// aliases are the reference project's short filter names, in loose form
+// (see looseName), and the header names they stand for. They apply to the
+// names a query gives, never to the names in a header.
 var aliases = map[string]string{
-	"region":  "region",
-	"country": "country",
 	"item":    "itemtype",
 	"channel": "saleschannel",
 }
 
-// normName folds a column name for lookup: case, spaces, '_' and '-' are
-// ignored, so "Item Type", "item_type" and "ITEMTYPE" are one name.
-func normName(s string) string {
+// looseName folds a column name for the loose match: case, spaces, '_' and
+// '-' are ignored, so "Item Type", "item_type" and "ITEMTYPE" are one name.
+func looseName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		if r == ' ' || r == '_' || r == '-' {
@@ -36,30 +38,104 @@ func normName(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	n := b.String()
-	if a, ok := aliases[n]; ok {
-		return a
+	return b.String()
+}
+
+// resolve finds the header field a query's column name stands for, trying
+// in turn, and taking the first rule that matches anything:
+//  1. the name exactly, byte for byte;
+//  2. the loose match (looseName of both sides equal);
+//  3. an alias: "item" for Item Type, "channel" for Sales Channel, matched
+//     loosely.
+//
+// A rule that matches two fields is an error (ErrDupColumn), and so is a
+// name no rule matches (ErrColumn).
+func resolve(name string, header []string) (int, error) {
+	loose := looseName(name)
+	rules := []func(h string) bool{
+		func(h string) bool { return h == name },
+		func(h string) bool { return looseName(h) == loose },
 	}
-	return n
+	if a, ok := aliases[loose]; ok {
+		rules = append(rules, func(h string) bool { return looseName(h) == a })
+	}
+	for _, match := range rules {
+		at := -1
+		for i, h := range header {
+			if !match(h) {
+				continue
+			}
+			if at >= 0 {
+				return 0, fmt.Errorf("%w: %s matches fields %d (%s) and %d (%s)", ErrDupColumn,
+					clipQuote(name), at+1, clipQuote(header[at]), i+1, clipQuote(h))
+			}
+			at = i
+		}
+		if at >= 0 {
+			return at, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s (the header has %s)", ErrColumn, clipQuote(name), quoteList(header))
+}
+
+// maxQuote is the most bytes an error message quotes of a name or value.
+const maxQuote = 200
+
+// clipQuote quotes s for an error message (so invisible bytes, a BOM for one,
+// show as escapes), cut to maxQuote bytes with "…" after.
+func clipQuote(s string) string {
+	if len(s) > maxQuote {
+		return strconv.Quote(s[:maxQuote]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// quoteList quotes a header's names for an error message, as many as fit in
+// about maxQuote bytes, then "… (N more)".
+func quoteList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 && b.Len()+len(n) > maxQuote {
+			fmt.Fprintf(&b, ", … (%d more)", len(names)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(clipQuote(n))
+	}
+	return b.String()
 }
 
 // ParseWhere splits "COLUMN=VALUE" at its first '='.
 func ParseWhere(s string) (col, val string, err error) {
 	col, val, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(col) == "" {
-		return "", "", fmt.Errorf("--where wants COLUMN=VALUE, got %q", s)
+		return "", "", fmt.Errorf("a filter is COLUMN=VALUE, got %s", clipQuote(s))
 	}
 	return strings.TrimSpace(col), val, nil
 }
 
-// Validate checks what can be checked without a header.
+// ErrDupSum is a query that sums one column twice.
+var ErrDupSum = errors.New("column is summed twice")
+
+// Validate checks what can be checked without a header: Sum is nil (the
+// default sums) or one to MaxSums names, none empty, none given twice.
 func (q *Query) Validate() error {
+	if q.Sum != nil && len(q.Sum) == 0 {
+		return fmt.Errorf("the sum list names no column")
+	}
 	if len(q.Sum) > MaxSums {
 		return fmt.Errorf("at most %d columns can be summed, got %d", MaxSums, len(q.Sum))
 	}
-	for _, s := range q.Sum {
+	for i, s := range q.Sum {
 		if strings.TrimSpace(s) == "" {
 			return fmt.Errorf("empty column name in the sum list")
+		}
+		for _, t := range q.Sum[:i] {
+			if t == s {
+				return fmt.Errorf("%w: %s", ErrDupSum, clipQuote(s))
+			}
 		}
 	}
 	return nil
@@ -95,21 +171,7 @@ type binding struct {
 
 func bind(q *Query, header []string) (binding, error) {
 	var b binding
-	find := func(name string) (int, error) {
-		want, at := normName(name), -1
-		for i, h := range header {
-			if normName(h) == want {
-				if at >= 0 {
-					return 0, fmt.Errorf("%w: %q (fields %d and %d)", ErrDupColumn, name, at+1, i+1)
-				}
-				at = i
-			}
-		}
-		if at < 0 {
-			return 0, fmt.Errorf("%w: %q (the header has %s)", ErrColumn, name, strings.Join(header, ", "))
-		}
-		return at, nil
-	}
+	find := func(name string) (int, error) { return resolve(name, header) }
 	b.filter = -1
 	if q.Where != "" {
 		i, err := find(q.Where)
@@ -131,6 +193,12 @@ func bind(q *Query, header []string) (binding, error) {
 		i, err := find(name)
 		if err != nil {
 			return b, err
+		}
+		for _, c := range b.byCol[:slot] {
+			if c.col == i {
+				return b, fmt.Errorf("%w: %s and %s are both field %d (%s)", ErrDupSum,
+					clipQuote(sums[c.slot]), clipQuote(name), i+1, clipQuote(header[i]))
+			}
 		}
 		b.names = append(b.names, header[i])
 		// insertion into the sorted list

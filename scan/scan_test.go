@@ -274,9 +274,67 @@ func TestColumnNames(t *testing.T) {
 			t.Errorf("%+v: %v", q, err)
 		}
 	}
-	r, _ := scanAll(f, Query{Sum: []string{"Units Sold", "Units Sold"}})
-	if r.Matched != 9 || r.Sums[0].String() != "25" || r.Sums[1].String() != "25" {
-		t.Errorf("no filter: %+v", r)
+	// A column summed twice is refused, by name or through the rules.
+	for _, sums := range [][]string{{"Units Sold", "Units Sold"}, {"Units Sold", "units_sold"}} {
+		if _, err := scanAll(f, Query{Sum: sums}); !errors.Is(err, ErrDupSum) {
+			t.Errorf("%q: %v, want %v", sums, err, ErrDupSum)
+		}
+	}
+	if err := (&Query{Sum: []string{}}).Validate(); err == nil {
+		t.Error("an empty sum list is valid")
+	}
+}
+
+// Names resolve exactly first, then loosely, then by alias; aliases are
+// never applied to header names.
+func TestColumnRules(t *testing.T) {
+	const in = "Item,Item Type,Channel,Sales Channel,Total Revenue,Total Profit,\ufeffSku\n" +
+		"a,b,c,d,1,2,s\n"
+	f := []refFile{{"rules.csv", []byte(in)}}
+	for _, c := range []struct{ name, want string }{
+		{"Item", "a"}, {"item", "a"}, {"Item Type", "b"}, {"item_type", "b"}, {"ITEMTYPE", "b"},
+		{"Channel", "c"}, {"channel", "c"}, {"sales-channel", "d"},
+	} {
+		r, err := scanAll(f, Query{Where: c.name, Equals: c.want})
+		if err != nil || r.Matched != 1 {
+			t.Errorf("%q=%q: %+v, %v", c.name, c.want, r, err)
+		}
+	}
+	// the alias works where the loose match finds nothing
+	g := []refFile{{"alias.csv", []byte("Region,Item Type,Total Revenue,Total Profit\nE,Fruits,1,2\n")}}
+	if r, err := scanAll(g, Query{Where: "item", Equals: "Fruits"}); err != nil || r.Matched != 1 {
+		t.Errorf("alias: %+v, %v", r, err)
+	}
+	// two fields one rule matches: an error naming both
+	h := []refFile{{"dup.csv", []byte("region,REGION,Total Revenue,Total Profit\nE,E,1,2\n")}}
+	_, err := scanAll(h, Query{Where: "Region", Equals: "E"})
+	if !errors.Is(err, ErrDupColumn) || !strings.Contains(err.Error(), `"region"`) || !strings.Contains(err.Error(), `"REGION"`) {
+		t.Errorf("ambiguous: %v", err)
+	}
+	if r, err := scanAll(h, Query{Where: "REGION", Equals: "E"}); err != nil || r.Matched != 1 {
+		t.Errorf("exact beats loose: %+v, %v", r, err)
+	}
+	// a BOM inside a name shows in the message
+	_, err = scanAll(f, Query{Where: "Sku", Equals: "s"})
+	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `"\ufeffSku"`) {
+		t.Errorf("BOM: %v", err)
+	}
+}
+
+// An error quotes at most about 200 bytes of any name, value or header,
+// however large: a file of lone CRs is one 20 MB header line.
+func TestErrorQuotesAreCapped(t *testing.T) {
+	big := "Region," + strings.Repeat("x", 5<<20) + "\r" + strings.Repeat("Europe,1,2\r", 1<<16)
+	many := strings.Repeat("Column,", 50000) + "Last\n"
+	for name, in := range map[string]string{"lone CRs": big, "many fields": many} {
+		_, err := scanAll([]refFile{{"cr.csv", []byte(in)}}, Query{Where: "Region", Equals: "Europe"})
+		if err == nil || len(err.Error()) > 1000 {
+			t.Errorf("%s: %d-byte error", name, len(fmt.Sprint(err)))
+		}
+	}
+	bad := "Region,Total Revenue,Total Profit\nEurope," + strings.Repeat("9", 1<<20) + ",1\n"
+	if _, err := scanAll([]refFile{{"v.csv", []byte(bad)}}, Query{Where: "Region", Equals: "Europe"}); err == nil || len(err.Error()) > 1000 {
+		t.Errorf("long value: %d-byte error", len(fmt.Sprint(err)))
 	}
 }
 
@@ -300,7 +358,7 @@ func TestErrors(t *testing.T) {
 		{"bare quote", h + "Eu\"rope,1,2\n", ErrBareQuote, 2, 3, ""},
 		{"quoted bad number", h + "Europe,\"1,5\",2\n", ErrSyntax, 2, 9, "Total Revenue"},
 		{"missing column", "Region,Revenue\nEurope,1\n", ErrColumn, 1, 1, ""},
-		{"duplicate column", "Region,Total Revenue,Total Profit,region\nEurope,1,2,x\n", ErrDupColumn, 1, 1, ""},
+		{"duplicate column", "region,Total Revenue,Total Profit,REGION\nEurope,1,2,x\n", ErrDupColumn, 1, 1, ""},
 		{"no header", "\n\r\n", ErrNoHeader, 3, 1, ""},
 		{"empty file", "", ErrNoHeader, 1, 1, ""},
 	}

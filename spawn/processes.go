@@ -129,7 +129,7 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		rep.PerWorker[w].Units = int(le.Uint64(ws[wUnits:]))
 		rep.PerWorker[w].Bytes = int64(le.Uint64(ws[wBytes:]))
 		rep.PerWorker[w].Rows = int64(le.Uint64(ws[wRows:]))
-		rep.PerWorker[w].MaxRSS = st.maxRSS
+		rep.PerWorker[w].MaxRSS = int64(le.Uint64(ws[wHWM:]))
 	}
 	if len(failures) > 0 {
 		err := failures[0]
@@ -164,7 +164,6 @@ type child struct {
 
 type exitStatus struct {
 	ws             syscall.WaitStatus
-	maxRSS         int64 // bytes (getrusage's ru_maxrss is in KiB)
 	err            error
 	beforeDeadline bool
 }
@@ -176,20 +175,18 @@ func waitAll(ctx context.Context, kids []child) ([]exitStatus, bool) {
 	type done struct {
 		i   int
 		ws  syscall.WaitStatus
-		ru  syscall.Rusage
 		err error
 	}
 	ch := make(chan done, len(kids))
 	for i, k := range kids {
 		go func() {
 			var ws syscall.WaitStatus
-			var ru syscall.Rusage
 			for {
-				_, err := syscall.Wait4(k.pid, &ws, 0, &ru)
+				_, err := syscall.Wait4(k.pid, &ws, 0, nil)
 				if err == syscall.EINTR {
 					continue
 				}
-				ch <- done{i, ws, ru, err}
+				ch <- done{i, ws, err}
 				return
 			}
 		}()
@@ -200,7 +197,7 @@ func waitAll(ctx context.Context, kids []child) ([]exitStatus, bool) {
 	for received := 0; received < len(kids); {
 		select {
 		case d := <-ch:
-			out[d.i] = exitStatus{ws: d.ws, maxRSS: d.ru.Maxrss << 10, err: d.err, beforeDeadline: !timedOut}
+			out[d.i] = exitStatus{ws: d.ws, err: d.err, beforeDeadline: !timedOut}
 			received++
 		case <-stop:
 			timedOut, stop = true, nil

@@ -26,7 +26,8 @@ import (
 //	W        512 · N    worker slots, one per worker:
 //	                      0 marker (markerDone once everything else is written)
 //	                      8 start  16 end (ns since t0, CLOCK_MONOTONIC)
-//	                      24 units 32 bytes 40 rows  48 msgLen  56 msg (≤ 456 B)
+//	                      24 units 32 bytes 40 rows  48 peak memory (VmHWM, bytes)
+//	                      56 msgLen  64 msg (≤ 448 B)
 //	U        1024 · M   unit slots, one per unit:
 //	                      0 status (0 pending, 1 done, 2 failed)  8 worker
 //	                      16 the result: scan.ResultSize opaque bytes
@@ -50,8 +51,9 @@ const (
 	wUnits     = 24
 	wBytes     = 32
 	wRows      = 40
-	wMsgLen    = 48
-	wMsg       = 56
+	wHWM       = 48
+	wMsgLen    = 56
+	wMsg       = 64
 
 	unitSlot = 1024
 	uStatus  = 0

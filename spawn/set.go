@@ -28,7 +28,8 @@ import (
 //     ".tmp" leftovers of an interrupted gen, end otherwise), in byte order
 //     of their names, not recursing. Such an entry that is not a regular
 //     file (a FIFO, a directory, a broken symlink) is an error naming it;
-//     a directory that gives no file is one too.
+//     a directory that gives no file is one too, and so is one that holds
+//     a "*.csv.tmp" file (ErrUnfinished).
 //
 // Nothing is opened here, so nothing can block: shm.Open checks each file
 // again when it opens it.
@@ -53,7 +54,10 @@ func ExpandPaths(paths []string) ([]string, error) {
 		n := 0
 		for _, e := range ents { // ReadDir sorts by name
 			name := e.Name()
-			if strings.HasPrefix(name, ".") || len(name) < 4 || !strings.EqualFold(name[len(name)-4:], ".csv") {
+			if hasSuffixFold(name, ".csv.tmp") {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(p, name), ErrUnfinished)
+			}
+			if strings.HasPrefix(name, ".") || !hasSuffixFold(name, ".csv") {
 				continue
 			}
 			fp := filepath.Join(p, name)
@@ -75,6 +79,14 @@ func ExpandPaths(paths []string) ([]string, error) {
 		return nil, fmt.Errorf("no input files")
 	}
 	return out, nil
+}
+
+// ErrUnfinished: a directory holds the temporary file of a parlab gen that
+// did not finish, so its data set is not complete.
+var ErrUnfinished = errors.New("left by a parlab gen that did not finish: the data set is not complete (run parlab gen again)")
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 // Set is a data set opened for one query: each file's bytes and its Table.

@@ -62,7 +62,7 @@ type WorkerStat struct {
 	Start, End time.Duration // since the start of the run
 	Fork       time.Duration // processes: the parent's ForkExec call for it
 	// MaxRSS is a child's peak resident memory in bytes (processes only;
-	// wait4's rusage). Pages of a mapped file it touched count in it.
+	// its VmHWM). Pages of a mapped file it touched count in it.
 	MaxRSS int64
 	Units  int
 	Bytes  int64

@@ -126,6 +126,25 @@ func WorkerMain(args []string) int {
 	le.PutUint64(ws[wUnits:], units)
 	le.PutUint64(ws[wBytes:], bytes)
 	le.PutUint64(ws[wRows:], rows)
+	le.PutUint64(ws[wHWM:], uint64(peakMemory()))
 	region.Store(l.worker(w)+wMarker, markerDone)
+	return 0
+}
+
+// peakMemory is this process's peak resident memory in bytes (VmHWM in
+// /proc/self/status; 0 if it cannot be read). Unlike wait4's ru_maxrss, which
+// keeps the parent's size at fork across the exec, it counts only what this
+// program touched: its heap, stacks, and the pages of any mapping it read.
+func peakMemory() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
 	return 0
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/valyala/fastjson"
+	"encoding/json"
 	"golang.org/x/sys/unix"
 
 	"parlab/bench"
@@ -311,24 +311,33 @@ func writeDoc(path string, d *bench.Doc) error {
 	return os.Rename(tmp, path)
 }
 
+// trialJSON is one line of the --log file (encoding/json, so any bytes in
+// the answer still make valid JSON).
 func trialJSON(p bench.Params, n int, s bench.Sample) []byte {
-	var ar fastjson.Arena
-	o := ar.NewObject()
-	pp := ar.NewObject()
-	pp.Set("strategy", ar.NewString(p.Strategy))
-	pp.Set("split", ar.NewString(p.Split))
-	pp.Set("workers", ar.NewNumberInt(p.Workers))
-	o.Set("parameters", pp)
-	o.Set("trial", ar.NewNumberInt(n))
-	o.Set("time", seconds(&ar, time.Duration(s.Seconds*float64(time.Second))))
-	ph := ar.NewObject()
+	ph := &ordered[float64]{}
 	for _, x := range s.Phases {
-		ph.Set(x.Name, seconds(&ar, time.Duration(x.Seconds*float64(time.Second))))
+		ph.add(x.Name, x.Seconds)
 	}
-	o.Set("phases", ph)
-	o.Set("answer", ar.NewString(s.Answer))
-	o.Set("disk_read", ar.NewNumberString(strconv.FormatInt(s.DiskRead, 10)))
-	return o.MarshalTo(nil)
+	b, err := json.Marshal(struct {
+		Parameters struct {
+			Strategy string `json:"strategy"`
+			Split    string `json:"split"`
+			Workers  int    `json:"workers"`
+		} `json:"parameters"`
+		Trial    int               `json:"trial"`
+		Time     float64           `json:"time"`
+		Phases   *ordered[float64] `json:"phases"`
+		Answer   string            `json:"answer"`
+		DiskRead int64             `json:"disk_read"`
+	}{Parameters: struct {
+		Strategy string `json:"strategy"`
+		Split    string `json:"split"`
+		Workers  int    `json:"workers"`
+	}{p.Strategy, p.Split, p.Workers}, Trial: n, Time: s.Seconds, Phases: ph, Answer: s.Answer, DiskRead: s.DiskRead})
+	if err != nil {
+		panic(err) // plain values only: cannot fail
+	}
+	return b
 }
 
 // diskRead is what this process and its waited-for children have read from

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"parlab/data"
@@ -16,7 +20,7 @@ func (a *app) gen(args []string) error {
 	files := fs.Int("files", 20, "number of files (named xaa.csv, xab.csv, …)")
 	seed := fs.Uint64("seed", 1, "random seed: the same flags give byte-identical files")
 	out := fs.String("out", "data/sales-1M", "output directory")
-	force := fs.Bool("force", false, "replace the .csv files of a non-empty directory")
+	force := fs.Bool("force", false, "replace a data set that parlab gen wrote there before (never other files)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -33,7 +37,13 @@ func (a *app) gen(args []string) error {
 	if *rows >= 1000000 && a.tty(a.stderr) {
 		progress = a.progressBar("generating", int64(*rows)).draw
 	}
-	if err := data.Generate(*out, o, *force, progress); err != nil {
+	// SIGINT or SIGTERM stops it, and it removes its unfinished files.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := data.GenerateContext(ctx, *out, o, *force, progress); err != nil {
+		if progress != nil {
+			fmt.Fprint(a.stderr, "\r\033[K")
+		}
 		return err
 	}
 	if progress != nil {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +23,11 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func TestMain(m *testing.M) {
 	if code, ok := spawn.RunChild(os.Args); ok {
 		os.Exit(code)
+	}
+	// The test binary as parlab itself, for tests that need a real process
+	// (signals): see runParlab.
+	if os.Getenv("PARLAB_TEST_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -137,6 +144,11 @@ func TestErrors(t *testing.T) {
 		{"bad flag", []string{"query", "--frobnicate", "testdata/sales"}, exitUsage, "frobnicate"},
 		{"unknown command", []string{"frob"}, exitUsage, `unknown command "frob"`},
 		{"too many sums", []string{"query", "--sum", "a,b,c,d,e,f,g,h,i", "testdata/sales"}, exitUsage, "at most 8"},
+		{"empty sum list", []string{"query", "--sum", ",", "testdata/sales"}, exitUsage, `--sum "," names no column`},
+		{"sum twice", []string{"query", "--sum", "Total Revenue,Total Revenue", "testdata/sales"}, exitUsage, "summed twice"},
+		{"sum twice, two spellings", []string{"query", "--sum", "Total Revenue,total_revenue", "testdata/sales"}, exitFail, "summed twice"},
+		{"glob characters", []string{"query", "testdata/sa*"}, exitFail, "no such file"},
+		{"not a regular file", []string{"query", "--io", "readat", "/dev/zero"}, exitFail, "/dev/zero: not a regular file"},
 		{"gen args", []string{"gen", "somewhere"}, exitUsage, "takes no arguments"},
 		{"gen bad rows", []string{"gen", "--rows", "-5"}, exitUsage, "--rows"},
 	}
@@ -263,6 +275,11 @@ func TestMenu(t *testing.T) {
 	golden(t, "menu", out)
 	if strings.Count(out, "Matching orders") != 2 || !strings.Contains(out, "please answer 1 to 3") {
 		t.Errorf("menu transcript:\n%s", out)
+	}
+	// A worker count out of range is asked again, not an exit.
+	code, out, errs = run(t, "3\n1\nEurope\n99999\n0\n2\n3\nn\n", "menu", "testdata/sales")
+	if code != 0 || strings.Count(out, "please answer 1 to 1024") != 2 || !strings.Contains(out, "Matching orders") {
+		t.Errorf("menu, bad worker counts: exit %d\n%s%s", code, out, errs)
 	}
 	// End of input in the middle of a question ends the menu quietly.
 	if code, _, _ := run(t, "3\n", "menu", "testdata/sales"); code != 0 {
@@ -574,5 +591,100 @@ func TestResidentFolios(t *testing.T) {
 	}
 	if _, hf, _ := resident([]string{filepath.Join("testdata", "sales", "xaa.csv")}); !math.IsNaN(hf) {
 		t.Errorf("a file with no whole 2 MiB block: %v", hf)
+	}
+}
+
+// Bytes that are not UTF-8 in a value, a column name and a path: the answer
+// is the same in every strategy, and the JSON stays valid, with the exact
+// bytes in hex beside the replaced text.
+func TestJSONNotUTF8(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d\xe9")
+	os.MkdirAll(dir, 0o755)
+	content := "Region,Countr\xff,Total Revenue,Total Profit\n" +
+		"Europe,Cura\xe7ao,1.50,1\nEurope,Curacao,2,1\nAsia,Cura\xe7ao,4,1\n\"Europe\",\"Cura\xe7ao\",8,1\n"
+	os.WriteFile(filepath.Join(dir, "x.csv"), []byte(content), 0o644)
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		code, out, errs := run(t, "", "query", "--strategy", st, "--where", "Countr\xff=Cura\xe7ao", "--json", dir)
+		if code != 0 || !json.Valid([]byte(out)) {
+			t.Fatalf("%s: exit %d, valid %v: %s%s", st, code, json.Valid([]byte(out)), out, errs)
+		}
+		var doc struct {
+			Matched int64             `json:"matched"`
+			Sums    map[string]string `json:"sums"`
+			Where   struct {
+				Column    string `json:"column"`
+				ColumnHex string `json:"column_hex"`
+				Value     string `json:"value"`
+				ValueHex  string `json:"value_hex"`
+			} `json:"where"`
+		}
+		json.Unmarshal([]byte(out), &doc)
+		if doc.Matched != 3 || doc.Sums["Total Revenue"] != "13.50" || doc.Where.ValueHex != "43757261e7616f" ||
+			doc.Where.ColumnHex != "436f756e7472ff" || doc.Where.Value != "Cura\ufffdao" {
+			t.Errorf("%s: %+v", st, doc)
+		}
+	}
+}
+
+// The floor answers no query: its JSON has a line count, no matched or sums.
+func TestFloorJSON(t *testing.T) {
+	code, out, _ := run(t, "", "query", "--strategy", "floor", "--json", "testdata/sales")
+	var doc map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if _, ok := doc["matched"]; ok || doc["sums"] != nil || doc["strategy"] != "floor" || doc["lines"] == nil {
+		t.Errorf("floor JSON: %s", out)
+	}
+}
+
+// --timeout bounds every strategy; the error says it was the timeout.
+func TestTimeoutCLI(t *testing.T) {
+	for _, st := range []string{"seq", "goroutines", "processes", "floor"} {
+		code, out, errs := run(t, "", "query", "--strategy", st, "--timeout", "1ns", "testdata/sales")
+		if code != exitFail || out != "" || !strings.Contains(errs, "timeout (1ns)") {
+			t.Errorf("%s: exit %d, %q %q", st, code, out, errs)
+		}
+	}
+}
+
+// parlabCmd is this test binary run as parlab with args.
+func parlabCmd(t *testing.T, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "PARLAB_TEST_MAIN=1")
+	return cmd
+}
+
+// SIGINT or SIGTERM during gen removes its unfinished files.
+func TestGenInterrupted(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		dir := filepath.Join(t.TempDir(), "set")
+		cmd := parlabCmd(t, "gen", "--rows", "20000000", "--files", "4", "--out", dir)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(m) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("gen wrote no temporary file")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		ents, _ := os.ReadDir(dir)
+		if err == nil || len(ents) != 0 || !strings.Contains(errb.String(), "removed") {
+			t.Errorf("%v: %v, %d files left, stderr %q", sig, err, len(ents), errb.String())
+		}
 	}
 }

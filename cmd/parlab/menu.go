@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"parlab/spawn"
 )
 
 // menu is the reference project's menu driver: pick the approach, the
@@ -80,13 +82,15 @@ func (a *app) menu(args []string) error {
 		}
 		qf.strategy, qf.where = approaches[ap], columns[col]+"="+val
 		if ap > 0 {
-			n, ok := ask("Workers", "4")
-			if !ok {
-				return nil
-			}
-			if qf.workers, err = strconv.Atoi(n); err != nil || qf.workers < 1 {
-				fmt.Fprintf(w, "  %q is not a worker count\n", n)
-				continue
+			for {
+				n, ok := ask("Workers", "4")
+				if !ok {
+					return nil
+				}
+				if qf.workers, err = strconv.Atoi(n); err == nil && qf.workers >= 1 && qf.workers <= maxWorkers {
+					break
+				}
+				fmt.Fprintf(w, "  please answer 1 to %d\n", maxWorkers)
 			}
 			sp, ok := choose("Split", splits, 3)
 			if !ok {
@@ -95,17 +99,17 @@ func (a *app) menu(args []string) error {
 			qf.split = splits[sp]
 		}
 		c, err := qf.config(pos)
-		if err != nil {
-			return err
+		if err == nil {
+			var rep *spawn.Report
+			if rep, err = strategies[qf.strategy].Run(context.Background(), c); err == nil {
+				if a.fixTimes != nil {
+					a.fixTimes(rep)
+				}
+				a.printReport(rep, c)
+			}
 		}
-		rep, err := strategies[qf.strategy].Run(context.Background(), c)
 		if err != nil {
 			fmt.Fprintf(w, "  failed: %v\n", err) // a menu goes on after a failed run
-		} else {
-			if a.fixTimes != nil {
-				a.fixTimes(rep)
-			}
-			a.printReport(rep, c)
 		}
 		again, ok := ask("Another query? (y/n)", "y")
 		if !ok || !strings.HasPrefix(strings.ToLower(again), "y") {

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/valyala/fastjson"
+	"unicode/utf8"
 
 	"parlab/bench"
 	"parlab/scan"
@@ -29,7 +30,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
-	fs.DurationVar(&q.timeout, "timeout", 0, "processes: kill every worker and fail after this long (e.g. 3s); 0: never")
+	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
 	q.strategy, q.workers, q.split = "seq", 2, "rows"
 }
 
@@ -63,7 +64,9 @@ func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 		c.Query.Where, c.Query.Equals = col, val
 	}
 	if q.sum != "" {
-		c.Query.Sum = splitList(q.sum)
+		if c.Query.Sum = splitList(q.sum); len(c.Query.Sum) == 0 {
+			return c, usagef("--sum %q names no column", q.sum)
+		}
 	}
 	if err := c.Query.Validate(); err != nil {
 		return c, usagef("%v", err)
@@ -195,71 +198,157 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), (rep.Join + rep.Merge).Seconds())
 }
 
-// reportJSON renders a report as one JSON object. Times are seconds; sums are
-// exact decimals in strings, so no digit is lost to a float.
-func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
-	var ar fastjson.Arena
-	o := ar.NewObject()
-	o.Set("strategy", ar.NewString(rep.Strategy))
-	o.Set("split", ar.NewString(rep.Split))
-	o.Set("workers", ar.NewNumberInt(rep.Workers))
-	o.Set("io", ar.NewString(c.Mode.String()))
-	where := ar.NewNull()
-	if rep.Filter != "" {
-		where = ar.NewObject()
-		where.Set("column", ar.NewString(rep.Filter))
-		where.Set("value", ar.NewString(c.Query.Equals))
-	}
-	o.Set("where", where)
-	o.Set("matched", ar.NewNumberString(strconv.FormatInt(rep.Result.Matched, 10)))
-	sums := ar.NewObject()
-	for i, n := range rep.SumNames {
-		sums.Set(n, ar.NewString(rep.Result.Sums[i].String()))
-	}
-	o.Set("sums", sums)
-	d := ar.NewObject()
-	d.Set("files", ar.NewNumberInt(rep.Files))
-	d.Set("rows", ar.NewNumberString(strconv.FormatInt(rep.Result.Rows, 10)))
-	d.Set("bytes", ar.NewNumberString(strconv.FormatInt(rep.Bytes, 10)))
-	o.Set("data", d)
-	t := ar.NewObject()
-	for _, p := range []struct {
-		name string
-		d    time.Duration
-	}{{"setup", rep.Setup}, {"spawn", rep.Spawn}, {"scan", rep.Scan}, {"join", rep.Join}, {"merge", rep.Merge}, {"total", rep.Total}} {
-		t.Set(p.name, seconds(&ar, p.d))
-	}
-	o.Set("time", t)
-	ws := ar.NewArray()
-	for i, s := range rep.PerWorker {
-		wo := ar.NewObject()
-		wo.Set("worker", ar.NewNumberInt(i))
-		wo.Set("start", seconds(&ar, s.Start))
-		wo.Set("end", seconds(&ar, s.End))
-		wo.Set("busy", seconds(&ar, s.Busy()))
-		wo.Set("units", ar.NewNumberInt(s.Units))
-		wo.Set("bytes", ar.NewNumberString(strconv.FormatInt(s.Bytes, 10)))
-		wo.Set("rows", ar.NewNumberString(strconv.FormatInt(s.Rows, 10)))
-		if rep.Strategy == "processes" {
-			wo.Set("fork", seconds(&ar, s.Fork))
-		}
-		ws.SetArrayItem(i, wo)
-	}
-	o.Set("per_worker", ws)
-	o.Set("imbalance", ar.NewNumberString(strconv.FormatFloat(bench.Imbalance(busy(rep)), 'f', 4, 64)))
-	o.Set("quoted_rows", ar.NewNumberString(strconv.FormatInt(rep.Result.Quoted, 10)))
-	rs := ar.NewArray()
-	for i, f := range rep.Rescanned {
-		rs.SetArrayItem(i, ar.NewString(c.Paths[f]))
-	}
-	o.Set("rescanned", rs)
-	return o.MarshalTo(nil)
+// The query's JSON object (encoding/json, so it is valid JSON whatever the
+// bytes): times in seconds, counts as numbers, sums as exact decimals in
+// strings so no digit is lost to a float. A string that is not valid UTF-8
+// is written with each invalid byte as U+FFFD; where the exact bytes matter
+// (the filter's column and value, file paths) a field named with the suffix
+// "_hex" beside it holds them in hex.
+type queryJSON struct {
+	Strategy   string           `json:"strategy"`
+	Split      string           `json:"split"`
+	Workers    int              `json:"workers"`
+	IO         string           `json:"io"`
+	Where      *whereJSON       `json:"where"`
+	Matched    *int64           `json:"matched,omitempty"` // left out for the floor, which answers no query
+	Sums       *ordered[string] `json:"sums,omitempty"`
+	Lines      *int64           `json:"lines,omitempty"` // the floor's newline count
+	Data       dataJSON         `json:"data"`
+	Time       timesJSON        `json:"time"`
+	PerWorker  []workerJSON     `json:"per_worker"`
+	Imbalance  json.Number      `json:"imbalance"`
+	QuotedRows *int64           `json:"quoted_rows,omitempty"`
+	Rescanned  []pathJSON       `json:"rescanned"`
 }
 
-// seconds is a duration as a JSON number of seconds. Durations are finite,
-// so fastjson's bare NaN/Inf can never appear.
-func seconds(ar *fastjson.Arena, d time.Duration) *fastjson.Value {
-	return ar.NewNumberString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64))
+type whereJSON struct {
+	Column    string `json:"column"`
+	ColumnHex string `json:"column_hex,omitempty"`
+	Value     string `json:"value"`
+	ValueHex  string `json:"value_hex,omitempty"`
+}
+
+type dataJSON struct {
+	Files int   `json:"files"`
+	Rows  int64 `json:"rows"`
+	Bytes int64 `json:"bytes"`
+}
+
+type timesJSON struct {
+	Setup, Spawn, Scan, Join, Merge, Total float64
+}
+
+// MarshalJSON keeps the phases in their order, lower-case.
+func (t timesJSON) MarshalJSON() ([]byte, error) {
+	return json.Marshal(&struct {
+		Setup float64 `json:"setup"`
+		Spawn float64 `json:"spawn"`
+		Scan  float64 `json:"scan"`
+		Join  float64 `json:"join"`
+		Merge float64 `json:"merge"`
+		Total float64 `json:"total"`
+	}{t.Setup, t.Spawn, t.Scan, t.Join, t.Merge, t.Total})
+}
+
+type workerJSON struct {
+	Worker int      `json:"worker"`
+	Start  float64  `json:"start"`
+	End    float64  `json:"end"`
+	Busy   float64  `json:"busy"`
+	Units  int      `json:"units"`
+	Bytes  int64    `json:"bytes"`
+	Rows   int64    `json:"rows"`
+	Fork   *float64 `json:"fork,omitempty"`    // processes
+	MaxRSS *int64   `json:"max_rss,omitempty"` // processes: peak resident bytes
+}
+
+// pathJSON is a path: a string, or, if it is not UTF-8, an object with the
+// string and its bytes in hex.
+type pathJSON string
+
+func (p pathJSON) MarshalJSON() ([]byte, error) {
+	if utf8.ValidString(string(p)) {
+		return json.Marshal(string(p))
+	}
+	return json.Marshal(struct {
+		Path string `json:"path"`
+		Hex  string `json:"path_hex"`
+	}{string(p), hex.EncodeToString([]byte(p))})
+}
+
+// ordered is a JSON object whose keys keep the order they were added in.
+type ordered[V any] struct {
+	names  []string
+	values []V
+}
+
+func (o *ordered[V]) add(name string, v V) {
+	o.names = append(o.names, name)
+	o.values = append(o.values, v)
+}
+
+func (o *ordered[V]) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i := range o.names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(o.names[i])
+		v, err := json.Marshal(o.values[i])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// hexIfNotUTF8 is s in hex if s is not valid UTF-8, else "".
+func hexIfNotUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return ""
+	}
+	return hex.EncodeToString([]byte(s))
+}
+
+// reportJSON renders a report as one JSON object (see queryJSON).
+func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
+	j := queryJSON{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, IO: c.Mode.String(),
+		Data: dataJSON{rep.Files, rep.Result.Rows, rep.Bytes},
+		Time: timesJSON{rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(),
+			rep.Merge.Seconds(), rep.Total.Seconds()},
+		Imbalance: json.Number(strconv.FormatFloat(bench.Imbalance(busy(rep)), 'f', 4, 64)),
+		Rescanned: []pathJSON{},
+	}
+	if rep.Strategy == "floor" {
+		j.Lines = &rep.Result.Rows
+	} else {
+		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
+		j.Sums = &ordered[string]{}
+		for i, n := range rep.SumNames {
+			j.Sums.add(n, rep.Result.Sums[i].String())
+		}
+		if rep.Filter != "" {
+			j.Where = &whereJSON{rep.Filter, hexIfNotUTF8(rep.Filter), c.Query.Equals, hexIfNotUTF8(c.Query.Equals)}
+		}
+	}
+	for i, s := range rep.PerWorker {
+		w := workerJSON{Worker: i, Start: s.Start.Seconds(), End: s.End.Seconds(), Busy: s.Busy().Seconds(),
+			Units: s.Units, Bytes: s.Bytes, Rows: s.Rows}
+		if rep.Strategy == "processes" {
+			f, rss := s.Fork.Seconds(), s.MaxRSS
+			w.Fork, w.MaxRSS = &f, &rss
+		}
+		j.PerWorker = append(j.PerWorker, w)
+	}
+	for _, f := range rep.Rescanned {
+		j.Rescanned = append(j.Rescanned, pathJSON(c.Paths[f]))
+	}
+	b, err := json.Marshal(&j)
+	if err != nil {
+		panic(err) // every field is a plain value: cannot fail
+	}
+	return b
 }
 
 // group formats n with thousands separators: 1000000 -> "1,000,000".
