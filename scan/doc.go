@@ -1,8 +1,8 @@
-// Package scan answers one filter-and-sum query over CSV bytes in place.
+// Package scan answers a filter-and-sum query over CSV bytes in place.
 //
 // It is pure: functions over []byte, no syscalls, no allocation per row, so it
-// can be fuzzed anywhere. How the bytes arrive (mmap, ReadAt, read) is package
-// shm's business; which worker scans which range is package spawn's.
+// can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
+// package shm's business; which worker scans which range is package spawn's.
 //
 // # The dialect
 //
@@ -16,16 +16,24 @@
 //	quoted  = DQUOTE { any byte but DQUOTE | DQUOTE DQUOTE } DQUOTE
 //	bare    = { any byte but "," LF DQUOTE }
 //
-// A quoted field may hold commas, CR and LF; a doubled quote inside it stands
-// for one quote. A quote inside a bare field, a byte other than "," or a line
-// end after a closing quote, and a quote that is never closed are errors. A
-// BOM (EF BB BF) is skipped at the start of a file only. A CR directly before
+// A quoted field may hold commas, CR and LF. Its value is the bytes between
+// its quotes as the file has them, each doubled quote made one and nothing
+// else changed: a quoted CR LF stays CR LF (RFC 4180 and Python's csv keep
+// it; encoding/csv would make it LF), so "Once upon ⏎a time" written with
+// CR LF equals "Once upon \r\na time". Outside quotes, a CR directly before
 // LF, or at the very end of the input, ends the line and is not part of the
-// last field. Rows may have any number of fields, but a row that the query
-// needs a column from must have that column.
+// last field; any other CR is a byte of its field.
+//
+// A quote inside a bare field, a byte other than "," or a line end after a
+// closing quote, and a quote that is never closed are errors (ErrBareQuote,
+// ErrQuote, ErrOpenQuote). A BOM (EF BB BF) is skipped at the start of a file
+// only. Rows may have any number of fields, but every row must reach the
+// filter column, and a matching row every summed column (ErrShortRow).
 //
 // The first record of each file is its header. Columns are found by name in
-// each file's own header, so files may order their columns differently.
+// each file's own header, so files may order their columns differently; how
+// a query's name resolves to a field is resolve's rule (exact, then loose,
+// then the reference's short names).
 //
 // # Numbers
 //
@@ -33,15 +41,28 @@
 //
 //	number = [ "+" | "-" ] ( digits [ "." [ digits ] ] | "." digits )
 //
-// with at most 18 digits after the point. Sums are exact fixed-point integers
-// (see Fixed), never floats, so every strategy and worker count prints the same
-// digits. Only rows that match the filter have their numbers parsed.
+// with at most MaxScale (18) digits after the point and a magnitude below
+// 2^63 units of the last digit (ErrOverflow otherwise). Sums are exact (see
+// Fixed): no sum overflows, in any order, so every strategy, split and worker
+// count prints the same digits. Only rows that match the filter have their
+// numbers parsed.
 //
-// # Speed
+// # How a scan runs
 //
-// Rows are found with bytes.IndexByte (vectorised), and a row that does not
-// match costs one look at its filter field. The fast path assumes a row holds
-// no quote; a bounded look-ahead (see Table.Scan) proves that before each row
-// is trusted, and any row that holds a quote is parsed by the full RFC 4180
-// record parser instead, so quoted input gives the same answers.
+// Table.Scan classifies the bytes a 4 KiB window at a time into bitmaps of
+// newlines, commas and quotes (marks.go; AVX-512, AVX2 or portable), then
+// walks the rows by their bits. A window with no quote and a filter on the
+// first column is taken by bulk: its rows are counted by popcount, and only
+// those whose first byte could start the value are looked at, by hotWalk
+// (amd64 assembly) or hit (Go), which parse cents directly. Any other row
+// goes to line (a quote-free row) or slowRow (the full record parser, for
+// any row that holds a quote), which give the exact answer or error for
+// anything the fast paths decline. The tests run every input through each
+// path and compare with a slow reference (ref_test.go).
+//
+// # Lifetimes
+//
+// A Table keeps the slice it was given and never copies it: the bytes must
+// stay valid and unchanged (for a mapping: mapped, and the file not
+// truncated) until its last Scan returns. Result holds no pointers.
 package scan

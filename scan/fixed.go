@@ -39,9 +39,11 @@ type Fixed struct {
 }
 
 // ParseFixed parses a number of the grammar in the package comment and returns
-// its mantissa and scale: "-12.50" gives (-1250, 2). This is the only number
-// parser: the scanner's hot loop calls its fast path, parseQuick, for every
-// matching value, and ParseFixed for anything parseQuick declines.
+// its mantissa and scale: "-12.50" gives (-1250, 2). It is the parser every
+// path ends in: Table.hit calls its cents path (parseCents) directly, and
+// hotWalk (hot_amd64.s) checks and converts cents its own way, declining what
+// parseCents would; the tests run every input through each and compare them
+// with the reference (TestHotPath, FuzzScan, FuzzParseFixed).
 func ParseFixed(b []byte) (mant int64, scale int, err error) {
 	if v, s, ok := parseQuick(b); ok {
 		return v, s, nil

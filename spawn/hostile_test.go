@@ -390,3 +390,29 @@ func TestCopyingMemoryIsBounded(t *testing.T) {
 	}
 	set.Close()
 }
+
+// A quoted field keeps its bytes: CR LF, a lone LF and a lone CR inside the
+// quotes are part of it, in a CRLF file, every way, with row cuts (1 KiB
+// chunks, 300-byte read pieces) landing next to such fields.
+func TestQuotedLineBreaksKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,Total Revenue,Total Profit\r\n")
+	kinds := []string{"Once upon \r\na time", "Once upon \na time", "Once upon \ra time", "Once upon a time"}
+	for i := range 600 {
+		fmt.Fprintf(&b, "\"%s\",%d,%d,1\r\n", kinds[i%4], i, i%7)
+		if i%9 == 0 {
+			b.WriteString("plain,x,100,1\r\n")
+		}
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "crlf.csv"), b.String())
+	for k, v := range kinds {
+		got, err := agree(t, fmt.Sprintf("%q", v), []string{p}, scan.Query{Where: "a", Equals: v}, nil)
+		want := int64(0)
+		for i := k; i < 600; i += 4 {
+			want += int64(i % 7)
+		}
+		if err != nil || got.Matched != 150 || got.Sums[0].String() != fmt.Sprint(want) {
+			t.Errorf("%q: %+v, %v; want 150 rows summing to %d", v, got, err, want)
+		}
+	}
+}

@@ -688,3 +688,26 @@ func TestGenInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// A value with a CR in it, as a shell's $'…' passes it, matches the quoted
+// field that holds those bytes, in every strategy (RFC 4180: a quoted field
+// keeps its line break as written).
+func TestQuotedCRLFValue(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "newlines_crlf.csv")
+	os.WriteFile(p, []byte("a,b,c\r\n1,2,3\r\n\"Once upon \r\na time\",5,6\r\n7,8,9\r\n"), 0o644)
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		for v, want := range map[string]string{"Once upon \r\na time": "1", "Once upon \na time": "0"} {
+			code, out, errs := run(t, "", "query", "--strategy", st, "--where", "a="+v, "--sum", "b,c", "--json", p)
+			var doc struct {
+				Matched json.Number       `json:"matched"`
+				Sums    map[string]string `json:"sums"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Matched.String() != want {
+				t.Errorf("%s %q: exit %d, %s%s", st, v, code, out, errs)
+			}
+			if want == "1" && (doc.Sums["b"] != "5" || doc.Sums["c"] != "6") {
+				t.Errorf("%s: sums %v", st, doc.Sums)
+			}
+		}
+	}
+}
