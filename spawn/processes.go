@@ -65,14 +65,14 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	// children's parent thread alive for as long as they run.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	kids := make([]child, 0, c.Workers)
+	kids := make([]kid, 0, c.Workers)
 	defer func() {
 		for _, k := range kids {
 			unix.Close(k.pidfd)
 		}
 	}()
 	for w := range c.Workers {
-		k := child{pidfd: -1}
+		k := kid{pidfd: -1}
 		attr := &syscall.ProcAttr{
 			Env: os.Environ(),
 			// stdin and stdout are /dev/null (a worker prints nothing); stderr
@@ -157,8 +157,8 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	return r.finish(ctx, joined, outcomes)
 }
 
-// child is a started worker process.
-type child struct {
+// kid is a started worker process.
+type kid struct {
 	pid, pidfd int
 }
 
@@ -171,7 +171,7 @@ type exitStatus struct {
 // waitAll reaps every child. If ctx ends first (its deadline is the run's
 // timeout), it kills the ones still running and reaps them too: no child
 // outlives a run.
-func waitAll(ctx context.Context, kids []child) ([]exitStatus, bool) {
+func waitAll(ctx context.Context, kids []kid) ([]exitStatus, bool) {
 	type done struct {
 		i   int
 		ws  syscall.WaitStatus
@@ -209,13 +209,13 @@ func waitAll(ctx context.Context, kids []child) ([]exitStatus, bool) {
 
 // killAll sends SIGKILL through each child's pidfd; one that has exited
 // already is not there to hit (ESRCH, ignored).
-func killAll(kids []child) {
+func killAll(kids []kid) {
 	for _, k := range kids {
 		unix.PidfdSendSignal(k.pidfd, unix.SIGKILL, nil, 0)
 	}
 }
 
-func reapAll(kids []child) {
+func reapAll(kids []kid) {
 	for _, k := range kids {
 		var ws syscall.WaitStatus
 		for {

@@ -14,11 +14,12 @@ import (
 	"parlab/data"
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/child"
 )
 
 // The processes strategy starts this test binary as its workers.
 func TestMain(m *testing.M) {
-	if code, ok := RunChild(os.Args); ok {
+	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
@@ -241,9 +242,8 @@ func mappings(t *testing.T, dir string) int {
 // noChildren fails if any child process is left, running or unreaped.
 func noChildren(t *testing.T) {
 	t.Helper()
-	var ws syscall.WaitStatus
-	if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); err != syscall.ECHILD {
-		t.Errorf("a child is left (pid %d, %v)", pid, err)
+	if err := child.Unreaped(); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -11,22 +11,20 @@ import (
 
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/child"
 )
 
 // WorkerArg is argv[1] of a child process started by the processes
-// strategy. Programs that may be that child (parlab's main, and the test
-// binaries of packages whose tests start workers) must check for it first
-// thing, before flags or anything else runs:
-//
-//	if spawn.IsWorker(os.Args) { os.Exit(spawn.WorkerMain(os.Args)) }
+// strategy: a hidden mode registered with package child, so any program that
+// links spawn and calls child.Run first thing (parlab's main, the TestMain of
+// a package whose tests start workers) can be that child.
 const WorkerArg = "__parlab_worker"
+
+func init() { child.Register(WorkerArg, workerMain) }
 
 // regionFd is where a child finds the shared region: the fourth entry of
 // ProcAttr.Files, after stdin, stdout and stderr.
 const regionFd = 3
-
-// IsWorker reports whether args (os.Args) start a worker.
-func IsWorker(args []string) bool { return len(args) > 2 && args[1] == WorkerArg }
 
 // Failpoints, for tests, come from the environment variable
 // PARLAB_FAILPOINT: a comma-separated list of
@@ -56,13 +54,17 @@ func failpoint(w int) {
 	}
 }
 
-// WorkerMain is a child's whole life: map the region it was handed, map the
+// workerMain is a child's whole life: map the region it was handed, map the
 // input files itself (the page cache is shared, so this copies nothing), scan
 // its units, write each unit's result into the unit's slot, its own figures
 // into its worker slot, and the completion marker last. It returns the exit
 // status. A unit that fails is a result too (the parent decides what it
 // means, see Set.merge); only failing to run at all is a non-zero exit.
-func WorkerMain(args []string) int {
+func workerMain(args []string) int {
+	if len(args) != 3 {
+		fmt.Fprintf(os.Stderr, "parlab worker: want one worker number, got %q\n", args[2:])
+		return 2
+	}
 	w, err := strconv.Atoi(args[2])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "parlab worker: bad worker number %q\n", args[2])

@@ -21,6 +21,7 @@ import (
 	"parlab/bench"
 	"parlab/shm"
 	"parlab/spawn"
+	"parlab/spawn/lab"
 )
 
 // parseWorkers parses "1,2,4", "2-20" or "1,2,4-8" into sorted, distinct
@@ -181,7 +182,7 @@ func (a *app) bench(args []string) error {
 		// processes strategy's spawn phase.
 		var per []float64
 		for range 3 {
-			r, err := spawn.Lab(spawn.MethodForkExecSelf, spawn.ModeBatch, 16, "")
+			r, err := lab.Lab(lab.MethodForkExecSelf, lab.ModeBatch, 16, "")
 			if err != nil {
 				return err
 			}

@@ -6,13 +6,14 @@ package main
 import (
 	"os"
 
-	"parlab/spawn"
+	"parlab/spawn/child"
+	_ "parlab/spawn/lab" // registers its mode; the CLI imports it anyway
 )
 
 func main() {
 	// A child of the processes strategy (or of the spawn lab) is this binary
 	// in a hidden mode: it must be caught before anything else runs.
-	if code, ok := spawn.RunChild(os.Args); ok {
+	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"parlab/spawn"
+	"parlab/spawn/child"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The processes strategy starts this test binary as its workers.
 func TestMain(m *testing.M) {
-	if code, ok := spawn.RunChild(os.Args); ok {
+	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
 	// The test binary as parlab itself, for tests that need a real process

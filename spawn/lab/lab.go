@@ -1,4 +1,9 @@
-package spawn
+// Package lab is the spawn-cost lab: how much does creating a unit of
+// execution cost? It reproduces the 2004 LKML test "Linux 2.4 VS 2.6 fork VS
+// thread creation time test" (256 forks against 256 threads) in today's
+// kernel and Go's terms: goroutines, OS threads, a raw fork, and ForkExec of
+// parlab itself (what the processes strategy pays a worker) and of /bin/true.
+package lab
 
 import (
 	"fmt"
@@ -12,28 +17,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"parlab/spawn/child"
 )
 
 // NoopArg is argv[1] of a child that exits at once: the lab's forkexec-self,
 // what the processes strategy pays per worker minus the work.
 const NoopArg = "__parlab_noop"
 
-// RunChild runs this process as one of parlab's own children if args (os.Args)
-// say it is one, and returns its exit status and true. Call it first thing in
-// main and in TestMain of packages whose tests start children.
-func RunChild(args []string) (int, bool) {
-	switch {
-	case len(args) > 1 && args[1] == NoopArg:
-		return 0, true
-	case IsWorker(args):
-		return WorkerMain(args), true
-	}
-	return 0, false
-}
-
-// The spawn lab: how much does creating a unit of execution cost? It
-// reproduces the 2004 LKML test "Linux 2.4 VS 2.6 fork VS thread creation time
-// test" (256 forks against 256 threads) in today's kernel and Go's terms.
+func init() { child.Register(NoopArg, func([]string) int { return 0 }) }
 
 // Method is a way to create a unit that does nothing and ends.
 type Method string

@@ -1,10 +1,28 @@
-package spawn
+package lab
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"parlab/spawn/child"
 )
+
+// forkexec-self starts this test binary in the lab's no-op mode.
+func TestMain(m *testing.M) {
+	if code, ok := child.Run(os.Args); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// noChildren fails if any child process is left, running or unreaped.
+func noChildren(t *testing.T) {
+	t.Helper()
+	if err := child.Unreaped(); err != nil {
+		t.Error(err)
+	}
+}
 
 func threadsNow(t *testing.T) int {
 	b, err := os.ReadFile("/proc/self/status")
@@ -58,5 +76,36 @@ func TestTouchAndKnob(t *testing.T) {
 	v, ok := ChildRunsFirst()
 	if ok && v != "0" && v != "1" {
 		t.Errorf("sched_child_runs_first = %q", v)
+	}
+}
+
+// The experiment: every stat ran N units each round, the ratios are there,
+// and the report renders as text and as JSON.
+func TestRun(t *testing.T) {
+	rep, err := Run(Config{N: 4, Rounds: 2, Methods: []Method{MethodGoroutine, MethodFork, MethodThread}, Modes: []Mode{ModeBatch, ModeCreate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Stats) != 6 || rep.Kernel == "" {
+		t.Fatalf("%+v", rep)
+	}
+	for _, s := range rep.Stats {
+		if s.Ran != 4 || s.Per.Median <= 0 {
+			t.Errorf("%+v", s)
+		}
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "2004") || !strings.Contains(b.String(), "fork / thread, creating calls only") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	if _, err := ParseMethod("vfork"); err == nil {
+		t.Error("ParseMethod(vfork)")
+	}
+	if _, err := ParseMode("batch"); err != nil {
+		t.Error(err)
+	}
+	if _, err := Run(Config{N: 0, Rounds: 1}); err == nil {
+		t.Error("N = 0 ran")
 	}
 }

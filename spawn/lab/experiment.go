@@ -1,0 +1,232 @@
+package lab
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+
+	"golang.org/x/sys/unix"
+
+	"parlab/bench"
+)
+
+// Reference2004 is the 2004 LKML thread "Linux 2.4 VS 2.6 fork VS thread
+// creation time test": 256 forks against 256 threads on a Pentium III 1 GHz.
+var Reference2004 = []RefPoint{
+	{"2.6.6-mm5", 40.795, 17.615, 2.316},
+	{"2.6.6-mm5, child-runs-last patch", 16.080, 8.600, 1.870},
+	{"2.4.23", 48.224, 30.180, 1.598},
+}
+
+// RefPoint is one kernel of the 2004 test: ms for 256 of each.
+type RefPoint struct {
+	Kernel string  `json:"kernel"`
+	Fork   float64 `json:"fork_ms"`
+	Thread float64 `json:"thread_ms"`
+	Ratio  float64 `json:"ratio"`
+}
+
+// Config is one run of the lab.
+type Config struct {
+	N, Rounds int      // creations a round; rounds a method and mode (after one warmup round)
+	Methods   []Method // in this order
+	Modes     []Mode
+	TouchMB   int // the parent touches this much memory first (fork copies page tables)
+}
+
+// ParseMethod and ParseMode take the names Methods and Modes list.
+func ParseMethod(s string) (Method, error) {
+	if m := Method(s); slices.Contains(Methods, m) {
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown method %q (want one of %v)", s, Methods)
+}
+
+func ParseMode(s string) (Mode, error) {
+	if m := Mode(s); slices.Contains(Modes, m) {
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown timing mode %q (want one of %v)", s, Modes)
+}
+
+// Stat is one method and mode over the rounds.
+type Stat struct {
+	Method Method
+	Mode   Mode
+	Per    bench.Summary // µs a creation, over rounds
+	Total  bench.Summary // ms a round
+	Ran    int           // units that ran in the last round
+	// Distinct is the distinct OS threads of the last round (thread only).
+	Distinct int
+}
+
+// Ratio is a named quotient of two stats' median round times.
+type Ratio struct {
+	Name, What string
+	Value      float64 // 0 when a side was not measured
+}
+
+// Report is the lab's result: what ran, where, and the 2004 figures.
+type Report struct {
+	Config
+	Kernel, Go string
+	Cores      int
+	// ChildRunsFirst is /proc/sys/kernel/sched_child_runs_first, "" when the
+	// kernel has none (Linux 6.7 removed it).
+	ChildRunsFirst string
+	Stats          []Stat
+	Ratios         []Ratio
+}
+
+// Run runs every method in every mode: a warmup round, then c.Rounds, each
+// of which must see all c.N units run. It fails on the first error.
+func Run(c Config) (*Report, error) {
+	if c.N < 1 || c.Rounds < 1 || c.TouchMB < 0 {
+		return nil, fmt.Errorf("the lab needs N and rounds of at least 1 and a touch of 0 MiB or more")
+	}
+	mem := Touch(c.TouchMB)
+	defer runtime.KeepAlive(mem)
+	rep := &Report{Config: c, Go: runtime.Version(), Cores: runtime.NumCPU()}
+	var u unix.Utsname
+	unix.Uname(&u)
+	rep.Kernel = unix.ByteSliceToString(u.Release[:])
+	rep.ChildRunsFirst, _ = ChildRunsFirst()
+	for _, m := range c.Methods {
+		for _, mode := range c.Modes {
+			if _, err := Lab(m, mode, c.N, ""); err != nil { // warmup
+				return nil, err
+			}
+			st := Stat{Method: m, Mode: mode}
+			var per, tot []float64
+			for range c.Rounds {
+				r, err := Lab(m, mode, c.N, "")
+				if err != nil {
+					return nil, err
+				}
+				if r.Ran != c.N {
+					return nil, fmt.Errorf("%s %s: only %d of %d units ran", m, mode, r.Ran, c.N)
+				}
+				per = append(per, float64(r.Total.Nanoseconds())/1e3/float64(c.N))
+				tot = append(tot, float64(r.Total.Nanoseconds())/1e6)
+				st.Ran, st.Distinct = r.Ran, r.Distinct
+			}
+			st.Per, st.Total = bench.Summarize(per), bench.Summarize(tot)
+			rep.Stats = append(rep.Stats, st)
+		}
+	}
+	ratio := func(a, b Method, mode Mode) float64 {
+		x, y := rep.median(a, mode), rep.median(b, mode)
+		if x == 0 || y == 0 {
+			return 0
+		}
+		return x / y
+	}
+	rep.Ratios = []Ratio{
+		{"fork_thread_create", "fork / thread, creating calls only (the 2004 test's way)", ratio(MethodFork, MethodThread, ModeCreate)},
+		{"fork_thread_batch", "fork / thread, create all then reap all", ratio(MethodFork, MethodThread, ModeBatch)},
+		{"forkexec_self_goroutine_batch", "forkexec-self / goroutine, batch (a worker process against a worker goroutine)", ratio(MethodForkExecSelf, MethodGoroutine, ModeBatch)},
+		{"forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)},
+	}
+	return rep, nil
+}
+
+// median is a stat's median round time in ms, 0 if it was not measured.
+func (r *Report) median(m Method, mode Mode) float64 {
+	for _, s := range r.Stats {
+		if s.Method == m && s.Mode == mode {
+			return s.Total.Median
+		}
+	}
+	return 0
+}
+
+// MarshalJSON is the report as the CLI's --json prints it: times in the
+// units their names say (per_creation_us, total_ms), NaN never.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	type summary struct {
+		Median float64  `json:"median"`
+		Min    *float64 `json:"min,omitempty"`
+		Max    *float64 `json:"max,omitempty"`
+	}
+	type method struct {
+		Method   Method  `json:"method"`
+		Mode     Mode    `json:"mode"`
+		Per      summary `json:"per_creation_us"`
+		Total    summary `json:"total_ms"`
+		Ran      int     `json:"ran"`
+		Distinct *int    `json:"distinct_threads,omitempty"`
+	}
+	doc := struct {
+		N              int                `json:"n"`
+		Rounds         int                `json:"rounds"`
+		Kernel         string             `json:"kernel"`
+		Go             string             `json:"go"`
+		Cores          int                `json:"cores"`
+		TouchMB        int                `json:"touch_mb"`
+		ChildRunsFirst *string            `json:"sched_child_runs_first"`
+		Methods        []method           `json:"methods"`
+		Ratios         map[string]float64 `json:"ratios"`
+		Reference      []RefPoint         `json:"reference_2004"`
+	}{N: r.N, Rounds: r.Rounds, Kernel: r.Kernel, Go: r.Go, Cores: r.Cores, TouchMB: r.TouchMB,
+		Methods: []method{}, Ratios: map[string]float64{}, Reference: Reference2004}
+	if r.ChildRunsFirst != "" {
+		doc.ChildRunsFirst = &r.ChildRunsFirst
+	}
+	for _, s := range r.Stats {
+		m := method{Method: s.Method, Mode: s.Mode, Ran: s.Ran,
+			Per: summary{s.Per.Median, &s.Per.Min, &s.Per.Max}, Total: summary{Median: s.Total.Median}}
+		if s.Method == MethodThread {
+			m.Distinct = &s.Distinct
+		}
+		doc.Methods = append(doc.Methods, m)
+	}
+	for _, x := range r.Ratios {
+		if x.Value > 0 {
+			doc.Ratios[x.Name] = x.Value
+		}
+	}
+	return json.Marshal(doc)
+}
+
+// WriteText writes the report as tables.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "parlab spawn: %d creations a round, %d rounds (after one warmup round); Linux %s, %s, %d cores",
+		r.N, r.Rounds, r.Kernel, r.Go, r.Cores)
+	if r.TouchMB > 0 {
+		fmt.Fprintf(w, "; parent touched %d MiB first", r.TouchMB)
+	}
+	fmt.Fprintln(w)
+	if r.ChildRunsFirst != "" {
+		fmt.Fprintf(w, "sched_child_runs_first = %s\n", r.ChildRunsFirst)
+	} else {
+		fmt.Fprintf(w, "sched_child_runs_first: not present (Linux 6.7 removed it with the move to the EEVDF scheduler, which has no child-runs-first policy)\n")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "method\tmode\tµs per creation: median\tmin\tmax\tms for %d: median\t\n", r.N)
+	for _, s := range r.Stats {
+		extra := ""
+		if s.Method == MethodThread {
+			extra = fmt.Sprintf("  (%d distinct OS threads)", s.Distinct)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.3f\t%s\n", s.Method, s.Mode, s.Per.Median, s.Per.Min, s.Per.Max, s.Total.Median, extra)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, x := range r.Ratios {
+		if x.Value > 0 {
+			fmt.Fprintf(w, "%-90s %.2f\n", x.What+":", x.Value)
+		}
+	}
+	fmt.Fprintf(w, "\nThe 2004 test (256 of each, Pentium III 1 GHz):\n")
+	for _, p := range Reference2004 {
+		fmt.Fprintf(w, "  %-34s fork %7.3f ms, thread %7.3f ms, ratio %.3f\n", p.Kernel, p.Fork, p.Thread, p.Ratio)
+	}
+	if f, t := r.median(MethodFork, ModeCreate), r.median(MethodThread, ModeCreate); f > 0 && t > 0 {
+		fmt.Fprintf(w, "  %-34s fork %7.3f ms, thread %7.3f ms, ratio %.3f  (creating calls, scaled to 256)\n",
+			"here, "+r.Kernel, f*256/float64(r.N), t*256/float64(r.N), f/t)
+	}
+}
