@@ -77,7 +77,7 @@ type Options struct {
 // equal expected, or Run stops with an error.
 func Run(doc *Doc, configs []Params, trial Trial, expected string, opt Options) error {
 	if opt.Trials < 1 {
-		return fmt.Errorf("--trials must be at least 1")
+		return fmt.Errorf("a run needs at least 1 trial, got %d", opt.Trials)
 	}
 	doc.Trials, doc.Warmup = opt.Trials, opt.Warmup
 	doc.Results = make([]Result, len(configs))

@@ -35,9 +35,9 @@ const MaxFiles = 26 * 26
 func (o Options) validate() error {
 	switch {
 	case o.Rows < 0:
-		return fmt.Errorf("--rows must be 0 or more, got %d", o.Rows)
+		return fmt.Errorf("rows must be 0 or more, got %d", o.Rows)
 	case o.Files < 1 || o.Files > MaxFiles:
-		return fmt.Errorf("--files must be 1 to %d, got %d", MaxFiles, o.Files)
+		return fmt.Errorf("files must be 1 to %d, got %d", MaxFiles, o.Files)
 	}
 	return nil
 }
@@ -61,8 +61,8 @@ func (o Options) RowsIn(i int) int {
 // not set; ErrNotOurs when it holds files that Generate does not write, which
 // even force never removes.
 var (
-	ErrNotEmpty = errors.New("directory is not empty (use --force to replace a data set that parlab gen wrote)")
-	ErrNotOurs  = errors.New("directory holds files that parlab gen did not write; refusing to replace them (choose another --out)")
+	ErrNotEmpty = errors.New("directory is not empty")
+	ErrNotOurs  = errors.New("directory holds files that parlab gen did not write; refusing to replace them")
 )
 
 // ours reports whether name is one Generate writes: a file name of FileName's

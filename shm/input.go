@@ -54,7 +54,7 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown --io %q (want mmap, readat or read)", s)
+	return 0, fmt.Errorf("unknown I/O mode %q (want mmap, readat or read)", s)
 }
 
 // Options tune the modes.

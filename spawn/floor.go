@@ -10,10 +10,10 @@ import "context"
 // the newlines counted; nothing else is filled in.
 type Floor struct{}
 
-func (Floor) Name() string { return "floor" }
+func (Floor) Name() string { return NameFloor }
 
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, "floor", func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
+	return runGoroutines(ctx, c, NameFloor, func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
 		o.err = set.guard(u, func() error {
 			a, b, err := set.rows(u)
 			if err == nil {

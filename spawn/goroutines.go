@@ -12,7 +12,7 @@ import (
 // dynamic split takes units from one atomic cursor, once per chunk.
 type Goroutines struct{}
 
-func (Goroutines) Name() string { return "goroutines" }
+func (Goroutines) Name() string { return NameGoroutines }
 
 // paddedOutcome keeps each unit's result on cache lines of its own, so
 // workers writing neighbouring slots do not share lines (false sharing).
@@ -27,7 +27,7 @@ type paddedStat struct {
 }
 
 func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, "goroutines", func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
+	return runGoroutines(ctx, c, NameGoroutines, func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
 		o.err = set.scanUnit(ctx, u, &o.res)
 	})
 }

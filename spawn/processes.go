@@ -21,7 +21,7 @@ import (
 // (PR_SET_PDEATHSIG, set between fork and exec).
 type Processes struct{}
 
-func (Processes) Name() string { return "processes" }
+func (Processes) Name() string { return NameProcesses }
 
 func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)
@@ -29,7 +29,7 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	// The parent maps lazily too: it only reads headers and the bytes
 	// around cuts, and rescans if a row split cut a quoted field.
-	r, err := start(c, "processes")
+	r, err := start(c, NameProcesses)
 	if err != nil {
 		return nil, err
 	}

@@ -330,7 +330,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			k := bytes.LastIndexByte(piece, '\n')
 			if k < 0 { // a line longer than the buffer
 				if len(buf) >= maxRowBytes {
-					return fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; --io mmap does not)",
+					return fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; the mmap mode does not)",
 						s.Paths[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))
@@ -348,7 +348,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			// (see Set.merge), so it need not read on.
 			if !eof && errors.Is(err, scan.ErrOpenQuote) && a == start {
 				if len(buf) >= maxRowBytes {
-					return fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; --io mmap does not)",
+					return fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; the mmap mode does not)",
 						s.Paths[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))

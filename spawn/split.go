@@ -1,6 +1,9 @@
 package spawn
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Split is how a Plan cuts the work among workers.
 type Split int
@@ -29,5 +32,5 @@ func ParseSplit(name string) (Split, error) {
 			return Split(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown --split %q (want file-naive, file, rows or dynamic)", name)
+	return 0, fmt.Errorf("unknown split %q (want %s)", name, strings.Join(splitNames, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"parlab/scan"
@@ -30,6 +31,32 @@ type Config struct {
 type Strategy interface {
 	Name() string
 	Run(ctx context.Context, c Config) (*Report, error)
+}
+
+// The strategies' names.
+const (
+	NameSeq        = "seq"
+	NameGoroutines = "goroutines"
+	NameProcesses  = "processes"
+	NameFloor      = "floor" // answers no query: see Floor
+)
+
+// Strategies lists every strategy, in the order the study runs them: the one
+// list that the command line, the menu and the study take names from.
+func Strategies() []Strategy {
+	return []Strategy{Sequential{}, Goroutines{}, Processes{}, Floor{}}
+}
+
+// ParseStrategy returns the strategy named name.
+func ParseStrategy(name string) (Strategy, error) {
+	var names []string
+	for _, s := range Strategies() {
+		if s.Name() == name {
+			return s, nil
+		}
+		names = append(names, s.Name())
+	}
+	return nil, fmt.Errorf("unknown strategy %q (want %s)", name, strings.Join(names, ", "))
 }
 
 // Report is an answer and where the run's time went. Times are durations
@@ -76,7 +103,7 @@ func (w WorkerStat) Busy() time.Duration { return w.End - w.Start }
 // goroutine.
 type Sequential struct{}
 
-func (Sequential) Name() string { return "seq" }
+func (Sequential) Name() string { return NameSeq }
 
 func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)
@@ -88,7 +115,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		return nil, err
 	}
 	defer set.Close()
-	rep = set.report("seq", "", 1)
+	rep = set.report(NameSeq, "", 1)
 	rep.Setup = time.Since(t0)
 	w := WorkerStat{Start: rep.Setup, Units: len(set.Tables)}
 	for i := range set.Tables {

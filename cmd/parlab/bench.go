@@ -195,10 +195,17 @@ func (a *app) bench(args []string) error {
 		cc := c
 		cc.Workers = p.Workers
 		if p.Split != "" {
-			cc.Split, _ = spawn.ParseSplit(p.Split)
+			var err error
+			if cc.Split, err = spawn.ParseSplit(p.Split); err != nil {
+				return bench.Sample{}, err
+			}
+		}
+		st, err := spawn.ParseStrategy(p.Strategy)
+		if err != nil {
+			return bench.Sample{}, err
 		}
 		before := diskRead()
-		rep, err := strategies[p.Strategy].Run(context.Background(), cc)
+		rep, err := st.Run(context.Background(), cc)
 		if err != nil {
 			return bench.Sample{}, err
 		}

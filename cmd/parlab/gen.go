@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -43,6 +44,12 @@ func (a *app) gen(args []string) error {
 	if err := data.GenerateContext(ctx, *out, o, *force, progress); err != nil {
 		if progress != nil {
 			fmt.Fprint(a.stderr, "\r\033[K")
+		}
+		switch {
+		case errors.Is(err, data.ErrNotEmpty):
+			return fmt.Errorf("%w (--force replaces a data set that parlab gen wrote there)", err)
+		case errors.Is(err, data.ErrNotOurs):
+			return fmt.Errorf("%w (choose another --out)", err)
 		}
 		return err
 	}

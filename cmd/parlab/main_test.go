@@ -141,7 +141,7 @@ func TestErrors(t *testing.T) {
 		{"missing file", []string{"query", "--where", "region=Europe", "testdata/nope.csv"}, exitFail, "nope.csv"},
 		{"no path", []string{"query", "--where", "region=Europe"}, exitUsage, "no PATH given"},
 		{"bad where", []string{"query", "--where", "Europe", "testdata/sales"}, exitUsage, "COLUMN=VALUE"},
-		{"bad io", []string{"query", "--io", "fread", "testdata/sales"}, exitUsage, `unknown --io "fread"`},
+		{"bad io", []string{"query", "--io", "fread", "testdata/sales"}, exitUsage, `--io: unknown I/O mode "fread"`},
 		{"bad flag", []string{"query", "--frobnicate", "testdata/sales"}, exitUsage, "frobnicate"},
 		{"unknown command", []string{"frob"}, exitUsage, `unknown command "frob"`},
 		{"too many sums", []string{"query", "--sum", "a,b,c,d,e,f,g,h,i", "testdata/sales"}, exitUsage, "at most 8"},

@@ -101,7 +101,8 @@ func (a *app) menu(args []string) error {
 		c, err := qf.config(pos)
 		if err == nil {
 			var rep *spawn.Report
-			if rep, err = strategies[qf.strategy].Run(context.Background(), c); err == nil {
+			st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name
+			if rep, err = st.Run(context.Background(), c); err == nil {
 				if a.fixTimes != nil {
 					a.fixTimes(rep)
 				}

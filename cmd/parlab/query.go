@@ -42,14 +42,6 @@ func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
 }
 
-// strategies by name.
-var strategies = map[string]spawn.Strategy{
-	"seq":        spawn.Sequential{},
-	"goroutines": spawn.Goroutines{},
-	"processes":  spawn.Processes{},
-	"floor":      spawn.Floor{},
-}
-
 // config turns the flags and PATHs into a run's configuration.
 func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 	var c spawn.Config
@@ -73,14 +65,14 @@ func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 	}
 	mode, err := shm.ParseMode(q.io)
 	if err != nil {
-		return c, usagef("%v", err)
+		return c, usagef("--io: %v", err)
 	}
 	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
-	if _, ok := strategies[q.strategy]; !ok {
-		return c, usagef("unknown --strategy %q (want seq, goroutines, processes or floor)", q.strategy)
+	if _, err := spawn.ParseStrategy(q.strategy); err != nil {
+		return c, usagef("--strategy: %v", err)
 	}
 	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
-		return c, usagef("%v", err)
+		return c, usagef("--split: %v", err)
 	}
 	if q.workers < 1 || q.workers > maxWorkers {
 		return c, usagef("--workers must be 1 to %d, got %d", maxWorkers, q.workers)
@@ -89,7 +81,7 @@ func (q *queryFlags) config(paths []string) (spawn.Config, error) {
 		return c, usagef("--timeout must not be negative")
 	}
 	c.Workers, c.Timeout = q.workers, q.timeout
-	if q.strategy == "seq" {
+	if q.strategy == spawn.NameSeq {
 		c.Workers = 1
 	}
 	if c.Paths, err = spawn.ExpandPaths(paths); err != nil {
@@ -117,7 +109,8 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := strategies[qf.strategy].Run(context.Background(), c)
+	st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name
+	rep, err := st.Run(context.Background(), c)
 	if err != nil {
 		return err
 	}
