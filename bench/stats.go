@@ -1,9 +1,11 @@
-// Package bench measures: it runs trials of configurations interleaved,
-// summarises them (median, mean ± σ, min … max, outliers), fits Amdahl's law
-// and Karp–Flatt, and writes and reads the results as JSON (in seconds, with
-// hyperfine's field names), text tables and plots. It knows nothing about
-// CSV: a trial is a function that returns seconds, a few phase times, each
-// worker's busy time, and its answer as text to compare exactly.
+// Package bench is the measuring kit any study here uses: it runs trials of
+// configurations interleaved (Run, over the study's own sample type), names
+// configurations by their parameters (Params, hyperfine's map), summarises
+// trial times (median, mean ± σ, min … max, outliers, a median's
+// distribution-free confidence interval, the Mann–Whitney U test, ratios),
+// fits Amdahl's law, and formats seconds for tables. It knows no study: no
+// strategy, no CSV, no FTP. The query study (package spawn/study) is its
+// first user.
 package bench
 
 import (

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -598,5 +599,36 @@ func TestRowStartAndQuoted(t *testing.T) {
 	err = tb.Scan(tb.RowStart(13), e, &bad)
 	if err == nil && bad.Quoted == 0 {
 		t.Errorf("a cut inside quotes went unnoticed: %+v", bad)
+	}
+}
+
+func TestAnswer(t *testing.T) {
+	a := &Answer{Filter: "Region", Value: "Europe", SumNames: []string{"Total Revenue"},
+		Result: Result{Rows: 10, Matched: 3, Quoted: 1, Sums: [MaxSums]Fixed{{V: 123456, Scale: 2}}}}
+	b := *a
+	b.Quoted = 0
+	b.Sums[0] = Fixed{V: 0, Scale: 2, C: wideOf(123456)} // the same value, split otherwise
+	if !a.Equal(&b) {
+		t.Error("equal answers differ")
+	}
+	for _, change := range []func(x *Answer){
+		func(x *Answer) { x.Matched++ }, func(x *Answer) { x.Rows++ }, func(x *Answer) { x.Value = "Asia" },
+		func(x *Answer) { x.SumNames = []string{"Total Profit"} }, func(x *Answer) { x.Sums[0].V++ },
+	} {
+		c := *a
+		c.SumNames = slices.Clone(a.SumNames)
+		change(&c)
+		if a.Equal(&c) {
+			t.Errorf("%+v equals %+v", c, *a)
+		}
+	}
+	if got := a.String(); got != "matched=3; Total Revenue=1234.56" {
+		t.Errorf("String: %q", got)
+	}
+	if l := a.Lines(); len(l) != 2 || l[0] != (Line{"Matching orders", "3"}) || l[1] != (Line{"Total Revenue", "1,234.56"}) {
+		t.Errorf("Lines: %v", l)
+	}
+	if (*Answer)(nil).Equal(a) || !(*Answer)(nil).Equal(nil) {
+		t.Error("nil answers")
 	}
 }

@@ -68,6 +68,7 @@ type Report struct {
 	Result   scan.Result
 	SumNames []string
 	Filter   string // the filter column's header name, "" for none
+	Value    string // the filter's value
 	Files    int
 	Bytes    int64
 
@@ -82,6 +83,15 @@ type Report struct {
 	// Rescanned lists the files a row split had cut inside a quoted field,
 	// found out after the scan and scanned again whole (see Set.merge).
 	Rescanned []int
+}
+
+// Answer is the report's answer with its names (nil for the floor, which
+// answers no query).
+func (r *Report) Answer() *scan.Answer {
+	if r.Strategy == NameFloor {
+		return nil
+	}
+	return &scan.Answer{Filter: r.Filter, Value: r.Value, SumNames: r.SumNames, Result: r.Result}
 }
 
 // WorkerStat is what one worker did.
@@ -168,7 +178,7 @@ func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 func (s *Set) report(strategy, split string, workers int) *Report {
 	return &Report{
 		Strategy: strategy, Split: split, Workers: workers,
-		SumNames: s.SumNames(), Filter: s.FilterName(),
+		SumNames: s.SumNames(), Filter: s.FilterName(), Value: s.Query.Equals,
 		Files: len(s.Tables), Bytes: s.Bytes,
 	}
 }

@@ -198,20 +198,20 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 // (the filter's column and value, file paths) a field named with the suffix
 // "_hex" beside it holds them in hex.
 type queryJSON struct {
-	Strategy   string           `json:"strategy"`
-	Split      string           `json:"split"`
-	Workers    int              `json:"workers"`
-	IO         string           `json:"io"`
-	Where      *whereJSON       `json:"where"`
-	Matched    *int64           `json:"matched,omitempty"` // left out for the floor, which answers no query
-	Sums       *ordered[string] `json:"sums,omitempty"`
-	Lines      *int64           `json:"lines,omitempty"` // the floor's newline count
-	Data       dataJSON         `json:"data"`
-	Time       timesJSON        `json:"time"`
-	PerWorker  []workerJSON     `json:"per_worker"`
-	Imbalance  json.Number      `json:"imbalance"`
-	QuotedRows *int64           `json:"quoted_rows,omitempty"`
-	Rescanned  []pathJSON       `json:"rescanned"`
+	Strategy   string                 `json:"strategy"`
+	Split      string                 `json:"split"`
+	Workers    int                    `json:"workers"`
+	IO         string                 `json:"io"`
+	Where      *whereJSON             `json:"where"`
+	Matched    *int64                 `json:"matched,omitempty"` // left out for the floor, which answers no query
+	Sums       *bench.Ordered[string] `json:"sums,omitempty"`
+	Lines      *int64                 `json:"lines,omitempty"` // the floor's newline count
+	Data       dataJSON               `json:"data"`
+	Time       timesJSON              `json:"time"`
+	PerWorker  []workerJSON           `json:"per_worker"`
+	Imbalance  json.Number            `json:"imbalance"`
+	QuotedRows *int64                 `json:"quoted_rows,omitempty"`
+	Rescanned  []pathJSON             `json:"rescanned"`
 }
 
 type whereJSON struct {
@@ -269,33 +269,6 @@ func (p pathJSON) MarshalJSON() ([]byte, error) {
 	}{string(p), hex.EncodeToString([]byte(p))})
 }
 
-// ordered is a JSON object whose keys keep the order they were added in.
-type ordered[V any] struct {
-	names  []string
-	values []V
-}
-
-func (o *ordered[V]) add(name string, v V) {
-	o.names = append(o.names, name)
-	o.values = append(o.values, v)
-}
-
-func (o *ordered[V]) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i := range o.names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, _ := json.Marshal(o.names[i])
-		v, err := json.Marshal(o.values[i])
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
-	}
-	return append(b, '}'), nil
-}
-
 // hexIfNotUTF8 is s in hex if s is not valid UTF-8, else "".
 func hexIfNotUTF8(s string) string {
 	if utf8.ValidString(s) {
@@ -317,9 +290,9 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 		j.Lines = &rep.Result.Rows
 	} else {
 		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
-		j.Sums = &ordered[string]{}
+		j.Sums = &bench.Ordered[string]{}
 		for i, n := range rep.SumNames {
-			j.Sums.add(n, rep.Result.Sums[i].String())
+			j.Sums.Add(n, rep.Result.Sums[i].String())
 		}
 		if rep.Filter != "" {
 			j.Where = &whereJSON{rep.Filter, hexIfNotUTF8(rep.Filter), c.Query.Equals, hexIfNotUTF8(c.Query.Equals)}

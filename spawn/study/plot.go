@@ -1,4 +1,4 @@
-package bench
+package study
 
 import (
 	"fmt"
@@ -142,7 +142,7 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 		if rs[0].Strategy == Floor {
 			continue
 		}
-		ci := d.styleIndex(rs[0].Params)
+		ci := d.styleIndex(rs[0].Config)
 		var xy plotter.XYs
 		for _, r := range rs {
 			if !math.IsNaN(r.Speedup) {
@@ -157,7 +157,7 @@ func (d *Doc) speedupPlot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.style(l, pts, rs[0].Params)
+		d.style(l, pts, rs[0].Config)
 		p.Add(l, pts)
 		label := k
 		for _, a := range d.Amdahl {
@@ -216,7 +216,7 @@ func (d *Doc) timePlot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.style(l, pts, m[k][0].Params)
+		d.style(l, pts, m[k][0].Config)
 		if m[k][0].Strategy == Floor {
 			l.Color, pts.Color = color.Gray{Y: 60}, color.Gray{Y: 60}
 			l.Width = vg.Points(2.5)
@@ -244,7 +244,7 @@ func (d *Doc) timePlot() (*plot.Plot, error) {
 
 func busyPlot(r *Result) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Busy time per worker: %v (busiest/mean %.2f)", r.Params, r.Imbalance)
+	p.Title.Text = fmt.Sprintf("Busy time per worker: %v (busiest/mean %.2f)", r.Config, r.Imbalance)
 	p.Y.Label.Text = "seconds busy (median trial)"
 	p.X.Label.Text = "worker (units of work it had)"
 	bars, err := plotter.NewBarChart(plotter.Values(r.Busy), vg.Points(math.Max(4, 300/float64(len(r.Busy)))))
@@ -278,7 +278,7 @@ func busyPlot(r *Result) (*plot.Plot, error) {
 }
 
 // styleIndex gives each split its colour, the same in every plot.
-func (d *Doc) styleIndex(p Params) int {
+func (d *Doc) styleIndex(p Config) int {
 	var splits []string
 	for _, r := range d.Results {
 		if r.Strategy != Baseline && r.Strategy != Floor && !slices.Contains(splits, r.Split) {
@@ -290,7 +290,7 @@ func (d *Doc) styleIndex(p Params) int {
 
 // style: colour by split, line and marker by strategy (goroutines solid with
 // circles, processes dotted with triangles), so 8 series stay apart.
-func (d *Doc) style(l *plotter.Line, pts *plotter.Scatter, p Params) {
+func (d *Doc) style(l *plotter.Line, pts *plotter.Scatter, p Config) {
 	c := plotutil.Color(d.styleIndex(p))
 	l.Color, pts.Color = c, c
 	pts.Shape = plotutil.Shape(0)

@@ -1,6 +1,8 @@
-package bench
+package study
 
 import (
+	"parlab/bench"
+
 	"fmt"
 	"io"
 	"math"
@@ -116,17 +118,17 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 		if r.Strategy != "processes" {
 			continue
 		}
-		g := d.Find(Params{"goroutines", r.Split, r.Workers})
+		g := d.Find(Config{"goroutines", r.Split, r.Workers})
 		if g == nil || len(g.Times) == 0 {
 			continue
 		}
-		ratio, pm := Ratio(r.Summary, g.Summary)
+		ratio, pm := bench.Ratio(r.Summary, g.Summary)
 		verdict := "slower"
 		if ratio < 1 {
 			verdict = "faster"
 		}
 		sig := ""
-		if MannWhitney(r.Times, g.Times) >= 0.05 {
+		if bench.MannWhitney(r.Times, g.Times) >= 0.05 {
 			sig, verdict = "", "~ no significant difference"
 			if min(len(r.Times), len(g.Times)) < 4 {
 				sig = " (too few trials for the test to show one)"
@@ -144,7 +146,7 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 			for k, t := range r.Times {
 				ratios[k] = t / g.Times[k]
 			}
-			if med, lo, hi := MedianCI(ratios); !math.IsNaN(lo) {
+			if med, lo, hi := bench.MedianCI(ratios); !math.IsNaN(lo) {
 				paired = fmt.Sprintf("; round by round %.2f × (95%% CI %.2f … %.2f)", med, lo, hi)
 			}
 		}
@@ -375,16 +377,16 @@ func (d *Doc) writeWarnings(w io.Writer) {
 	}
 	for _, r := range d.Results {
 		if len(r.Outliers) > 0 {
-			outl = append(outl, r.Params.String())
+			outl = append(outl, r.Config.String())
 		}
 		if len(r.DiskTrials) > 0 {
-			disk = append(disk, fmt.Sprintf("%v (%d of %d)", r.Params, len(r.DiskTrials), len(r.Times)))
+			disk = append(disk, fmt.Sprintf("%v (%d of %d)", r.Config, len(r.DiskTrials), len(r.Times)))
 			diskRead += r.DiskRead
 		}
 		if len(r.Times) >= 3 {
-			rest := Summarize(r.Times[1:]).Median
+			rest := bench.Summarize(r.Times[1:]).Median
 			if r.Times[0] > 2*rest {
-				slow = append(slow, fmt.Sprintf("%v (%s, others %s)", r.Params, dur(r.Times[0]), dur(rest)))
+				slow = append(slow, fmt.Sprintf("%v (%s, others %s)", r.Config, dur(r.Times[0]), dur(rest)))
 			}
 		}
 	}
@@ -426,25 +428,25 @@ func Compare(w io.Writer, newDoc, oldDoc *Doc) {
 	fmt.Fprintln(tw, "configuration\told median\tnew median\tnew/old\t\t")
 	var ratios []float64
 	for _, r := range newDoc.Results {
-		o := oldDoc.Find(r.Params)
+		o := oldDoc.Find(r.Config)
 		if o == nil || len(o.Times) == 0 || len(r.Times) == 0 {
 			continue
 		}
 		// the medians' ratio, with the relative spread of the means' ratio
-		rm, pm := Ratio(r.Summary, o.Summary)
+		rm, pm := bench.Ratio(r.Summary, o.Summary)
 		ratio := r.Median / o.Median
 		pm *= ratio / rm
 		mark := ""
-		if MannWhitney(r.Times, o.Times) >= 0.05 {
+		if bench.MannWhitney(r.Times, o.Times) >= 0.05 {
 			mark = "~"
 		}
 		ratios = append(ratios, ratio)
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%s ± %s\t%s\t\n", r.Params, dur(o.Median), dur(r.Median), num(ratio, 2), num(pm, 2), mark)
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s ± %s\t%s\t\n", r.Config, dur(o.Median), dur(r.Median), num(ratio, 2), num(pm, 2), mark)
 	}
 	tw.Flush()
 	if len(ratios) == 0 {
 		fmt.Fprintln(w, "no configuration in common")
 		return
 	}
-	fmt.Fprintf(w, "geometric mean of new/old: %.3f over %d configurations (~: within noise, Mann–Whitney p ≥ 0.05)\n", GeoMean(ratios), len(ratios))
+	fmt.Fprintf(w, "geometric mean of new/old: %.3f over %d configurations (~: within noise, Mann–Whitney p ≥ 0.05)\n", bench.GeoMean(ratios), len(ratios))
 }

@@ -1,4 +1,4 @@
-package bench
+package study
 
 import (
 	"encoding/json"
@@ -9,12 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parlab/bench"
+	"parlab/scan"
 )
 
 // fakeTrial times follow Amdahl's law with f = 0.25 exactly, so the fit must
 // find it; each worker's busy time is its share.
-func fakeTrial(calls *[]Params) Trial {
-	return func(p Params) (Sample, error) {
+func fakeTrial(calls *[]Config) Trial {
+	return func(p Config) (Sample, error) {
 		*calls = append(*calls, p)
 		t := 1.0
 		switch p.Strategy {
@@ -29,23 +32,26 @@ func fakeTrial(calls *[]Params) Trial {
 			busy[i] = t * float64(i+1) / float64(p.Workers) // the last is busiest
 		}
 		return Sample{Seconds: t, Phases: []Phase{{"setup", 0.01}, {"scan", t - 0.01}},
-			Busy: busy, Units: make([]int, p.Workers), Answer: "42"}, nil
+			Busy: busy, Units: make([]int, p.Workers), Answer: answer(42)}, nil
 	}
 }
 
-func configs() []Params {
-	c := []Params{{Strategy: Baseline, Workers: 1}}
+// answer is an answer with n matches.
+func answer(n int64) *scan.Answer { return &scan.Answer{Result: scan.Result{Matched: n}} }
+
+func configs() []Config {
+	c := []Config{{Strategy: Baseline, Workers: 1}}
 	for _, n := range []int{1, 2, 4, 8} {
-		c = append(c, Params{"goroutines", "rows", n}, Params{Floor, "rows", n})
+		c = append(c, Config{"goroutines", "rows", n}, Config{Floor, "rows", n})
 	}
 	return c
 }
 
 func TestRunInterleavesAndAnalyzes(t *testing.T) {
-	var calls []Params
+	var calls []Config
 	d := &Doc{Env: Env{Cores: 4}}
 	rounds := 0
-	err := Run(d, configs(), fakeTrial(&calls), "42", Options{Trials: 3, Warmup: 1,
+	err := Run(d, configs(), fakeTrial(&calls), answer(42), Options{Trials: 3, Warmup: 1,
 		OnRound: func(*Doc) error { rounds++; return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +63,7 @@ func TestRunInterleavesAndAnalyzes(t *testing.T) {
 	if rounds != 3 {
 		t.Errorf("%d rounds reported, want 3 (warmup not recorded)", rounds)
 	}
-	g4 := d.Find(Params{"goroutines", "rows", 4})
+	g4 := d.Find(Config{"goroutines", "rows", 4})
 	if len(g4.Times) != 3 || !near(g4.Speedup, 1/(0.25+0.75/4), 1e-12) ||
 		!near(g4.Efficiency, g4.Speedup/4, 1e-12) || !near(g4.KarpFlatt, 0.25, 1e-12) ||
 		!near(g4.FloorMultiple, (0.25+0.75/4)/(0.1/4), 1e-12) || !near(g4.Imbalance, 4/2.5, 1e-12) ||
@@ -79,20 +85,20 @@ func TestRunInterleavesAndAnalyzes(t *testing.T) {
 
 func TestRunChecksEveryAnswer(t *testing.T) {
 	n := 0
-	trial := func(p Params) (Sample, error) {
+	trial := func(p Config) (Sample, error) {
 		n++
-		ans := "42"
+		ans := answer(42)
 		if n == 5 {
-			ans = "41"
+			ans = answer(41)
 		}
 		return Sample{Seconds: 1, Answer: ans}, nil
 	}
-	err := Run(&Doc{}, []Params{{Strategy: Baseline, Workers: 1}}, trial, "42", Options{Trials: 10})
-	if err == nil || !strings.Contains(err.Error(), "wrong answer 41") {
+	err := Run(&Doc{}, []Config{{Strategy: Baseline, Workers: 1}}, trial, answer(42), Options{Trials: 10})
+	if err == nil || !strings.Contains(err.Error(), "wrong answer matched=41") {
 		t.Errorf("err %v", err)
 	}
 	boom := errors.New("boom")
-	err = Run(&Doc{}, []Params{{Strategy: Baseline, Workers: 1}}, func(Params) (Sample, error) { return Sample{}, boom }, "", Options{Trials: 1})
+	err = Run(&Doc{}, []Config{{Strategy: Baseline, Workers: 1}}, func(Config) (Sample, error) { return Sample{}, boom }, answer(0), Options{Trials: 1})
 	if !errors.Is(err, boom) {
 		t.Errorf("err %v", err)
 	}
@@ -101,10 +107,10 @@ func TestRunChecksEveryAnswer(t *testing.T) {
 // The document is valid JSON with the promised fields, has no NaN or Inf,
 // and reads back to the same analysis.
 func TestJSONRoundTrip(t *testing.T) {
-	var calls []Params
+	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Files: 20, Rows: 1000, Bytes: 123, Populate: true},
 		Expected: Expected{Matched: 42, Sums: []NamedValue{{"Total Revenue", "1.50"}, {"Total Profit", "-0.25"}}}}
-	if err := Run(d, configs(), fakeTrial(&calls), "42", Options{Trials: 1}); err != nil {
+	if err := Run(d, configs(), fakeTrial(&calls), answer(42), Options{Trials: 1}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := d.MarshalJSON()
@@ -186,10 +192,10 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestTextReport(t *testing.T) {
-	var calls []Params
+	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Data: "data/x", Files: 20, Rows: 1000, Bytes: 1e9, Query: "Region=Europe", IO: "mmap"}}
-	cs := append(configs(), Params{"goroutines", "file-naive", 8}, Params{"processes", "rows", 4}, Params{"goroutines", "rows", 16})
-	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 2}); err != nil {
+	cs := append(configs(), Config{"goroutines", "file-naive", 8}, Config{"processes", "rows", 4}, Config{"goroutines", "rows", 16})
+	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -209,10 +215,10 @@ func TestTextReport(t *testing.T) {
 }
 
 func TestPlots(t *testing.T) {
-	var calls []Params
+	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, Query: "Region=Europe", Rows: 1000, Bytes: 1e6}}
-	cs := append(configs(), Params{"goroutines", "file-naive", 2}, Params{"goroutines", "file-naive", 8})
-	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 2}); err != nil {
+	cs := append(configs(), Config{"goroutines", "file-naive", 2}, Config{"goroutines", "file-naive", 8})
+	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 2}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -238,19 +244,19 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The text report of a known run, word for word.
 func TestTextGolden(t *testing.T) {
-	var calls []Params
+	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", GOMAXPROCS: 4, Go: "go1.26", Kernel: "6.18", Data: "data/sales-1M",
 		Files: 20, Rows: 1000000, Bytes: 123600000, Query: "Region=Europe", IO: "mmap", ForkExecSelf: 0.0012}}
-	cs := []Params{{Strategy: Baseline, Workers: 1}}
+	cs := []Config{{Strategy: Baseline, Workers: 1}}
 	for _, sp := range []string{"file-naive", "rows"} {
 		for _, n := range []int{1, 2, 4, 8} {
-			cs = append(cs, Params{"goroutines", sp, n}, Params{"processes", sp, n})
+			cs = append(cs, Config{"goroutines", sp, n}, Config{"processes", sp, n})
 		}
 	}
 	for _, n := range []int{1, 2, 4, 8} {
-		cs = append(cs, Params{Floor, "rows", n})
+		cs = append(cs, Config{Floor, "rows", n})
 	}
-	if err := Run(d, cs, fakeTrial(&calls), "42", Options{Trials: 5, Warmup: 1}); err != nil {
+	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 5, Warmup: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -284,10 +290,10 @@ func TestRowCost(t *testing.T) {
 
 func TestImbalance(t *testing.T) {
 	// busy 4, 2, 0: mean 2, busiest 4
-	if got := Imbalance([]float64{4, 2, 0}); got != 2 {
+	if got := bench.Imbalance([]float64{4, 2, 0}); got != 2 {
 		t.Errorf("imbalance %v, want 2", got)
 	}
-	if got := Imbalance([]float64{0, 0}); got != 1 {
+	if got := bench.Imbalance([]float64{0, 0}); got != 1 {
 		t.Errorf("no work at all: %v, want 1", got)
 	}
 }
@@ -297,8 +303,8 @@ func TestImbalance(t *testing.T) {
 // the interval from the least to the greatest; processes against
 // goroutines likewise.
 func TestPairedRatios(t *testing.T) {
-	seen := map[Params]int{}
-	trial := func(p Params) (Sample, error) {
+	seen := map[Config]int{}
+	trial := func(p Config) (Sample, error) {
 		k := float64(seen[p])
 		seen[p]++
 		s := 0.1 * (1 + k) // the machine drifts: every round is slower
@@ -308,14 +314,14 @@ func TestPairedRatios(t *testing.T) {
 		case "processes":
 			s *= (1.20 + 0.01*k) * (1.10 - 0.01*k)
 		}
-		return Sample{Seconds: s, Busy: make([]float64, p.Workers), Units: make([]int, p.Workers), Answer: "42"}, nil
+		return Sample{Seconds: s, Busy: make([]float64, p.Workers), Units: make([]int, p.Workers), Answer: answer(42)}, nil
 	}
-	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {"processes", "rows", 2}, {Floor, "rows", 2}}
+	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {"processes", "rows", 2}, {Floor, "rows", 2}}
 	d := &Doc{Env: Env{Cores: 2}}
-	if err := Run(d, cs, trial, "42", Options{Trials: 7}); err != nil {
+	if err := Run(d, cs, trial, answer(42), Options{Trials: 7}); err != nil {
 		t.Fatal(err)
 	}
-	g := d.Find(Params{"goroutines", "rows", 2})
+	g := d.Find(Config{"goroutines", "rows", 2})
 	if !near(g.FloorPaired, 1.23, 1e-9) || !near(g.FloorLo, 1.20, 1e-9) || !near(g.FloorHi, 1.26, 1e-9) {
 		t.Errorf("paired %v (%v … %v), want 1.23 (1.20 … 1.26)", g.FloorPaired, g.FloorLo, g.FloorHi)
 	}
@@ -332,11 +338,11 @@ func TestPairedRatios(t *testing.T) {
 // is asked before the first round and after the last, and both survive the
 // JSON; with --cold, reading from disk is the point and draws no warning.
 func TestDiskReads(t *testing.T) {
-	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}}
+	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}}
 	n := 0
-	trial := func(p Params) (Sample, error) {
+	trial := func(p Config) (Sample, error) {
 		n++
-		s := Sample{Seconds: 1, Answer: "42"}
+		s := Sample{Seconds: 1, Answer: answer(42)}
 		if n == 1 || (p.Strategy == "goroutines" && n >= 5) {
 			s.DiskRead = 4096 * 1000 // the warmup's first trial, and goroutines in rounds 2 and 3
 		}
@@ -349,7 +355,7 @@ func TestDiskReads(t *testing.T) {
 		return f[0], f[1], nil
 	}
 	d := &Doc{}
-	if err := Run(d, cs, trial, "42", Options{Trials: 3, Warmup: 1, Resident: resident}); err != nil {
+	if err := Run(d, cs, trial, answer(42), Options{Trials: 3, Warmup: 1, Resident: resident}); err != nil {
 		t.Fatal(err)
 	}
 	if d.Cache == nil || *d.Cache != (PageCache{0.25, 0.5, 0.95, 0.8}) || len(asked) != 0 {
@@ -388,7 +394,7 @@ func TestDiskReads(t *testing.T) {
 	// No warmup and a part-empty cache: the first round read from disk.
 	asked = [][2]float64{{0.9, math.NaN()}, {1, math.NaN()}} // folios unknown: not mentioned
 	d = &Doc{}
-	if err := Run(d, cs, trial, "42", Options{Trials: 1, Resident: resident}); err != nil {
+	if err := Run(d, cs, trial, answer(42), Options{Trials: 1, Resident: resident}); err != nil {
 		t.Fatal(err)
 	}
 	b.Reset()
@@ -408,8 +414,8 @@ func TestDiskReads(t *testing.T) {
 // A floor that moves by over 30% between rounds is pointed out.
 func TestFloorMoved(t *testing.T) {
 	n := 0
-	trial := func(p Params) (Sample, error) {
-		s := Sample{Seconds: 0.05, Answer: "42"}
+	trial := func(p Config) (Sample, error) {
+		s := Sample{Seconds: 0.05, Answer: answer(42)}
 		if p.Strategy == Floor {
 			n++
 			s.Seconds = 0.02 + 0.01*float64(n%3) // 20 to 40 ms
@@ -417,8 +423,8 @@ func TestFloorMoved(t *testing.T) {
 		return s, nil
 	}
 	d := &Doc{}
-	cs := []Params{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {Floor, "rows", 2}}
-	if err := Run(d, cs, trial, "42", Options{Trials: 6}); err != nil {
+	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {Floor, "rows", 2}}
+	if err := Run(d, cs, trial, answer(42), Options{Trials: 6}); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -427,3 +433,5 @@ func TestFloorMoved(t *testing.T) {
 		t.Errorf("report:\n%s", b.String())
 	}
 }
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
