@@ -11,6 +11,8 @@ package bench
 import (
 	"math"
 	"slices"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // Summary describes one configuration's trial times, in seconds.
@@ -79,27 +81,14 @@ func Outliers(times []float64) []int {
 }
 
 // MedianCI returns the median of v and a distribution-free confidence
-// interval for it of at least 95%: the order statistics s[j-1] and s[n-j]
-// (sorted, 0-based) for the largest j with 2·P(B < j) ≤ 0.05, B being
-// Binomial(n, ½), the count of values below the true median. Below 6
-// values no such j exists, and lo and hi are NaN.
+// interval for it of at least 95% (order statistics of a binomial, benchstat's
+// golang.org/x/perf/benchmath AssumeNothing). With too few values for one
+// (under 6), lo and hi are NaN.
 func MedianCI(v []float64) (med, lo, hi float64) {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	med, lo, hi = median(s), math.NaN(), math.NaN()
-	j, tail := 0, 0.0 // tail: P(B < j+1) = P(B ≤ j)
-	for ; j < n/2; j++ {
-		lg, _ := math.Lgamma(float64(n + 1))
-		a, _ := math.Lgamma(float64(j + 1))
-		b, _ := math.Lgamma(float64(n - j + 1))
-		tail += math.Exp(lg - a - b - float64(n)*math.Ln2)
-		if 2*tail > 0.05 {
-			break
-		}
-	}
-	if j >= 1 {
-		lo, hi = s[j-1], s[n-j]
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), 0.95)
+	med, lo, hi = s.Center, s.Lo, s.Hi
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		lo, hi = math.NaN(), math.NaN()
 	}
 	return med, lo, hi
 }
@@ -115,63 +104,15 @@ func Ratio(a, b Summary) (r, pm float64) {
 }
 
 // MannWhitney is the two-sided p-value of the Mann–Whitney U test that a and
-// b come from the same distribution (normal approximation, ties corrected),
-// as benchstat uses to say "~": no significant difference.
+// b come from the same distribution, as benchstat computes it to say "~" (no
+// significant difference): golang.org/x/perf/benchmath's AssumeNothing
+// comparison, exact for small samples. Empty samples give 1.
 func MannWhitney(a, b []float64) float64 {
-	n1, n2 := float64(len(a)), float64(len(b))
-	if n1 == 0 || n2 == 0 {
+	if len(a) == 0 || len(b) == 0 {
 		return 1
 	}
-	type obs struct {
-		v float64
-		a bool
-	}
-	all := make([]obs, 0, len(a)+len(b))
-	for _, v := range a {
-		all = append(all, obs{v, true})
-	}
-	for _, v := range b {
-		all = append(all, obs{v, false})
-	}
-	slices.SortFunc(all, func(x, y obs) int { return cmpFloat(x.v, y.v) })
-	var ra, tie float64 // rank sum of a; tie correction
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].v == all[i].v {
-			j++
-		}
-		rank := float64(i+j+1) / 2 // average of ranks i+1 … j
-		for k := i; k < j; k++ {
-			if all[k].a {
-				ra += rank
-			}
-		}
-		t := float64(j - i)
-		tie += t*t*t - t
-		i = j
-	}
-	u := ra - n1*(n1+1)/2
-	mu := n1 * n2 / 2
-	n := n1 + n2
-	sigma := math.Sqrt(n1 * n2 / 12 * ((n + 1) - tie/(n*(n-1))))
-	if sigma == 0 {
-		return 1
-	}
-	z := (math.Abs(u-mu) - 0.5) / sigma // continuity correction
-	if z < 0 {
-		z = 0
-	}
-	return math.Erfc(z / math.Sqrt2)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	th := &benchmath.DefaultThresholds
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(a, th), benchmath.NewSample(b, th)).P
 }
 
 // GeoMean is the geometric mean of positive values.

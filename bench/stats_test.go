@@ -50,6 +50,13 @@ func TestMannWhitney(t *testing.T) {
 	if p := MannWhitney([]float64{1, 1, 1}, []float64{1, 1, 1}); p != 1 {
 		t.Errorf("ties only: %v", p)
 	}
+	// exact for small samples: 5 against 5, wholly apart, is 2/C(10,5)
+	if p := MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}); !near(p, 2.0/252, 1e-12) {
+		t.Errorf("5 apart from 5: p = %v, want %v", p, 2.0/252)
+	}
+	if p := MannWhitney(nil, []float64{1}); p != 1 {
+		t.Errorf("empty: %v", p)
+	}
 }
 
 // The fit recovers a known serial fraction from synthetic timings, with and
@@ -108,8 +115,11 @@ func TestOnePointF(t *testing.T) {
 	}
 }
 
-// The ranks are the textbook ones: 11 values give the 2nd and 10th, 20 the
-// 6th and 15th; 5 values give none.
+// The interval is a distribution-free one of at least 95%: for values 1 … n
+// its ends are order statistics l and h, and the true median lies between
+// them with probability P(l ≤ B < h), B ~ Binomial(n, ½). It is no wider than
+// the textbook symmetric interval (11 values: the 2nd and 10th; 20: the 6th
+// and 15th). 5 values give none.
 func TestMedianCI(t *testing.T) {
 	seq := func(n int) []float64 {
 		v := make([]float64, n)
@@ -118,13 +128,28 @@ func TestMedianCI(t *testing.T) {
 		}
 		return v
 	}
+	coverage := func(n, l, h int) float64 {
+		var p float64
+		for k := l; k < h; k++ {
+			lg, _ := math.Lgamma(float64(n + 1))
+			a, _ := math.Lgamma(float64(k + 1))
+			b, _ := math.Lgamma(float64(n - k + 1))
+			p += math.Exp(lg - a - b - float64(n)*math.Ln2)
+		}
+		return p
+	}
 	for _, c := range []struct {
-		n           int
-		med, lo, hi float64
+		n          int
+		med        float64
+		textbookLo int
+		textbookHi int
 	}{{11, 6, 2, 10}, {20, 10.5, 6, 15}, {6, 3.5, 1, 6}} {
 		med, lo, hi := MedianCI(seq(c.n))
-		if med != c.med || lo != c.lo || hi != c.hi {
-			t.Errorf("n=%d: %v [%v, %v], want %v [%v, %v]", c.n, med, lo, hi, c.med, c.lo, c.hi)
+		if med != c.med || lo != math.Trunc(lo) || hi != math.Trunc(hi) || hi-lo > float64(c.textbookHi-c.textbookLo) {
+			t.Errorf("n=%d: %v [%v, %v], want the median %v and at most the textbook [%d, %d]", c.n, med, lo, hi, c.med, c.textbookLo, c.textbookHi)
+		}
+		if cov := coverage(c.n, int(lo), int(hi)); cov < 0.95 {
+			t.Errorf("n=%d: [%v, %v] covers the median with probability %.4f", c.n, lo, hi, cov)
 		}
 	}
 	if _, lo, hi := MedianCI(seq(5)); !math.IsNaN(lo) || !math.IsNaN(hi) {

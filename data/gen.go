@@ -171,9 +171,8 @@ func GenerateContext(ctx context.Context, dir string, o Options, force bool, pro
 // chunk is the size of every write but a file's last, each at an offset
 // that is a multiple of it: ext4 (Linux 6.16 and later) and xfs then keep
 // the file in the page cache as 2 MiB folios, which a mapping maps with one
-// PMD each. Written 1 MiB at a time, unaligned, a fresh 10M set came out
-// in smaller folios: 2 goroutines took 67.5 ms over it, not 56.4, 2 worker
-// processes 79.2, not 62.9, and seq 127.7, not 107.0 (15 alternating runs).
+// PMD each; written 1 MiB at a time, unaligned, a set came out in smaller
+// folios and every scan over it was slower (docs/pagecache.md).
 const chunk = 2 << 20
 
 func writeFile(ctx context.Context, path string, o Options, i int, progress func(int)) error {

@@ -78,8 +78,7 @@ func (b *binding) pick(line []byte, fields *[MaxSums][]byte, offs *[MaxSums]int)
 // pickBack is pick for a row known to have exactly ncols fields, reading its
 // commas from the end out of the window's comma bitmap (cm; the row starts
 // at bit base): the Sales set's money columns are 3 of its last 4, so three
-// leading-zero counts find them. Over a byte-wise SWAR walk from the end it
-// took BenchmarkScanRegion from 4.2 to 4.6 GB/s.
+// leading-zero counts find them, with no walk over the row's bytes.
 func (b *binding) pickBack(line []byte, cm *[winBytes / 64]uint64, base int, fields *[MaxSums][]byte, offs *[MaxSums]int) {
 	k := b.nsum - 1
 	want := b.byCol[k].col

@@ -99,8 +99,7 @@ func parseQuick(b []byte) (int64, int, bool) {
 // parseCents is parseQuick for money as the Sales set writes it: 1 to 8
 // digits, a point, 2 digits, with 8 bytes of capacity. The point's place is
 // known from the length, so the digits are converted while they are checked,
-// not after a search for the point (BenchmarkParseFixed: 9.4 to 7.3 ns). It
-// returns the value in cents. Table.hit calls it directly; the profile-guided
+// not after a search for the point. It returns the value in cents. Table.hit calls it directly; the profile-guided
 // build (cmd/parlab/default.pgo) inlines it there.
 func parseCents(b []byte) (int64, bool) {
 	n := len(b) - 3 // digits before the point
@@ -118,8 +117,6 @@ func parseCents(b []byte) (int64, bool) {
 // parseSWAR parses b[i:] as digits, an optional point, digits, at most 8
 // of each, reading 8 bytes at a time (so it needs 16 bytes of capacity past
 // i). It reports false for anything else, and ParseFixed's loop decides.
-// With it (and cents parsed by plain arithmetic) BenchmarkParseFixed went from
-// 11.2 to 9.4 ns, and BenchmarkScanAll from 1.84 to 2.1 GB/s.
 func parseSWAR(b []byte, i int) (int64, int, bool) {
 	full := b[:cap(b)]
 	w := binary.LittleEndian.Uint64(full[i:])

@@ -11,11 +11,6 @@ import (
 // It serves a filter on the first column (see Scan's quick): the rows whose
 // first byte is not v0 (nor '\r' or '\n') are counted by popcount and never
 // looked at; the others, the sp bits, go to hit or line.
-//
-// bulk, hit and the AVX-512 classifier's extra outputs (sp, counts, the sp
-// summary) together took BenchmarkScanRegion from 4.45 to 9.3 GB/s and
-// BenchmarkScanNoMatch from 10.4 to 24.7 GB/s (GOAMD64=v3, medians of 3), and
-// the whole-process query over the 1M-row set from 47 to 32 ms.
 func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte) (int, error) {
 	words := (we - wb + 63) / 64
 	w := words - 1
@@ -157,8 +152,8 @@ func (t *Table) cents(r *Result) bool {
 // once every value has parsed (and put back if one overflows). The commas
 // stay in registers, and the sums' scales are checked once per change (see
 // cents), not per row: an earlier version kept the commas in an array and
-// read the scales from r, and those loads stalled (scan phase 14.5 ms on the
-// 1M set with it, 22 ms after an unrelated edit moved its stack frame).
+// read the scales from r, and those loads stalled, by an amount that moved
+// with the stack frame's layout (docs/experiments.md).
 //
 // It reports false, having changed nothing, for anything unusual (a row
 // ending right after the value, a field count other than the header's, a

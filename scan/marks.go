@@ -5,21 +5,17 @@ import "math/bits"
 // Stage one of the scan, as in simdjson and simdcsv: classify a window of
 // bytes at once into bitmaps of line ends, commas and quotes, then walk rows
 // by their bits. With AVX2 (marks_amd64.s) a 64-byte block costs a dozen
-// instructions; before it, finding each row end took one bytes.IndexByte call
-// (its loop exit mispredicts on most rows). BenchmarkScanNoMatch went from 6.5
-// to 7.6 GB/s with it, and to 9.8 GB/s with the first-byte reject it allows
-// (Table.Scan); the window's comma bitmap also serves pickBack. With AVX-512
-// the compares go straight to mask registers: BenchmarkClassify is 28 GB/s
-// against AVX2's 13.8. A first-column filter's rows are then walked by the
-// sp bitmap, not one by one (Table.bulk).
+// instructions, where a bytes.IndexByte call a row mispredicts its loop exit
+// on most rows; with AVX-512 the compares go straight to mask registers. The
+// window's comma bitmap also serves pickBack, and a first-column filter's
+// rows are walked by the sp bitmap, not one by one (Table.bulk). What each
+// step bought is in docs/experiments.md.
 
 // winBytes is the window classified at once: 64 blocks of 64 bytes. Small
-// enough that its marks stay on the stack and in L1. From memory it is the
-// best size by far (2 goroutines on 10M rows: 59 ms, against 66 for 2 KiB
-// and 64 to 70 for 8 to 32 KiB), though the window's own costs would favour
-// 16 KiB (ScanRegionInCache 1.5% faster): the classifier's prefetch 4 KiB
-// ahead then fetches exactly the next window while this one's rows are
-// walked, and all of it fits in L1.
+// enough that its marks stay on the stack and in L1, and the classifier's
+// prefetch 4 KiB ahead then fetches exactly the next window while this
+// one's rows are walked. From memory it beat 2, 8, 16 and 32 KiB
+// (docs/experiments.md).
 const winBytes = 4096
 
 // marks are the bitmaps of one window: bit i of word w is byte 64w+i. nl,

@@ -90,8 +90,7 @@ func classifyWith(c int, src []byte, m *marks, v0 byte) tally {
 	}
 	if n.qt > 0 && c == useAVX512 {
 		// classifyAVX512 leaves qt alone, a store and a popcount less a
-		// block (0.8 ms of 16 on the 1M set); a window with a quote is
-		// classified again for it.
+		// block; a window with a quote is classified again for it.
 		return classifyWith(useAVX2, src, m, v0)
 	}
 	return n

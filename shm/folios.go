@@ -25,9 +25,7 @@ var ErrNoFolioInfo = errors.New("the kernel does not say how the page cache hold
 // out): of the block bytes it holds (cached), how many are in 2 MiB folios
 // (huge), which a mapping maps whole, one page-table entry (PMD) each. The
 // rest map 4 KiB at a time: a page fault per 16 pages and a TLB entry per
-// page. The 10M set with a quarter of its bytes in small folios (carried
-// over from an earlier session, all of it cached) took seq 139 ms a query
-// here, against 106 ms fresh from parlab gen; 2 goroutines 75 against 54.
+// page, which docs/pagecache.md measures.
 //
 // It maps the file with MADV_HUGEPAGE and MADV_RANDOM (no readahead), maps
 // in only the pages mincore finds cached (MADV_POPULATE_READ, run by run),

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"parlab/spawn"
 )
@@ -128,13 +128,10 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// isTerminal reports whether w is a terminal (golang.org/x/term).
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // splitList splits a comma-separated flag value, trimming spaces.

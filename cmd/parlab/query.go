@@ -174,13 +174,13 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, plural(int64(rep.Files), "file"),
 		plural(rep.Result.Rows, "row"), humanBytes(rep.Bytes), how, c.Mode)
-	width := len("Matching orders")
-	for _, n := range rep.SumNames {
-		width = max(width, len(n))
+	lines := rep.Answer().Lines()
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l.Label))
 	}
-	fmt.Fprintf(w, "  %-*s  %s\n", width, "Matching orders", group(rep.Result.Matched))
-	for i, n := range rep.SumNames {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, n, rep.Result.Sums[i].Append(nil, true))
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, l.Label, l.Value)
 	}
 	if rep.Strategy == "seq" {
 		fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
