@@ -545,6 +545,15 @@ func TestProgressAndTerminal(t *testing.T) {
 	if isTerminal(w) {
 		t.Error("a pipe is a terminal")
 	}
+	// and a pseudo-terminal is one (its master side answers tcgetattr)
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer pty.Close()
+	if !isTerminal(pty) {
+		t.Error("a pseudo-terminal is not a terminal")
+	}
 }
 
 // Bytes that are not UTF-8 in a value, a column name and a path: the answer
