@@ -16,6 +16,7 @@ import (
 	"parlab/data"
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/child"
 )
 
 // way is one way of running a query.
@@ -340,7 +341,7 @@ func TestTimeoutEveryStrategy(t *testing.T) {
 	if !errors.As(err, &te) || time.Since(t0) > 5*time.Second {
 		t.Errorf("hung child: %v after %v", err, time.Since(t0))
 	}
-	noChildren(t)
+	child.Reaped(t)
 }
 
 // With --io read, a worker process holds one buffer, not the file: its peak

@@ -239,14 +239,6 @@ func mappings(t *testing.T, dir string) int {
 	return strings.Count(string(b), dir) + strings.Count(string(b), "parlab-results")
 }
 
-// noChildren fails if any child process is left, running or unreaped.
-func noChildren(t *testing.T) {
-	t.Helper()
-	if err := child.Unreaped(); err != nil {
-		t.Error(err)
-	}
-}
-
 // A child that exits, is killed, or hangs fails the whole query with an
 // error that names it and the cause; nothing leaks, failed or not.
 func TestWorkerFailures(t *testing.T) {
@@ -271,7 +263,7 @@ func TestWorkerFailures(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || rep != nil {
 			t.Errorf("%s: error %v, want %q and no report", tt.fp, err, tt.want)
 		}
-		noChildren(t)
+		child.Reaped(t)
 	}
 	os.Unsetenv(FailpointEnv)
 	if _, err := (Processes{}).Run(context.Background(), cfg(paths, SplitRows, 3)); err != nil {
@@ -280,7 +272,7 @@ func TestWorkerFailures(t *testing.T) {
 	if _, err := (Goroutines{}).Run(context.Background(), cfg(paths, SplitRows, 3)); err != nil {
 		t.Fatal(err)
 	}
-	noChildren(t)
+	child.Reaped(t)
 	if got := openFds(t); got != fds {
 		t.Errorf("%d open fds after the runs, %d before", got, fds)
 	}
@@ -394,5 +386,5 @@ func TestUnstartableWorker(t *testing.T) {
 	if err == nil || rep != nil || !strings.Contains(err.Error(), "starting worker 0") {
 		t.Errorf("err %v", err)
 	}
-	noChildren(t)
+	child.Reaped(t)
 }

@@ -75,3 +75,15 @@ func Unreaped() error {
 	}
 	return fmt.Errorf("a child is left: wait4 gave pid %d, %v", pid, err)
 }
+
+// Reaped fails t (a *testing.T) if this process has a child left, as
+// Unreaped tells: the check every test of child processes ends with.
+func Reaped(t interface {
+	Helper()
+	Error(args ...any)
+}) {
+	t.Helper()
+	if err := Unreaped(); err != nil {
+		t.Error(err)
+	}
+}

@@ -16,14 +16,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// noChildren fails if any child process is left, running or unreaped.
-func noChildren(t *testing.T) {
-	t.Helper()
-	if err := child.Unreaped(); err != nil {
-		t.Error(err)
-	}
-}
-
 func threadsNow(t *testing.T) int {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
@@ -59,7 +51,7 @@ func TestLabCounts(t *testing.T) {
 			if m == MethodThread && r.Distinct != n {
 				t.Errorf("thread %s: %d distinct OS threads for %d units: threads were reused", mode, r.Distinct, n)
 			}
-			noChildren(t)
+			child.Reaped(t)
 		}
 	}
 	// the locked threads ended: the thread count is back (give or take the
