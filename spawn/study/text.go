@@ -1,15 +1,15 @@
 package study
 
 import (
-	"parlab/bench"
-
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
+
+	"parlab/bench"
+	"parlab/spawn"
 )
 
 // dur formats seconds as hyperfine does: ms below a second.
@@ -49,11 +49,59 @@ func num(v float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, v)
 }
 
-// WriteText writes the report: the main table, processes against
-// goroutines, the Amdahl fits, the work a row, the load imbalance of file
-// splits, the floor, and warnings.
+// Sections is the report as tables, in order: the setting, the main table,
+// processes against goroutines, the Amdahl fits and their predictions, the
+// work a row, the file splits' load imbalance, the floor, and warnings. Each
+// renderer (WriteText, WriteMarkdown, the CSV and HTML of package report
+// users) takes these, so every figure is computed once.
+func (d *Doc) Sections() []bench.Table {
+	var out []bench.Table
+	add := func(t *bench.Table) {
+		if t != nil {
+			out = append(out, *t)
+		}
+	}
+	add(d.setting())
+	add(d.mainTable())
+	add(d.headToHead())
+	for _, t := range d.amdahlTables() {
+		add(t)
+	}
+	add(d.rowCostTable())
+	add(d.imbalanceTable())
+	for _, t := range d.floorTables() {
+		add(t)
+	}
+	add(d.warnings())
+	return out
+}
+
+// WriteText writes the report's sections as text.
 func (d *Doc) WriteText(w io.Writer) {
+	for i, t := range d.Sections() {
+		if i == 1 && t.Title == "" {
+			fmt.Fprintln(w)
+		}
+		t.WriteText(w)
+	}
+}
+
+// WriteMarkdown writes the report's sections as Markdown.
+func (d *Doc) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "## parlab bench: %s\n", d.Env.Query)
+	for _, t := range d.Sections() {
+		t.WriteMarkdown(w)
+	}
+}
+
+// WriteCSV writes the main table as CSV: one row a configuration.
+func (d *Doc) WriteCSV(w io.Writer) error { return d.mainTable().WriteCSV(w) }
+
+// setting is the report's head: what ran where, and how to read it.
+func (d *Doc) setting() *bench.Table {
 	e := d.Env
+	t := &bench.Table{ID: "setting"}
+	line := func(format string, args ...any) { t.Intro = append(t.Intro, fmt.Sprintf(format, args...)) }
 	pages := ""
 	if e.IO == "mmap" {
 		pages = ", pages faulted in during the scan"
@@ -61,35 +109,39 @@ func (d *Doc) WriteText(w io.Writer) {
 			pages = ", pages populated before the scan (--populate)"
 		}
 	}
-	fmt.Fprintf(w, "parlab bench: %s over %s (%d files, %d rows, %.1f MB), --io %s%s\n", e.Query, e.Data, e.Files, e.Rows, float64(e.Bytes)/1e6, e.IO, pages)
-	fmt.Fprintf(w, "machine: %s, %d cores, GOMAXPROCS %d, %s, Linux %s\n", e.CPU, e.Cores, e.GOMAXPROCS, e.Go, e.Kernel)
+	line("parlab bench: %s over %s (%d files, %d rows, %.1f MB), --io %s%s", e.Query, e.Data, e.Files, e.Rows, float64(e.Bytes)/1e6, e.IO, pages)
+	line("machine: %s, %d cores, GOMAXPROCS %d, %s, Linux %s", e.CPU, e.Cores, e.GOMAXPROCS, e.Go, e.Kernel)
 	cache := "warm page cache"
 	if d.Cold {
 		cache = "cold: the data set's pages evicted before every trial (posix_fadvise DONTNEED)"
 	}
-	fmt.Fprintf(w, "%d trials after %d warmup round(s), configurations interleaved round by round; %s.\n", d.Trials, d.Warmup, cache)
+	line("%d trials after %d warmup round(s), configurations interleaved round by round; %s.", d.Trials, d.Warmup, cache)
 	if c := d.Cache; c != nil && !d.Cold {
-		fmt.Fprintf(w, "Page cache (mincore): %s of the data set's pages resident before the first round, %s after the last.\n", cachePct(c.Start), cachePct(c.End))
+		line("Page cache (mincore): %s of the data set's pages resident before the first round, %s after the last.", cachePct(c.Start), cachePct(c.End))
 		if !math.IsNaN(c.HugeStart) && !math.IsNaN(c.HugeEnd) {
-			fmt.Fprintf(w, "Of those, in 2 MiB folios (one page-table entry each; smaps FilePmdMapped): %s before, %s after.\n", cachePct(c.HugeStart), cachePct(c.HugeEnd))
+			line("Of those, in 2 MiB folios (one page-table entry each; smaps FilePmdMapped): %s before, %s after.", cachePct(c.HugeStart), cachePct(c.HugeEnd))
 		}
 	}
-	fmt.Fprintf(w, "Times are one query in this process, open+map to merge (medians). The processes strategy\nstarts fresh child processes in every trial, so its times include starting them.\n")
+	line("Times are one query in this process, open+map to merge (medians). The processes strategy")
+	line("starts fresh child processes in every trial, so its times include starting them.")
 	maxW := 0
 	for _, r := range d.Results {
 		maxW = max(maxW, r.Workers)
 	}
 	if e.Cores > 0 && maxW > e.Cores {
-		fmt.Fprintf(w, "Note: this machine has %d cores and the sweep goes to %d workers: past %d, workers share\ncores (oversubscription). Those points are shown but left out of the Amdahl fits", e.Cores, maxW, e.Cores)
+		s := fmt.Sprintf("Note: this machine has %d cores and the sweep goes to %d workers: past %d, workers share\ncores (oversubscription). Those points are shown but left out of the Amdahl fits", e.Cores, maxW, e.Cores)
 		if d.IncludeOversubscribed {
-			fmt.Fprint(w, " (here: included, --fit-all)")
+			s += " (here: included, --fit-all)"
 		}
-		fmt.Fprintln(w, ".")
+		t.Intro = append(t.Intro, strings.Split(s+".", "\n")...)
 	}
+	return t
+}
 
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tsplit\tworkers\tmedian\tmin … max\tspeedup\tefficiency\tKarp-Flatt\tbusiest/mean\t× floor\t")
+// mainTable is one row a configuration (the floor's apart).
+func (d *Doc) mainTable() *bench.Table {
+	t := &bench.Table{ID: "results", Left: []int{1},
+		Header: []string{"strategy", "split", "workers", "median", "min … max", "speedup", "efficiency", "Karp-Flatt", "busiest/mean", "× floor"}}
 	for _, r := range d.Results {
 		if r.Strategy == Floor || len(r.Times) == 0 {
 			continue
@@ -98,27 +150,23 @@ func (d *Doc) WriteText(w io.Writer) {
 		if r.Strategy == Baseline {
 			split = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s … %s\t%s\t%s\t%s\t%s\t%s\t\n", r.Strategy, split, r.Workers,
-			dur(r.Median), dur(r.Min), dur(r.Max), num(r.Speedup, 2), num(r.Efficiency, 2),
-			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(floorTimes(r), 1))
+		t.Rows = append(t.Rows, []string{r.Strategy, split, fmt.Sprint(r.Workers), dur(r.Median),
+			dur(r.Min) + " … " + dur(r.Max), num(r.Speedup, 2), num(r.Efficiency, 2),
+			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(floorTimes(r), 1)})
 	}
-	tw.Flush()
-
-	d.writeHeadToHead(w)
-	d.writeAmdahl(w)
-	d.writeRowCost(w)
-	d.writeImbalance(w)
-	d.writeFloor(w)
-	d.writeWarnings(w)
+	return t
 }
 
-func (d *Doc) writeHeadToHead(w io.Writer) {
-	var lines []string
+// headToHead is processes against goroutines at each split and worker count.
+func (d *Doc) headToHead() *bench.Table {
+	t := &bench.Table{ID: "processes-vs-goroutines", Title: "Processes against goroutines (ratio of means, ± from both spreads):",
+		Left:   []int{4},
+		Header: []string{"split", "workers", "processes / goroutines", "±", "verdict", "round by round (95% CI)", "spawn phase"}}
 	for _, r := range d.Results {
-		if r.Strategy != "processes" {
+		if r.Strategy != spawn.NameProcesses {
 			continue
 		}
-		g := d.Find(Config{"goroutines", r.Split, r.Workers})
+		g := d.Find(Config{spawn.NameGoroutines, r.Split, r.Workers})
 		if g == nil || len(g.Times) == 0 {
 			continue
 		}
@@ -127,50 +175,51 @@ func (d *Doc) writeHeadToHead(w io.Writer) {
 		if ratio < 1 {
 			verdict = "faster"
 		}
-		sig := ""
 		if bench.MannWhitney(r.Times, g.Times) >= 0.05 {
-			sig, verdict = "", "~ no significant difference"
+			verdict = "~ no significant difference"
 			if min(len(r.Times), len(g.Times)) < 4 {
-				sig = " (too few trials for the test to show one)"
+				verdict += " (too few trials for the test to show one)"
 			}
 		}
-		fork := ""
+		spawnPhase := "-"
 		for _, p := range r.Phases {
 			if p.Name == "spawn" {
-				fork = fmt.Sprintf("; spawn phase %s", dur(p.Seconds))
+				spawnPhase = dur(p.Seconds)
 			}
 		}
-		paired := ""
+		paired := "-"
 		if len(r.Times) == len(g.Times) { // one time a round each
 			ratios := make([]float64, len(r.Times))
-			for k, t := range r.Times {
-				ratios[k] = t / g.Times[k]
+			for k, tm := range r.Times {
+				ratios[k] = tm / g.Times[k]
 			}
 			if med, lo, hi := bench.MedianCI(ratios); !math.IsNaN(lo) {
-				paired = fmt.Sprintf("; round by round %.2f × (95%% CI %.2f … %.2f)", med, lo, hi)
+				paired = fmt.Sprintf("%.2f × (%.2f … %.2f)", med, lo, hi)
 			}
 		}
-		lines = append(lines, fmt.Sprintf("  %-10s %3d workers: processes take %s ± %s × the goroutines' time (%s)%s%s%s",
-			r.Split, r.Workers, num(ratio, 2), num(pm, 2), verdict, sig, paired, fork))
+		t.Rows = append(t.Rows, []string{r.Split, fmt.Sprint(r.Workers), num(ratio, 2) + " ×", num(pm, 2), verdict, paired, spawnPhase})
 	}
-	if len(lines) == 0 {
-		return
+	if len(t.Rows) == 0 {
+		return nil
 	}
-	fmt.Fprintf(w, "\nProcesses against goroutines (ratio of means, ± from both spreads):\n%s\n", strings.Join(lines, "\n"))
 	if d.Env.ForkExecSelf > 0 {
-		fmt.Fprintf(w, "  Starting and ending one worker process costs %s here (the spawn lab's forkexec-self,\n"+
-			"  measured before the sweep): the spawn phase of N workers is N of those at least, on top\n"+
-			"  of each child mapping the files itself. Goroutines start in about a microsecond.\n", dur(d.Env.ForkExecSelf))
+		t.Notes = append(t.Notes, fmt.Sprintf("Starting and ending one worker process costs %s here (the spawn lab's forkexec-self,", dur(d.Env.ForkExecSelf)),
+			"measured before the sweep): the spawn phase of N workers is N of those at least, on top",
+			"of each child mapping the files itself. Goroutines start in about a microsecond.")
 	}
+	return t
 }
 
-func (d *Doc) writeAmdahl(w io.Writer) {
+// amdahlTables are the fits, and their predictions against the medians.
+func (d *Doc) amdahlTables() []*bench.Table {
 	if len(d.Amdahl) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "\nAmdahl's law, T(n) = T1·(f + (1−f)/n), fitted by least squares over the worker counts:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tsplit\tserial f\tR²\tceiling 1/f\tpoints\tleft out\tone-point f (reference's way)\t")
+	fits := &bench.Table{ID: "amdahl", Title: "Amdahl's law, T(n) = T1·(f + (1−f)/n), fitted by least squares over the worker counts:",
+		Left:   []int{1},
+		Header: []string{"strategy", "split", "serial f", "R²", "ceiling 1/f", "points", "left out", "one-point f (reference's way)"}}
+	pred := &bench.Table{ID: "predicted", Title: "Predicted against measured (median) time:",
+		Left: []int{1}, Header: []string{"strategy", "split", "workers", "measured", "predicted"}}
 	for _, a := range d.Amdahl {
 		var ex []string
 		for _, n := range a.Excluded {
@@ -184,22 +233,13 @@ func (d *Doc) writeAmdahl(w io.Writer) {
 		if math.IsInf(a.Ceiling, 1) {
 			ceil = "∞"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n", a.Strategy, a.Split, pct(a.F), num(a.R2, 3), ceil,
-			a.Points, strings.Join(ex, ","), one)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nPredicted against measured (median) time:\n")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, a := range d.Amdahl {
-		row1, row2 := a.Strategy+"/"+a.Split+" measured\t", "predicted\t"
+		fits.Rows = append(fits.Rows, []string{a.Strategy, a.Split, pct(a.F), num(a.R2, 3), ceil,
+			fmt.Sprint(a.Points), strings.Join(ex, ","), one})
 		for _, p := range a.Predicted {
-			row1 += fmt.Sprintf("%d: %s\t", p.Workers, dur(p.Measured))
-			row2 += fmt.Sprintf("%s\t", dur(p.Predicted))
+			pred.Rows = append(pred.Rows, []string{a.Strategy, a.Split, fmt.Sprint(p.Workers), dur(p.Measured), dur(p.Predicted)})
 		}
-		fmt.Fprintln(tw, row1)
-		fmt.Fprintln(tw, row2)
 	}
-	tw.Flush()
+	return []*bench.Table{fits, pred}
 }
 
 func pct(f float64) string {
@@ -209,10 +249,10 @@ func pct(f float64) string {
 	return fmt.Sprintf("%.1f%%", 100*f)
 }
 
-// writeRowCost shows the work a row took (Result.RowCost) at each worker
+// rowCostTable is the work a row took (Result.RowCost) at each worker
 // count, for each strategy and split: flat means the workers did not slow
 // each other.
-func (d *Doc) writeRowCost(w io.Writer) {
+func (d *Doc) rowCostTable() *bench.Table {
 	var names []string
 	cost := map[string]map[int]float64{}
 	var counts []int
@@ -236,41 +276,41 @@ func (d *Doc) writeRowCost(w io.Writer) {
 		}
 	}
 	if len(names) == 0 {
-		return
+		return nil
 	}
 	slices.Sort(counts)
-	fmt.Fprintf(w, "\nWork a row: every worker's busy time added up, over the %d rows (median trial). Workers that\n"+
-		"do not slow each other keep one worker's figure. A rise (most/1: the largest over 1 worker's) is\n"+
-		"contention, for the memory bus or, past the core count, for the cores (busy time is wall time),\n"+
-		"which Amdahl's fit counts as serial:\n", d.Env.Rows)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "workers\t")
+	t := &bench.Table{ID: "row-cost", Title: fmt.Sprintf("Work a row: every worker's busy time added up, over the %d rows (median trial). Workers that", d.Env.Rows),
+		Intro: []string{"do not slow each other keep one worker's figure. A rise (most/1: the largest over 1 worker's) is",
+			"contention, for the memory bus or, past the core count, for the cores (busy time is wall time),",
+			"which Amdahl's fit counts as serial:"},
+		Header: []string{"workers"}}
 	for _, n := range counts {
-		fmt.Fprintf(tw, "%d\t", n)
+		t.Header = append(t.Header, fmt.Sprint(n))
 	}
-	fmt.Fprintln(tw, "most/1\t")
+	t.Header = append(t.Header, "most/1")
 	for _, name := range names {
-		fmt.Fprintf(tw, "%s\t", name)
+		row := []string{name}
 		one, hasOne := cost[name][1]
 		rise := 0.0
 		for _, n := range counts {
 			c, ok := cost[name][n]
 			if !ok {
-				fmt.Fprint(tw, "\t")
+				row = append(row, "")
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t", perRow(c))
+			row = append(row, perRow(c))
 			if hasOne && n > 1 {
 				rise = max(rise, c/one)
 			}
 		}
 		if rise == 0 {
-			fmt.Fprintln(tw, "-\t")
+			row = append(row, "-")
 		} else {
-			fmt.Fprintf(tw, "%.2f ×\t\n", rise)
+			row = append(row, fmt.Sprintf("%.2f ×", rise))
 		}
+		t.Rows = append(t.Rows, row)
 	}
-	tw.Flush()
+	return t
 }
 
 // perRow renders a time a row: in ns below a microsecond.
@@ -284,23 +324,23 @@ func perRow(s float64) string {
 	return dur(s)
 }
 
-// writeImbalance explains the file splits: how many files each worker got,
+// imbalanceTable explains the file splits: how many files each worker got,
 // and how much of the work fell to the busiest one.
-func (d *Doc) writeImbalance(w io.Writer) {
+func (d *Doc) imbalanceTable() *bench.Table {
 	var rows []*Result
 	for i := range d.Results {
 		r := &d.Results[i]
-		if (r.Split == "file-naive" || r.Split == "file") && r.Strategy != Floor && r.Workers > 1 && len(r.Units) > 0 {
+		if (r.Split == spawn.SplitFileNaive.String() || r.Split == spawn.SplitFile.String()) && r.Strategy != Floor && r.Workers > 1 && len(r.Units) > 0 {
 			rows = append(rows, r)
 		}
 	}
 	if len(rows) == 0 {
-		return
+		return nil
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Split > rows[j].Split })
-	fmt.Fprintf(w, "\nLoad imbalance of the file splits (a run lasts as long as its busiest worker):\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tsplit\tworkers\tfiles per worker\tbusiest's share\tbusiest/mean\tmedian")
+	t := &bench.Table{ID: "imbalance", Title: "Load imbalance of the file splits (a run lasts as long as its busiest worker):",
+		Left:   []int{1, 3},
+		Header: []string{"strategy", "split", "workers", "files per worker", "busiest's share", "busiest/mean", "median"}}
 	for _, r := range rows {
 		var us []string
 		for _, u := range r.Units {
@@ -315,10 +355,10 @@ func (d *Doc) writeImbalance(w io.Writer) {
 		if sum > 0 {
 			share = most / sum
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Strategy, r.Split, r.Workers, strings.Join(us, " "),
-			pct(share), num(r.Imbalance, 2), dur(r.Median))
+		t.Rows = append(t.Rows, []string{r.Strategy, r.Split, fmt.Sprint(r.Workers), strings.Join(us, " "),
+			pct(share), num(r.Imbalance, 2), dur(r.Median)})
 	}
-	tw.Flush()
+	return t
 }
 
 // floorTimes is r's time in floors: the round-by-round ratio's median
@@ -330,46 +370,48 @@ func floorTimes(r Result) float64 {
 	return r.FloorMultiple
 }
 
-func (d *Doc) writeFloor(w io.Writer) {
+// floorTables are the floor at each worker count, and each configuration
+// against it round by round.
+func (d *Doc) floorTables() []*bench.Table {
 	if len(d.Floor) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "\nFloor: the same workers only counting newlines in the same mapped files (memory bandwidth):\n")
+	fl := &bench.Table{ID: "floor", Title: "Floor: the same workers only counting newlines in the same mapped files (memory bandwidth):",
+		Header: []string{"workers", "median", "GB/s", "min … max"}}
 	moved := false
 	for _, f := range d.Floor {
 		gbs := float64(d.Env.Bytes) / f.Median / 1e9
-		fmt.Fprintf(w, "  %3d workers  %s  (%.1f GB/s; %s … %s)\n", f.Workers, dur(f.Median), gbs, dur(f.Min), dur(f.Max))
+		fl.Rows = append(fl.Rows, []string{fmt.Sprint(f.Workers), dur(f.Median), fmt.Sprintf("%.1f", gbs), dur(f.Min) + " … " + dur(f.Max)})
 		moved = moved || f.Max > 1.3*f.Min
 	}
 	if moved {
 		// Seen on a shared VM: the scan, bound by the cores, held still
-		// while the floor, bound by the memory bus, moved by 70%.
-		fmt.Fprintf(w, "The floor moved by over 30%% from round to round: it is bound by the memory bus, which\nother programs (or, on a VM, other tenants) share. The ratios below follow it round by round.\n")
+		// while the floor, bound by the memory bus, moved.
+		fl.Notes = append(fl.Notes, "The floor moved by over 30% from round to round: it is bound by the memory bus, which",
+			"other programs (or, on a VM, other tenants) share. The ratios below follow it round by round.")
 	}
 	// The ratios taken round by round: the floor and the configuration ran
 	// seconds apart, so drift in the machine's speed cancels out.
-	var lines []string
+	vs := &bench.Table{ID: "floor-paired", Title: "Against the floor at the same worker count, round by round (median of the per-round ratios):",
+		Header: []string{"configuration", "× floor", "95% CI"}}
 	for _, r := range d.Results {
 		if r.Strategy == Floor || r.Workers < 2 || math.IsNaN(r.FloorPaired) {
 			continue
 		}
-		ci := "(too few trials for an interval)"
+		ci := "too few trials for an interval"
 		if !math.IsNaN(r.FloorLo) {
-			ci = fmt.Sprintf("(95%% CI %.2f … %.2f)", r.FloorLo, r.FloorHi)
+			ci = fmt.Sprintf("%.2f … %.2f", r.FloorLo, r.FloorHi)
 		}
-		lines = append(lines, fmt.Sprintf("  %s/%s/%d\t%.2f ×\t%s", r.Strategy, r.Split, r.Workers, r.FloorPaired, ci))
+		vs.Rows = append(vs.Rows, []string{r.Config.String(), fmt.Sprintf("%.2f ×", r.FloorPaired), ci})
 	}
-	if len(lines) > 0 {
-		fmt.Fprintf(w, "Against the floor at the same worker count, round by round (median of the per-round ratios):\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, l := range lines {
-			fmt.Fprintln(tw, l)
-		}
-		tw.Flush()
+	if len(vs.Rows) == 0 {
+		return []*bench.Table{fl}
 	}
+	return []*bench.Table{fl, vs}
 }
 
-func (d *Doc) writeWarnings(w io.Writer) {
+// warnings is what a reader should know before trusting the figures.
+func (d *Doc) warnings() *bench.Table {
 	var warns, outl, slow, disk []string
 	var diskRead int64
 	if d.Trials < 3 {
@@ -411,21 +453,28 @@ func (d *Doc) writeWarnings(w io.Writer) {
 			break
 		}
 	}
-	if len(warns) > 0 {
-		fmt.Fprintf(w, "\nWarnings:\n")
-		for _, s := range warns {
-			fmt.Fprintf(w, "  %s\n", s)
-		}
+	if len(warns) == 0 {
+		return nil
 	}
+	t := &bench.Table{ID: "warnings", Title: "Warnings:"}
+	for _, s := range warns {
+		t.Notes = append(t.Notes, "  "+s)
+	}
+	return t
 }
 
 // Compare writes, for each configuration in both, new/old (median ratio, ±
 // from the spreads), marking with ~ the ones whose difference is within
 // noise (Mann–Whitney p ≥ 0.05, as benchstat), and the geometric mean.
 func Compare(w io.Writer, newDoc, oldDoc *Doc) {
-	fmt.Fprintf(w, "new: %s (%s)\nold: %s (%s)\n\n", newDoc.Env.Started, newDoc.Env.Data, oldDoc.Env.Started, oldDoc.Env.Data)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "configuration\told median\tnew median\tnew/old\t\t")
+	CompareTable(newDoc, oldDoc).WriteText(w)
+}
+
+// CompareTable is Compare's table: new/old per configuration in both.
+func CompareTable(newDoc, oldDoc *Doc) *bench.Table {
+	t := &bench.Table{ID: "compare", Intro: []string{fmt.Sprintf("new: %s (%s)", newDoc.Env.Started, newDoc.Env.Data),
+		fmt.Sprintf("old: %s (%s)", oldDoc.Env.Started, oldDoc.Env.Data), ""},
+		Header: []string{"configuration", "old median", "new median", "new/old", ""}}
 	var ratios []float64
 	for _, r := range newDoc.Results {
 		o := oldDoc.Find(r.Config)
@@ -441,12 +490,13 @@ func Compare(w io.Writer, newDoc, oldDoc *Doc) {
 			mark = "~"
 		}
 		ratios = append(ratios, ratio)
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%s ± %s\t%s\t\n", r.Config, dur(o.Median), dur(r.Median), num(ratio, 2), num(pm, 2), mark)
+		t.Rows = append(t.Rows, []string{r.Config.String(), dur(o.Median), dur(r.Median), num(ratio, 2) + " ± " + num(pm, 2), mark})
 	}
-	tw.Flush()
 	if len(ratios) == 0 {
-		fmt.Fprintln(w, "no configuration in common")
-		return
+		t.Header, t.Rows = nil, nil
+		t.Notes = []string{"no configuration in common"}
+		return t
 	}
-	fmt.Fprintf(w, "geometric mean of new/old: %.3f over %d configurations (~: within noise, Mann–Whitney p ≥ 0.05)\n", bench.GeoMean(ratios), len(ratios))
+	t.Notes = []string{fmt.Sprintf("geometric mean of new/old: %.3f over %d configurations (~: within noise, Mann–Whitney p ≥ 0.05)", bench.GeoMean(ratios), len(ratios))}
+	return t
 }
