@@ -28,12 +28,14 @@ $(DATA)/xat.csv: | build
 data: $(DATA)/xat.csv
 
 # The reference query, then the default study: every strategy and split at
-# 1..20 workers, trials interleaved, tables on stdout, JSON and plots in out/.
+# 1..20 workers, trials interleaved, tables on stdout, JSON and plots in out/,
+# and the whole report as one page, out/report.html.
 run: build data
 	$(BIN) query --where Region=Europe $(DATA)
 	@echo
 	$(BIN) bench --trials 20 --warmup 1 --workers 1,2,4,8,16,20 \
 		--json out/bench.json --log out/trials.jsonl --plot out/plots $(DATA)
+	$(BIN) report out/bench.json --html out/report.html
 
 vet:
 	$(GO) vet ./...

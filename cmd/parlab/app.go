@@ -48,7 +48,7 @@ Usage:
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
-  parlab report FILE.json [--compare OLD.json] [--plot DIR]
+  parlab report FILE.json [--compare OLD.json] [--plot DIR] [--html OUT.html] [--markdown | --csv]
   parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]
                [--modes batch,serial,create] [--touch MB] [--json]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)

@@ -166,6 +166,9 @@ func (a *app) report(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	compare := fs.String("compare", "", "an older results FILE: show new/old per configuration")
 	plotDir := fs.String("plot", "", "write plots (PNG and SVG) into DIR")
+	htmlOut := fs.String("html", "", "write one self-contained HTML page (tables, plots as SVG) to FILE")
+	markdown := fs.Bool("markdown", false, "print the report as Markdown")
+	csvOut := fs.Bool("csv", false, "print the main table as CSV")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -188,14 +191,37 @@ func (a *app) report(args []string) error {
 	if err != nil {
 		return err
 	}
+	var old *study.Doc
 	if *compare != "" {
-		old, err := load(*compare)
-		if err != nil {
+		if old, err = load(*compare); err != nil {
 			return err
 		}
+	}
+	if *markdown && *csvOut {
+		return usagef("report: --markdown and --csv are two ways to print; pick one")
+	}
+	switch {
+	case *csvOut:
+		if err := d.WriteCSV(a.stdout); err != nil {
+			return err
+		}
+	case *markdown:
+		d.WriteMarkdown(a.stdout)
+		if old != nil {
+			study.CompareTable(d, old).WriteMarkdown(a.stdout)
+		}
+	case old != nil:
 		study.Compare(a.stdout, d, old)
-	} else {
+	case *htmlOut == "":
 		d.WriteText(a.stdout)
+	}
+	if *htmlOut != "" {
+		if err := writeHTML(*htmlOut, d, old); err != nil {
+			return err
+		}
+		if !*csvOut && !*markdown {
+			fmt.Fprintf(a.stdout, "report: %s\n", *htmlOut)
+		}
 	}
 	if *plotDir != "" {
 		files, err := d.Plot(*plotDir, nil)
@@ -205,4 +231,22 @@ func (a *app) report(args []string) error {
 		fmt.Fprintf(a.stdout, "\nplots: %s\n", strings.Join(files, " "))
 	}
 	return nil
+}
+
+// writeHTML writes the HTML report to path, through a temporary file.
+func writeHTML(path string, d, old *study.Doc) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	if err := d.WriteHTML(&b, old); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

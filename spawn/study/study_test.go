@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -227,7 +228,7 @@ func TestPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 6 {
+	if len(files) != 8 { // speedup, time, trials, busy: PNG and SVG each
 		t.Fatalf("files %v", files)
 	}
 	for _, f := range files {
@@ -239,12 +240,34 @@ func TestPlots(t *testing.T) {
 			t.Errorf("%s is not a PNG", f)
 		}
 	}
+	// what a reader needs is in the speedup figure: the projection past the
+	// cores, the best configuration marked, the machine named
+	svg, _ := os.ReadFile(filepath.Join(dir, "speedup.svg"))
+	for _, want := range []string{"dashed: projected", "best: goroutines/rows/8", "4 cores", "Region=Europe"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("speedup.svg lacks %q", want)
+		}
+	}
+	// the projection starts at the core count: fitted solid to 4, dashed past
+	names, figs := d.Figures(nil)
+	if names[0] != "speedup" {
+		t.Fatalf("figures %v", names)
+	}
+	for _, s := range figs[0].Series {
+		if s.Projected && s.Points[0].X != 4 {
+			t.Errorf("a projection starts at %v workers, not at the 4 cores", s.Points[0].X)
+		}
+		if s.Fit && !s.Projected && s.Points[len(s.Points)-1].X > 4 {
+			t.Errorf("%q drawn solid to %v workers, past the 4 cores", s.Label, s.Points[len(s.Points)-1].X)
+		}
+	}
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// The text report of a known run, word for word.
-func TestTextGolden(t *testing.T) {
+// goldenDoc is a known run, its figures fixed by the fake trial.
+func goldenDoc(t *testing.T) *Doc {
+	t.Helper()
 	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", GOMAXPROCS: 4, Go: "go1.26", Kernel: "6.18", Data: "data/sales-1M",
 		Files: 20, Rows: 1000000, Bytes: 123600000, Query: "Region=Europe", IO: "mmap", ForkExecSelf: 0.0012}}
@@ -260,19 +283,75 @@ func TestTextGolden(t *testing.T) {
 	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 5, Warmup: 1}); err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	d.WriteText(&b)
-	p := filepath.Join("testdata", "report.golden")
+	return d
+}
+
+// golden compares got with testdata/name (go test -update rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
 	if *update {
 		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(p, []byte(b.String()), 0o644)
+		os.WriteFile(p, []byte(got), 0o644)
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatalf("%v (go test -update writes it)", err)
 	}
-	if b.String() != string(want) {
-		t.Errorf("report differs from %s:\n%s", p, b.String())
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n%s", name, p, got)
+	}
+}
+
+// The text report of a known run, word for word.
+func TestTextGolden(t *testing.T) {
+	var b strings.Builder
+	goldenDoc(t).WriteText(&b)
+	golden(t, "report.golden", b.String())
+}
+
+// The Markdown report and the CSV table of the same run.
+func TestMarkdownAndCSVGolden(t *testing.T) {
+	d := goldenDoc(t)
+	var md, c strings.Builder
+	d.WriteMarkdown(&md)
+	golden(t, "report.md.golden", md.String())
+	if err := d.WriteCSV(&c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.csv.golden", c.String())
+	recs, err := csv.NewReader(strings.NewReader(c.String())).ReadAll()
+	if err != nil || len(recs) != 18 || recs[0][0] != "strategy" {
+		t.Errorf("CSV: %d records, %v", len(recs), err)
+	}
+}
+
+var svgElement = regexp.MustCompile(`(?s)<svg.*?</svg>`)
+
+// The HTML page of the same run: golden with each figure's SVG body cut
+// out (gonum's drawing is checked apart below), self-contained, and every
+// figure there with what a reader needs in it.
+func TestHTMLGolden(t *testing.T) {
+	d := goldenDoc(t)
+	var b strings.Builder
+	if err := d.WriteHTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	svgs := svgElement.FindAllString(page, -1)
+	golden(t, "report.html.golden", svgElement.ReplaceAllString(page, "<svg>…</svg>"))
+	if len(svgs) != 4 { // speedup, time, trials, busy
+		t.Errorf("%d figures in the page", len(svgs))
+	}
+	for _, want := range []string{"dashed: projected", "best: goroutines/file-naive/8"} {
+		if !strings.Contains(svgs[0], want) {
+			t.Errorf("the speedup figure lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"<script", "<link", "src=\"http", "href=\"http", "@import"} {
+		if strings.Contains(page, banned) {
+			t.Errorf("the page is not self-contained: %s", banned)
+		}
 	}
 }
 
