@@ -245,11 +245,25 @@ func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
 			addLegend(s.Label, l, pts)
 		}
 		if len(f.Marks) > 0 {
+			// A label is drawn on the side of its point that faces the
+			// middle: gonum keeps labels inside the data area, so one that
+			// ran past the right edge would squeeze the whole plot.
 			var xy plotter.XYs
 			var texts []string
+			var right []bool
+			mid := (f.XMin + f.XMax) / 2
+			if f.LogX && f.XMin > 0 {
+				mid = math.Sqrt(f.XMin * f.XMax)
+			}
 			for _, m := range f.Marks {
 				xy = append(xy, plotter.XY{X: m.X, Y: m.Y})
-				texts = append(texts, "  "+m.Text)
+				r := f.XMax > f.XMin && m.X > mid
+				right = append(right, r)
+				if r {
+					texts = append(texts, m.Text+"   ")
+				} else {
+					texts = append(texts, "   "+m.Text)
+				}
 			}
 			ring, err := plotter.NewScatter(xy)
 			if err != nil {
@@ -264,6 +278,9 @@ func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
 			for i := range labels.TextStyle {
 				labels.TextStyle[i].Font.Size = legendSize
 				labels.TextStyle[i].YAlign = draw.YBottom
+				if right[i] {
+					labels.TextStyle[i].XAlign = draw.XRight
+				}
 			}
 			p.Add(labels)
 		}

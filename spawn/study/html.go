@@ -10,9 +10,9 @@ import (
 )
 
 // The HTML report: one self-contained page (styles inline, figures as
-// inline SVG, no script and nothing fetched), with what the text report has
-// (the setting, every table, the warnings), the best configuration, and the
-// figures; a comparison table when an older document is given.
+// inline SVG, no script and nothing fetched): the setting, the best
+// configuration, the figures, then what the text report has (every table,
+// the warnings); a comparison table when an older document is given.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join": strings.Join,
 }).Parse(`<!DOCTYPE html>
@@ -41,7 +41,11 @@ figcaption { color: #555; font-size: 0.9em; }
 <h1>parlab bench: {{.Query}}</h1>
 {{range .Setting}}<p class="setting">{{.}}</p>
 {{end}}{{with .Best}}<div class="best" id="best">Best: <strong>{{.Config}}</strong>, {{.Median}} median, {{.Speedup}}× the sequential time, {{.Floor}}× the floor.</div>
-{{end}}{{range .Sections}}<section id="{{.ID}}" class="{{if eq .ID "warnings"}}warn{{end}}">
+{{end}}<section id="figures">
+<h2>Figures</h2>
+{{range .Figures}}<figure id="figure-{{.Name}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+{{end}}</section>
+{{range .Sections}}<section id="{{.ID}}" class="{{if eq .ID "warnings"}}warn{{end}}">
 <h2>{{.Title}}</h2>
 {{range .Intro}}<p>{{.}}</p>
 {{end}}{{if .Header}}<table>
@@ -52,11 +56,7 @@ figcaption { color: #555; font-size: 0.9em; }
 </table>
 {{end}}{{range .Notes}}<p>{{.}}</p>
 {{end}}</section>
-{{end}}<section id="figures">
-<h2>Figures</h2>
-{{range .Figures}}<figure id="figure-{{.Name}}">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>
-{{end}}</section>
-</body>
+{{end}}</body>
 </html>
 `))
 
