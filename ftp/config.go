@@ -1,0 +1,132 @@
+package ftp
+
+import (
+	"bufio"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Model is how the server runs its sessions.
+type Model int
+
+const (
+	Single     Model = iota // one session at a time
+	Goroutines              // a goroutine a connection
+	Batch                   // every waiting connection, served by N workers, the whole batch waited for
+	Pool                    // N workers fed by a bounded queue; full: 421
+)
+
+var modelNames = []string{"single", "goroutines", "batch", "pool"}
+
+func (m Model) String() string { return modelNames[m] }
+
+// ParseModel takes a model's name.
+func ParseModel(s string) (Model, error) {
+	for i, n := range modelNames {
+		if n == s {
+			return Model(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown model %q (want %s)", s, strings.Join(modelNames, ", "))
+}
+
+// Config is a server's whole setting. Zero values of the limits take the
+// defaults in Defaults.
+type Config struct {
+	Root      string // the directory served; nothing outside it is reachable
+	Model     Model
+	Workers   int // batch and pool
+	Queue     int // pool: connections waiting for a worker
+	Users     map[string][]byte
+	Anonymous bool // "anonymous" and "ftp" may log in, read-only
+	// PasvMin, PasvMax: the passive ports (0, 0: any the kernel gives).
+	PasvMin, PasvMax   int
+	MaxConns, MaxPerIP int
+	Idle, DataTimeout  time.Duration
+	LoginDelay         time.Duration
+	MaxLine            int
+	// TLS, if set, offers AUTH TLS (explicit FTPS).
+	TLS *tls.Config
+	// Log, if set, gets one JSON line a session.
+	Log io.Writer
+}
+
+// Defaults are the limits a zero Config gets: vsftpd's and RFC 1123's
+// choices where they have one.
+var Defaults = Config{Workers: 8, Queue: 64, MaxConns: 2000, MaxPerIP: 50, Idle: 5 * time.Minute,
+	DataTimeout: time.Minute, LoginDelay: time.Second, MaxLine: 4096}
+
+func (c *Config) fill() {
+	d := Defaults
+	if c.Workers <= 0 {
+		c.Workers = d.Workers
+	}
+	if c.Queue <= 0 {
+		c.Queue = d.Queue
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = d.MaxConns
+	}
+	if c.MaxPerIP <= 0 {
+		c.MaxPerIP = d.MaxPerIP
+	}
+	if c.Idle <= 0 {
+		c.Idle = d.Idle
+	}
+	if c.DataTimeout <= 0 {
+		c.DataTimeout = d.DataTimeout
+	}
+	if c.LoginDelay < 0 {
+		c.LoginDelay = 0
+	} else if c.LoginDelay == 0 {
+		c.LoginDelay = d.LoginDelay
+	}
+	if c.MaxLine <= 0 {
+		c.MaxLine = d.MaxLine
+	}
+}
+
+// ReadUsers reads a users file: one "name:bcrypt-hash" a line; blank lines
+// and lines starting with # are skipped.
+func ReadUsers(path string) (map[string][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	users := map[string][]byte{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, hash, ok := strings.Cut(line, ":")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%s:%d: want name:bcrypt-hash", path, n)
+		}
+		if _, err := bcrypt.Cost([]byte(hash)); err != nil {
+			return nil, fmt.Errorf("%s:%d: user %q: not a bcrypt hash (%v)", path, n, name, err)
+		}
+		users[name] = []byte(hash)
+	}
+	return users, sc.Err()
+}
+
+// PasswdLine is a users-file line for name and password.
+func PasswdLine(name, password string) (string, error) {
+	if name == "" || strings.ContainsAny(name, ":\r\n") {
+		return "", fmt.Errorf("a user name must be non-empty, without ':' or line breaks")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", err
+	}
+	return name + ":" + string(h), nil
+}

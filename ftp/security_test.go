@@ -1,0 +1,342 @@
+package ftp
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Nothing leaves the jail: "..", absolute paths, symlinks pointing out
+// (relative or absolute), and replies never show real paths.
+func TestJail(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o644)
+	rel, _ := filepath.Rel(root, outside)
+	os.Symlink(filepath.Join(rel, "secret.txt"), filepath.Join(root, "rel-out"))
+	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "abs-out"))
+	os.Symlink(outside, filepath.Join(root, "dir-out"))
+	os.Symlink("hello.txt", filepath.Join(root, "inside"))
+	r := rawDial(t, addr)
+	r.login()
+	for _, line := range []string{"SIZE rel-out", "SIZE abs-out", "SIZE /../../" + rel + "/secret.txt", "CWD dir-out",
+		"MLST dir-out", "SIZE " + outside + "/secret.txt", "DELE dir-out/secret.txt", "RETR abs-out"} {
+		code, text := r.cmd(line)
+		// a reply may echo what the client typed, never the root's place
+		if code < 500 || strings.Contains(text, root) {
+			t.Errorf("%s: %d %q", line, code, text)
+		}
+	}
+	if code, text := r.cmd("SIZE inside"); code != 213 || text != "213 12" {
+		t.Errorf("a symlink inside the jail: %d %q", code, text)
+	}
+	// LIST shows no way out
+	if code, _ := r.cmd("PASV"); code != 227 {
+		t.Fatal("PASV")
+	}
+	if code, text := r.cmd("STAT /"); code != 213 || strings.Contains(text, "out") || !strings.Contains(text, "inside") {
+		t.Errorf("STAT /: %d %q", code, text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "secret" {
+		t.Error("the file outside was touched")
+	}
+}
+
+// A failed login is answered after the delay; the third closes the session
+// with 421. Anonymous logins read but never write.
+func TestLogin(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines, func(c *Config) { c.LoginDelay = 150 * time.Millisecond })
+	r := rawDial(t, addr)
+	for i := 1; i <= 3; i++ {
+		r.cmd("USER alice")
+		t0 := time.Now()
+		code, _ := r.cmd("PASS wrong")
+		if d := time.Since(t0); d < 150*time.Millisecond {
+			t.Errorf("failure %d answered after %v, before the delay", i, d)
+		}
+		if want := map[bool]int{true: 421, false: 530}[i == 3]; code != want {
+			t.Errorf("failure %d: %d, want %d", i, code, want)
+		}
+	}
+	if code, text := r.read(); code != 0 || !strings.Contains(text, "EOF") {
+		t.Errorf("after 421 the session is closed: %d %q", code, text)
+	}
+	a := rawDial(t, addr)
+	a.cmd("USER anonymous")
+	if code, _ := a.cmd("PASS guest@"); code != 230 {
+		t.Fatal("anonymous login")
+	}
+	for _, line := range []string{"STOR x", "APPE hello.txt", "DELE hello.txt", "MKD d", "RMD sub", "RNFR hello.txt"} {
+		if code, _ := a.cmd(line); code != 550 {
+			t.Errorf("anonymous %s: %d, want 550", line, code)
+		}
+	}
+	if code, _ := a.cmd("SIZE hello.txt"); code != 213 {
+		t.Errorf("anonymous SIZE: %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(root, "hello.txt")); err != nil {
+		t.Error(err)
+	}
+	// unknown users fail like wrong passwords
+	u := rawDial(t, addr)
+	u.cmd("USER mallory")
+	if code, _ := u.cmd("PASS x"); code != 530 {
+		t.Errorf("unknown user: %d", code)
+	}
+}
+
+// Every limit answers, and never hangs.
+func TestLimits(t *testing.T) {
+	t.Run("max-conns", func(t *testing.T) {
+		_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.MaxConns = 2 })
+		rawDial(t, addr)
+		rawDial(t, addr)
+		c, _ := net.Dial("tcp", addr)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		b, _ := io.ReadAll(c)
+		if !strings.HasPrefix(string(b), "421 ") {
+			t.Errorf("third connection: %q", b)
+		}
+	})
+	t.Run("max-per-ip", func(t *testing.T) {
+		_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.MaxPerIP = 1 })
+		rawDial(t, addr)
+		c, _ := net.Dial("tcp", addr)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		b, _ := io.ReadAll(c)
+		if !strings.HasPrefix(string(b), "421 ") {
+			t.Errorf("second connection from one IP: %q", b)
+		}
+	})
+	t.Run("line-length", func(t *testing.T) {
+		_, addr, _ := testServer(t, Goroutines)
+		r := rawDial(t, addr)
+		code, _ := r.cmd("USER " + strings.Repeat("a", 5000))
+		if code != 500 {
+			t.Errorf("a 5 kB line: %d", code)
+		}
+		if _, text := r.read(); !strings.Contains(text, "EOF") {
+			t.Errorf("not closed after it: %q", text)
+		}
+	})
+	t.Run("idle", func(t *testing.T) {
+		_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.Idle = 200 * time.Millisecond })
+		r := rawDial(t, addr)
+		t0 := time.Now()
+		code, _ := r.read()
+		if code != 421 || time.Since(t0) > 5*time.Second {
+			t.Errorf("idle: %d after %v", code, time.Since(t0))
+		}
+	})
+	t.Run("idle-not-during-transfer", func(t *testing.T) {
+		_, addr, root := testServer(t, Goroutines, func(c *Config) { c.Idle = 300 * time.Millisecond })
+		os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 64<<20), 0o644)
+		r := rawDial(t, addr)
+		r.login()
+		_, text := r.cmd("EPSV")
+		var port int
+		fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
+		data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.cmd("TYPE I")
+		fmt.Fprintf(r.c, "RETR big.bin\r\n")
+		if code, _ := r.read(); code != 150 {
+			t.Fatalf("RETR: %d", code)
+		}
+		// read slowly: the transfer lasts well past the idle limit
+		buf := make([]byte, 1<<20)
+		var n int64
+		for t0 := time.Now(); ; {
+			k, err := data.Read(buf)
+			n += int64(k)
+			if err != nil {
+				break
+			}
+			if time.Since(t0) < time.Second {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		data.Close()
+		if code, text := r.read(); code != 226 || n != 64<<20 {
+			t.Errorf("after a transfer longer than the idle limit: %d %q, %d bytes", code, text, n)
+		}
+	})
+}
+
+// ABOR during a transfer: 426, then 226; an aborted upload leaves nothing.
+func TestAbort(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines)
+	r := rawDial(t, addr)
+	r.login()
+	_, text := r.cmd("EPSV")
+	var port int
+	fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
+	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	fmt.Fprintf(r.c, "STOR partial.bin\r\n")
+	if code, _ := r.read(); code != 150 {
+		t.Fatal("STOR")
+	}
+	data.Write(make([]byte, 1<<20)) // part of an upload, then ABOR
+	time.Sleep(100 * time.Millisecond)
+	fmt.Fprintf(r.c, "ABOR\r\n")
+	c1, _ := r.read()
+	c2, _ := r.read()
+	if c1 != 426 || c2 != 226 {
+		t.Errorf("ABOR: %d then %d, want 426 then 226", c1, c2)
+	}
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "partial") {
+			t.Errorf("an aborted upload left %s", e.Name())
+		}
+	}
+}
+
+// The listener's backlog is exact: while nothing is accepted, N+1
+// connections complete (Linux queues backlog+1), and the rest wait for a
+// SYN retry.
+func TestBacklog(t *testing.T) {
+	const n = 5
+	ln, err := Listen("127.0.0.1:0", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var conns []net.Conn
+	var wg sync.WaitGroup
+	for range 3 * n {
+		wg.Go(func() {
+			c, err := net.DialTimeout("tcp", ln.Addr().String(), 400*time.Millisecond)
+			if err == nil {
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range conns {
+		c.Close()
+	}
+	if len(conns) != n+1 {
+		t.Errorf("%d connections completed with backlog %d, want %d", len(conns), n, n+1)
+	}
+	if Backlog(n) != n || Backlog(1<<30) > 1<<20 {
+		t.Errorf("Backlog: %d, %d", Backlog(n), Backlog(1<<30))
+	}
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// Nothing leaks: many sessions dropped mid-login, after PASV, and
+// mid-transfer, in every model; goroutines, descriptors and passive ports
+// come back to their baseline.
+func TestNoLeaks(t *testing.T) {
+	for _, m := range models {
+		t.Run(m.String(), func(t *testing.T) {
+			srv, addr, root := testServer(t, m, func(c *Config) { c.PasvMin, c.PasvMax = 41000, 41999 })
+			os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 8<<20), 0o644)
+			time.Sleep(50 * time.Millisecond)
+			g0, fd0 := runtime.NumGoroutine(), openFDs(t)
+			const sessions = 250 // ×4 kinds: 1,000 a model
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, 16)
+			for i := range sessions * 4 {
+				sem <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-sem }()
+					c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+					if err != nil {
+						return
+					}
+					defer c.Close()
+					c.SetDeadline(time.Now().Add(10 * time.Second))
+					buf := make([]byte, 512)
+					c.Read(buf) // the greeting
+					say := func(s string) string {
+						fmt.Fprintf(c, "%s\r\n", s)
+						n, _ := c.Read(buf)
+						return string(buf[:n])
+					}
+					switch i % 4 {
+					case 0: // mid-login
+						say("USER alice")
+					case 1: // after PASV
+						say("USER alice")
+						say("PASS secret")
+						say("PASV")
+					case 2: // mid-transfer
+						say("USER alice")
+						say("PASS secret")
+						text := say("EPSV")
+						var port int
+						if k := strings.Index(text, "|||"); k >= 0 {
+							fmt.Sscanf(text[k+3:], "%d", &port)
+						}
+						d, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+						if err != nil {
+							return
+						}
+						fmt.Fprintf(c, "RETR big.bin\r\n")
+						d.Read(buf)
+						d.Close()
+					default: // at once
+					}
+				})
+			}
+			wg.Wait()
+			deadline := time.Now().Add(15 * time.Second)
+			for time.Now().Before(deadline) {
+				if srv.Stats().Active == 0 && srv.PassivePortsInUse() == 0 && runtime.NumGoroutine() <= g0+2 && openFDs(t) <= fd0 {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if a, p, g, fd := srv.Stats().Active, srv.PassivePortsInUse(), runtime.NumGoroutine(), openFDs(t); a != 0 || p != 0 || g > g0+2 || fd > fd0 {
+				t.Errorf("after 1,000 dropped sessions: %d active, %d passive ports, %d goroutines (%d before), %d fds (%d before)", a, p, g, g0, fd, fd0)
+			}
+			if s := srv.Stats().Served; s < sessions*4 {
+				t.Errorf("served %d sessions of %d", s, sessions*4)
+			}
+		})
+	}
+}
+
+// A full pool answers 421 at once.
+func TestPoolFull(t *testing.T) {
+	_, addr, _ := testServer(t, Pool, func(c *Config) { c.Workers, c.Queue = 1, 1 })
+	rawDial(t, addr) // the worker
+	time.Sleep(50 * time.Millisecond)
+	q, _ := net.Dial("tcp", addr) // the queue's one place
+	defer q.Close()
+	time.Sleep(50 * time.Millisecond)
+	c, _ := net.Dial("tcp", addr)
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	b, _ := io.ReadAll(c)
+	if !strings.HasPrefix(string(b), "421 ") {
+		t.Errorf("a connection past a full pool: %q", b)
+	}
+}

@@ -1,0 +1,269 @@
+package ftp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is one FTP server. Its methods are safe for concurrent use.
+type Server struct {
+	cfg  Config
+	root *os.Root
+
+	mu       sync.Mutex
+	conns    int
+	perIP    map[string]int
+	sessions map[*session]struct{}
+	pasv     *portPool
+
+	active, queued, served atomic.Int64
+	// ForeignData counts passive data connections refused because they came
+	// from another IP than their session's control connection.
+	ForeignData atomic.Int64
+
+	closing atomic.Bool
+	wg      sync.WaitGroup // every session
+	logMu   sync.Mutex     // one log line at a time
+	ln      net.Listener
+}
+
+// New opens cfg.Root as the jail and makes the server.
+func New(cfg Config) (*Server, error) {
+	cfg.fill()
+	root, err := os.OpenRoot(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("ftp root: %w", err)
+	}
+	if cfg.PasvMin > cfg.PasvMax || cfg.PasvMin < 0 || cfg.PasvMax > 65535 {
+		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
+	}
+	return &Server{cfg: cfg, root: root, perIP: map[string]int{}, sessions: map[*session]struct{}{},
+		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax)}, nil
+}
+
+// Serve accepts connections on ln and runs them in the configured model
+// until ln is closed (Shutdown does that); it then returns nil.
+func (s *Server) Serve(ln net.Listener) error {
+	s.ln = ln
+	var err error
+	switch s.cfg.Model {
+	case Single:
+		err = s.serveSingle(ln)
+	case Goroutines:
+		err = s.serveGoroutines(ln)
+	case Batch:
+		err = s.serveBatch(ln)
+	case Pool:
+		err = s.servePool(ln)
+	default:
+		err = fmt.Errorf("model %d has no server", s.cfg.Model)
+	}
+	if s.closing.Load() && (errors.Is(err, net.ErrClosed)) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) serveSingle(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		s.run(c)
+	}
+}
+
+func (s *Server) serveGoroutines(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.run(c)
+		}()
+	}
+}
+
+// serveBatch is the reference's OpenMP model: block for one connection,
+// take every other one already waiting, serve the batch with Workers
+// workers, and take the next batch only when the whole batch is done.
+func (s *Server) serveBatch(ln net.Listener) error {
+	tl, _ := ln.(*net.TCPListener)
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		batch := []net.Conn{c}
+		if tl != nil {
+			for {
+				// A deadline a moment away: accept(2) is tried first, so
+				// every pending connection comes at once; then none is.
+				tl.SetDeadline(time.Now().Add(time.Millisecond))
+				c, err := tl.Accept()
+				if err != nil {
+					break
+				}
+				batch = append(batch, c)
+			}
+			tl.SetDeadline(time.Time{})
+		}
+		s.queued.Add(int64(len(batch)))
+		work := make(chan net.Conn, len(batch))
+		for _, c := range batch {
+			work <- c
+		}
+		close(work)
+		var wg sync.WaitGroup
+		for range min(s.cfg.Workers, len(batch)) {
+			wg.Go(func() {
+				for c := range work {
+					s.queued.Add(-1)
+					s.run(c)
+				}
+			})
+		}
+		wg.Wait()
+		if s.closing.Load() {
+			return net.ErrClosed
+		}
+	}
+}
+
+// servePool feeds Workers long-lived workers from a queue of Queue
+// connections; a connection that finds it full gets 421 at once.
+func (s *Server) servePool(ln net.Listener) error {
+	q := make(chan net.Conn, s.cfg.Queue)
+	var wg sync.WaitGroup
+	for range s.cfg.Workers {
+		wg.Go(func() {
+			for c := range q {
+				s.queued.Add(-1)
+				s.run(c)
+			}
+		})
+	}
+	defer func() {
+		close(q)
+		wg.Wait()
+	}()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		select {
+		case q <- c:
+			s.queued.Add(1)
+		default:
+			refuse(c, "421 Too many connections waiting; try again later.")
+		}
+	}
+}
+
+// refuse answers a connection it will not serve, and closes it.
+func refuse(c net.Conn, reply string) {
+	c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	c.Write([]byte(reply + "\r\n"))
+	c.Close()
+}
+
+// run serves one connection as a session, within the connection limits.
+func (s *Server) run(c net.Conn) {
+	ip := hostOf(c.RemoteAddr())
+	s.mu.Lock()
+	switch {
+	case s.closing.Load():
+		s.mu.Unlock()
+		refuse(c, "421 Server shutting down.")
+		return
+	case s.conns >= s.cfg.MaxConns:
+		s.mu.Unlock()
+		refuse(c, fmt.Sprintf("421 Too many users (the most is %d); try again later.", s.cfg.MaxConns))
+		return
+	case s.perIP[ip] >= s.cfg.MaxPerIP:
+		s.mu.Unlock()
+		refuse(c, fmt.Sprintf("421 Too many connections from your address (the most is %d).", s.cfg.MaxPerIP))
+		return
+	}
+	s.conns++
+	s.perIP[ip]++
+	ss := newSession(s, c)
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	s.active.Add(1)
+	defer func() {
+		s.active.Add(-1)
+		s.served.Add(1)
+		s.mu.Lock()
+		s.conns--
+		if s.perIP[ip]--; s.perIP[ip] == 0 {
+			delete(s.perIP, ip)
+		}
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	ss.serve()
+}
+
+// Shutdown stops accepting, lets sessions finish for up to grace, then
+// closes the rest with 421. It returns when every session has ended.
+func (s *Server) Shutdown(grace time.Duration) {
+	s.closing.Store(true)
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			s.mu.Lock()
+			n := len(s.sessions)
+			s.mu.Unlock()
+			if n == 0 {
+				close(done)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		s.mu.Lock()
+		for ss := range s.sessions {
+			ss.kill("421 Server shutting down.")
+		}
+		s.mu.Unlock()
+		<-done
+	}
+	s.wg.Wait()
+	s.root.Close()
+}
+
+// Stats is what STAT without an argument reports of the server.
+type Stats struct {
+	Model                  Model
+	Active, Queued, Served int64
+}
+
+// Stats says how the server is doing.
+func (s *Server) Stats() Stats {
+	return Stats{s.cfg.Model, s.active.Load(), s.queued.Load(), s.served.Load()}
+}
+
+func hostOf(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.String()
+	}
+	h, _, _ := net.SplitHostPort(a.String())
+	return h
+}

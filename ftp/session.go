@@ -1,0 +1,249 @@
+package ftp
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// session is one client's control connection and its state. The command
+// loop runs in one goroutine; a transfer runs in another and replies when
+// it ends, so replies are serialised by wmu.
+type session struct {
+	srv *Server
+	c   net.Conn
+	r   *bufio.Reader
+	wmu sync.Mutex
+
+	user               string
+	loggedIn, readOnly bool
+	failures           int
+	cwd                string
+	binary             bool // TYPE I; TYPE A converts line ends
+	rest               int64
+	renameFrom         string
+	epsvAll            bool
+	tls, protP         bool // AUTH TLS done; PROT P
+
+	dmu      sync.Mutex // guards the data connection setup and xfer
+	pasv     net.Listener
+	pasvPort int
+	active   string // PORT/EPRT address
+	xfer     *transfer
+
+	start             time.Time
+	cmds              int
+	bytesIn, bytesOut atomic.Int64
+	result            string
+	killed            atomic.Bool
+}
+
+// transfer is a running data transfer.
+type transfer struct {
+	data net.Conn
+	done chan struct{}
+	stop atomic.Bool // ABOR asked for it
+}
+
+func newSession(srv *Server, c net.Conn) *session {
+	return &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now(), result: "closed by client"}
+}
+
+// errLineTooLong is a command line over the limit.
+var errLineTooLong = errors.New("command line too long")
+
+// readLine reads one command line (CRLF or LF) of at most the buffer's
+// size less its line end.
+func readLine(r *bufio.Reader) (string, error) {
+	b, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", errLineTooLong
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// ParseCommand splits a command line into its verb (upper case) and its
+// argument (what follows the first space, as it is). Telnet IAC sequences
+// are not interpreted: a verb with bytes outside A-Z is unknown.
+func ParseCommand(line string) (verb, arg string) {
+	verb, arg, _ = strings.Cut(line, " ")
+	return strings.ToUpper(verb), arg
+}
+
+// reply writes one reply; text with line breaks is a multi-line reply
+// (RFC 959 4.2: "code-" first, "code " last, lines between start with a
+// space if they could be mistaken for either).
+func (ss *session) reply(code int, text string) error {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		switch {
+		case len(lines) == 1:
+			fmt.Fprintf(&b, "%d %s\r\n", code, l)
+		case i == 0:
+			fmt.Fprintf(&b, "%d-%s\r\n", code, l)
+		case i == len(lines)-1:
+			fmt.Fprintf(&b, "%d %s\r\n", code, l)
+		default:
+			if !strings.HasPrefix(l, " ") {
+				l = " " + l
+			}
+			b.WriteString(l + "\r\n")
+		}
+	}
+	ss.wmu.Lock()
+	defer ss.wmu.Unlock()
+	ss.c.SetWriteDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
+	_, err := io.WriteString(ss.c, b.String())
+	return err
+}
+
+// remote is the control connection's peer IP (through TLS too).
+func (ss *session) remoteIP() net.IP { return ss.c.RemoteAddr().(*net.TCPAddr).IP }
+
+// kill ends the session from outside (shutdown): the reply, then the
+// connection closed under the command loop.
+func (ss *session) kill(reply string) {
+	ss.killed.Store(true)
+	ss.result = "closed by server shutdown"
+	ss.wmu.Lock()
+	ss.c.SetWriteDeadline(time.Now().Add(time.Second))
+	io.WriteString(ss.c, reply+"\r\n")
+	ss.wmu.Unlock()
+	ss.c.Close()
+}
+
+// serve is the command loop: the greeting, then a reply a command, until
+// QUIT, a fault, a limit, or the client leaves.
+func (ss *session) serve() {
+	defer ss.end()
+	if ss.reply(220, "parlab FTP server ready.") != nil {
+		return
+	}
+	cfg := &ss.srv.cfg
+	for {
+		if ss.transferring() {
+			ss.c.SetReadDeadline(time.Time{}) // the idle timeout waits for the transfer
+		} else {
+			ss.c.SetReadDeadline(time.Now().Add(cfg.Idle))
+		}
+		line, err := readLine(ss.r)
+		var ne net.Error
+		switch {
+		case errors.Is(err, errLineTooLong):
+			ss.result = "command line too long"
+			ss.reply(500, fmt.Sprintf("Command line too long (the most is %d bytes); closing.", cfg.MaxLine))
+			return
+		case errors.As(err, &ne) && ne.Timeout() && !ss.killed.Load():
+			if ss.transferring() {
+				continue
+			}
+			ss.result = "idle timeout"
+			ss.reply(421, fmt.Sprintf("Idle for %v; closing.", cfg.Idle))
+			return
+		case err != nil:
+			return
+		}
+		ss.cmds++
+		verb, arg := ParseCommand(line)
+		if ss.handle(verb, arg) {
+			return
+		}
+	}
+}
+
+// end releases what the session holds and logs it.
+func (ss *session) end() {
+	ss.abortTransfer()
+	ss.closePasv()
+	ss.c.Close()
+	if w := ss.srv.cfg.Log; w != nil {
+		b, _ := json.Marshal(struct {
+			Start    time.Time `json:"start"`
+			End      time.Time `json:"end"`
+			Peer     string    `json:"peer"`
+			Model    string    `json:"model"`
+			User     string    `json:"user"`
+			Commands int       `json:"commands"`
+			BytesIn  int64     `json:"bytes_in"`
+			BytesOut int64     `json:"bytes_out"`
+			Result   string    `json:"result"`
+		}{ss.start, time.Now(), ss.c.RemoteAddr().String(), ss.srv.cfg.Model.String(), ss.user, ss.cmds,
+			ss.bytesIn.Load(), ss.bytesOut.Load(), ss.result})
+		ss.srv.logMu.Lock()
+		w.Write(append(b, '\n'))
+		ss.srv.logMu.Unlock()
+	}
+}
+
+func (ss *session) transferring() bool {
+	ss.dmu.Lock()
+	defer ss.dmu.Unlock()
+	return ss.xfer != nil
+}
+
+// resolve turns a client's path into the client's absolute path and the
+// name to open through the root: cleaned under "/", so ".." stops there.
+func (ss *session) resolve(arg string) (client, rel string) {
+	p := arg
+	if !strings.HasPrefix(p, "/") {
+		p = ss.cwd + "/" + p
+	}
+	client = path.Clean("/" + p)
+	rel = strings.TrimPrefix(client, "/")
+	if rel == "" {
+		rel = "."
+	}
+	return client, rel
+}
+
+// command is one verb's handler: it returns true to end the session.
+type command struct {
+	run     func(ss *session, arg string) bool
+	noLogin bool // allowed before login
+	write   bool // changes the tree: refused to read-only users
+}
+
+var commands map[string]command
+
+// unsupported verbs are known (RFC 959 and later) and answered 502.
+var unsupported = map[string]bool{"ACCT": true, "SMNT": true, "REIN": true, "STOU": true, "SITE": true,
+	"LPRT": true, "LPSV": true, "ADAT": true, "CCC": true, "CONF": true, "ENC": true, "MIC": true, "LANG": true}
+
+func (ss *session) handle(verb, arg string) bool {
+	cmd, ok := commands[verb]
+	switch {
+	case !ok && unsupported[verb]:
+		ss.reply(502, verb+" is not implemented.")
+		return false
+	case !ok:
+		ss.reply(500, fmt.Sprintf("Unknown command %q.", clip(verb, 16)))
+		return false
+	case !cmd.noLogin && !ss.loggedIn:
+		ss.reply(530, "Please log in with USER and PASS first.")
+		return false
+	case cmd.write && ss.readOnly:
+		ss.reply(550, "Permission denied: this login is read-only.")
+		return false
+	}
+	return cmd.run(ss, arg)
+}
+
+// clip shortens s for a reply.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,63 @@
+package ftp
+
+import (
+	"bufio"
+	"crypto/tls"
+	"strings"
+	"time"
+)
+
+// startTLS is AUTH TLS (RFC 4217): 234, then the TLS handshake on the
+// control connection, which carries everything after it. PROT P then puts
+// the data connections under TLS too.
+func (ss *session) startTLS(arg string) bool {
+	if m := strings.ToUpper(strings.TrimSpace(arg)); m != "TLS" && m != "TLS-C" && m != "SSL" {
+		ss.reply(504, "Only AUTH TLS is supported.")
+		return false
+	}
+	if ss.tls {
+		ss.reply(503, "TLS is already on.")
+		return false
+	}
+	if ss.reply(234, "AUTH TLS OK: start the handshake.") != nil {
+		return true
+	}
+	tc := tls.Server(ss.c, ss.srv.cfg.TLS)
+	tc.SetDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
+	if err := tc.Handshake(); err != nil {
+		ss.result = "TLS handshake failed"
+		return true // nothing can be said: the channel is neither clear nor secure
+	}
+	tc.SetDeadline(time.Time{})
+	ss.wmu.Lock()
+	ss.c, ss.r, ss.tls = tc, bufio.NewReaderSize(tc, ss.srv.cfg.MaxLine+2), true
+	ss.wmu.Unlock()
+	return false
+}
+
+func (ss *session) cmdPbsz(arg string) bool {
+	if !ss.tls {
+		ss.reply(503, "PBSZ comes after AUTH TLS.")
+		return false
+	}
+	ss.reply(200, "PBSZ=0")
+	return false
+}
+
+func (ss *session) cmdProt(arg string) bool {
+	if !ss.tls {
+		ss.reply(503, "PROT comes after AUTH TLS.")
+		return false
+	}
+	switch strings.ToUpper(strings.TrimSpace(arg)) {
+	case "P":
+		ss.protP = true
+		ss.reply(200, "Data connections are protected (TLS).")
+	case "C":
+		ss.protP = false
+		ss.reply(200, "Data connections are clear.")
+	default:
+		ss.reply(536, "Only PROT P and C are supported.")
+	}
+	return false
+}
