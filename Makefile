@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzParseFixed$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 
 bench:
 	$(GO) test -run XXX -bench . -benchmem ./...

@@ -38,7 +38,8 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-const helpText = `parlab: one analytic query over CSV files, run every way the machine allows.
+const helpText = `parlab: one analytic query over CSV files, run every way the machine allows,
+and an FTP server whose concurrency model is a flag.
 
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
@@ -52,6 +53,10 @@ Usage:
   parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]
                [--modes batch,serial,create] [--touch MB] [--json]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
+  parlab ftp serve --root DIR [--listen 127.0.0.1:2121] [--model single|goroutines|batch|pool]
+               [--workers N] [--backlog N] [--users FILE] [--anonymous] [--pasv-ports 50000-50999]
+               [--tls-cert F --tls-key F] [--max-conns N] [--max-per-ip N] [--idle 5m] [--log FILE|-]
+  parlab ftp passwd NAME   (reads the password from stdin; prints a --users line)
   parlab help
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).
@@ -88,6 +93,8 @@ func (a *app) main(args []string) int {
 		err = a.report(rest)
 	case "spawn":
 		err = a.spawnLab(rest)
+	case "ftp":
+		err = a.ftp(rest)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(a.stdout, helpText)
 		return exitOK

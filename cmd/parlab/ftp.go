@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"parlab/ftp"
+)
+
+func (a *app) ftp(args []string) error {
+	if len(args) == 0 {
+		return usagef("ftp wants a subcommand: serve or passwd")
+	}
+	switch args[0] {
+	case "serve":
+		return a.ftpServe(args[1:])
+	case "passwd":
+		return a.ftpPasswd(args[1:])
+	}
+	return usagef("unknown ftp subcommand %q (want serve or passwd)", args[0])
+}
+
+func (a *app) ftpServe(args []string) error {
+	fs := flag.NewFlagSet("ftp serve", flag.ContinueOnError)
+	root := fs.String("root", "", "the directory to serve (required); nothing outside it is reachable")
+	listen := fs.String("listen", "127.0.0.1:2121", "address to listen on (port 0: any)")
+	model := fs.String("model", "goroutines", "single, goroutines, batch or pool")
+	workers := fs.Int("workers", ftp.Defaults.Workers, "batch and pool: workers")
+	queue := fs.Int("queue", ftp.Defaults.Queue, "pool: connections waiting for a worker (more get 421)")
+	backlog := fs.Int("backlog", 32, "the listen(2) backlog, exactly")
+	users := fs.String("users", "", "users file (name:bcrypt-hash lines; parlab ftp passwd makes one)")
+	anon := fs.Bool("anonymous", false, "allow read-only anonymous logins (anonymous, ftp)")
+	pasv := fs.String("pasv-ports", "", "passive port range, e.g. 50000-50999 (default: any)")
+	cert := fs.String("tls-cert", "", "certificate (PEM) for AUTH TLS")
+	key := fs.String("tls-key", "", "its key (PEM)")
+	maxConns := fs.Int("max-conns", ftp.Defaults.MaxConns, "sessions at once (more get 421)")
+	maxPerIP := fs.Int("max-per-ip", ftp.Defaults.MaxPerIP, "sessions at once from one address (more get 421)")
+	idle := fs.Duration("idle", ftp.Defaults.Idle, "close an idle control connection (421) after this long; never during a transfer")
+	dataTimeout := fs.Duration("data-timeout", ftp.Defaults.DataTimeout, "drop a data connection that does not come or stalls this long")
+	loginDelay := fs.Duration("login-delay", ftp.Defaults.LoginDelay, "answer a failed login after this long")
+	grace := fs.Duration("grace", 10*time.Second, "on SIGINT or SIGTERM, let sessions finish this long, then 421 the rest")
+	logTo := fs.String("log", "", "one JSON line a session to FILE, or - for stdout")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("ftp serve takes no arguments")
+	}
+	if *root == "" {
+		return usagef("ftp serve: --root DIR is required")
+	}
+	cfg := ftp.Config{Root: *root, Workers: *workers, Queue: *queue, Anonymous: *anon, MaxConns: *maxConns,
+		MaxPerIP: *maxPerIP, Idle: *idle, DataTimeout: *dataTimeout, LoginDelay: *loginDelay}
+	if cfg.Model, err = ftp.ParseModel(*model); err != nil {
+		return usagef("--model: %v", err)
+	}
+	if *pasv != "" {
+		lo, hi, ok := strings.Cut(*pasv, "-")
+		l, e1 := strconv.Atoi(lo)
+		h, e2 := strconv.Atoi(hi)
+		if !ok || e1 != nil || e2 != nil || l < 1024 || h < l || h > 65535 {
+			return usagef("--pasv-ports wants LOW-HIGH within 1024-65535, got %q", *pasv)
+		}
+		cfg.PasvMin, cfg.PasvMax = l, h
+	}
+	if *users != "" {
+		if cfg.Users, err = ftp.ReadUsers(*users); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Users) == 0 && !*anon {
+		return usagef("ftp serve: nobody could log in: give --users FILE or --anonymous")
+	}
+	if (*cert == "") != (*key == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if *cert != "" {
+		pair, err := tls.LoadX509KeyPair(*cert, *key)
+		if err != nil {
+			return fmt.Errorf("TLS: %w", err)
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
+	switch *logTo {
+	case "":
+	case "-":
+		cfg.Log = a.stdout
+	default:
+		f, err := os.OpenFile(*logTo, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.Log = f
+	}
+	srv, err := ftp.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := ftp.Listen(*listen, *backlog)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "parlab ftp: serving %s on %s (model %s, backlog %d)\n", *root, ln.Addr(), cfg.Model, ftp.Backlog(*backlog))
+	if f, ok := a.stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case s := <-sigs:
+		fmt.Fprintf(a.stderr, "parlab ftp: %v: stopping (sessions get %v to finish)\n", s, *grace)
+		srv.Shutdown(*grace)
+		return <-done
+	}
+}
+
+// ftpPasswd prints a users-file line; the password is read from stdin (one
+// line), so it is not in the shell's history or the process list.
+func (a *app) ftpPasswd(args []string) error {
+	fs := flag.NewFlagSet("ftp passwd", flag.ContinueOnError)
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("ftp passwd NAME (the password is read from standard input)")
+	}
+	pw, err := bufio.NewReader(a.stdin).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return err
+	}
+	pw = strings.TrimRight(pw, "\r\n")
+	if pw == "" {
+		return usagef("ftp passwd: an empty password")
+	}
+	line, err := ftp.PasswdLine(pos[0], pw)
+	if err != nil {
+		return usagef("ftp passwd: %v", err)
+	}
+	fmt.Fprintln(a.stdout, line)
+	return nil
+}

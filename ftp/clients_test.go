@@ -1,0 +1,221 @@
+package ftp
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jlaffaye/ftp"
+)
+
+// testCert is a self-signed certificate for 127.0.0.1, made for the test.
+func testCert(t *testing.T) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "parlab test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
+}
+
+func withTLS(tc *tls.Config) func(*Config) { return func(c *Config) { c.TLS = tc } }
+
+// need finds a client program: under CI it must be there (.ci/run installs
+// it), elsewhere its tests are skipped without it.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI has no %s: .ci/run must install it", name)
+		}
+		t.Skipf("no %s here", name)
+	}
+	return p
+}
+
+func runClient(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// checkUpDown checks that the client's download is the server's file and
+// its upload arrived whole.
+func checkUpDown(t *testing.T, root, down, upName string, up []byte) {
+	t.Helper()
+	want, _ := os.ReadFile(filepath.Join(root, "sub", "deep.bin"))
+	got, err := os.ReadFile(down)
+	if err != nil || sum(got) != sum(want) {
+		t.Errorf("download: %d bytes (%v), want %d", len(got), err, len(want))
+	}
+	arrived, err := os.ReadFile(filepath.Join(root, upName))
+	if err != nil || sum(arrived) != sum(up) {
+		t.Errorf("upload %s: %d bytes (%v), want %d", upName, len(arrived), err, len(up))
+	}
+}
+
+func upload(t *testing.T) (string, []byte) {
+	b := make([]byte, 3<<20+17)
+	rand.Read(b)
+	p := filepath.Join(t.TempDir(), "up.bin")
+	os.WriteFile(p, b, 0o644)
+	return p, b
+}
+
+// curl, passive (EPSV) and active (EPRT), and explicit TLS, in every model.
+func TestCurl(t *testing.T) {
+	curl := need(t, "curl")
+	tc := testCert(t)
+	for _, m := range models {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, root := testServer(t, m, withTLS(tc))
+			src, up := upload(t)
+			base := "ftp://" + addr + "/"
+			for _, mode := range []struct {
+				name string
+				args []string
+			}{
+				{"passive", nil},
+				{"active", []string{"-P", "127.0.0.1"}},
+				{"tls", []string{"--ssl-reqd", "-k"}},
+			} {
+				down := filepath.Join(t.TempDir(), "down.bin")
+				common := append([]string{"-s", "-S", "--max-time", "30", "-u", "alice:secret"}, mode.args...)
+				runClient(t, curl, append(common, "-o", down, base+"sub/deep.bin")...)
+				runClient(t, curl, append(common, "-T", src, base+"up-"+mode.name+".bin")...)
+				checkUpDown(t, root, down, "up-"+mode.name+".bin", up)
+				list := runClient(t, curl, append(common, base)...)
+				if !strings.Contains(list, "hello.txt") || !strings.Contains(list, "drwxr-xr-x") {
+					t.Errorf("%s listing: %q", mode.name, list)
+				}
+			}
+		})
+	}
+}
+
+// Python's ftplib, passive and active, and FTP_TLS with PROT P, in every
+// model.
+func TestPythonFtplib(t *testing.T) {
+	py := need(t, "python3")
+	tc := testCert(t)
+	script := `
+import ftplib, ssl, sys, hashlib
+host, port, down, src, name, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+if mode == "tls":
+    ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+    f = ftplib.FTP_TLS(context=ctx, timeout=20)
+else:
+    f = ftplib.FTP(timeout=20)
+f.connect(host, port)
+f.login("alice", "secret")
+if mode == "tls":
+    f.prot_p()
+f.set_pasv(mode != "active")
+with open(down, "wb") as out:
+    f.retrbinary("RETR sub/deep.bin", out.write)
+with open(src, "rb") as inp:
+    f.storbinary("STOR " + name, inp)
+print(" ".join(f.nlst()))
+f.quit()
+`
+	for _, m := range models {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, root := testServer(t, m, withTLS(tc))
+			host, port, _ := net.SplitHostPort(addr)
+			src, up := upload(t)
+			for _, mode := range []string{"passive", "active", "tls"} {
+				down := filepath.Join(t.TempDir(), "down.bin")
+				name := "py-" + mode + ".bin"
+				out := runClient(t, py, "-c", script, host, port, down, src, name, mode)
+				checkUpDown(t, root, down, name, up)
+				if !strings.Contains(out, "hello.txt") || !strings.Contains(out, name) {
+					t.Errorf("%s NLST: %q", mode, out)
+				}
+			}
+		})
+	}
+}
+
+// lftp, which sends FEAT, AUTH, OPTS UTF8 and more, plain and with TLS
+// forced, in every model.
+func TestLftp(t *testing.T) {
+	lftp := need(t, "lftp")
+	tc := testCert(t)
+	for _, m := range models {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, root := testServer(t, m, withTLS(tc))
+			host, port, _ := net.SplitHostPort(addr)
+			src, up := upload(t)
+			for _, mode := range []string{"plain", "tls"} {
+				down := filepath.Join(t.TempDir(), "down.bin")
+				name := "lftp-" + mode + ".bin"
+				settings := "set net:max-retries 1; set net:timeout 20; set ssl:verify-certificate no; set ftp:ssl-allow no; "
+				if mode == "tls" {
+					settings = "set net:max-retries 1; set net:timeout 20; set ssl:verify-certificate no; set ftp:ssl-force true; set ftp:ssl-protect-data true; "
+				}
+				out := runClient(t, lftp, "-u", "alice,secret", "-p", port, "-e",
+					settings+"get sub/deep.bin -o "+down+"; put "+src+" -o "+name+"; cls -1; bye", host)
+				checkUpDown(t, root, down, name, up)
+				if !strings.Contains(out, "hello.txt") {
+					t.Errorf("%s listing: %q", mode, out)
+				}
+			}
+		})
+	}
+}
+
+// jlaffaye/ftp over explicit TLS: the control and data connections.
+func TestClientTLS(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines, withTLS(testCert(t)))
+	c, err := ftp.Dial(addr, ftp.DialWithTimeout(10*time.Second),
+		ftp.DialWithExplicitTLS(&tls.Config{InsecureSkipVerify: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Quit()
+	if err := c.Login("alice", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Retr("hello.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	r.Close()
+	if string(b) != "hello\nworld\n" {
+		t.Errorf("RETR over TLS: %q", b)
+	}
+	if err := c.Stor("tls.txt", strings.NewReader("over TLS")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "tls.txt")); string(got) != "over TLS" {
+		t.Errorf("STOR over TLS: %q", got)
+	}
+}
