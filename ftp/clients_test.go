@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"math/big"
 	"net"
@@ -21,8 +22,14 @@ import (
 	"github.com/jlaffaye/ftp"
 )
 
-// testCert is a self-signed certificate for 127.0.0.1, made for the test.
-func testCert(t *testing.T) *tls.Config {
+// testCert is a self-signed certificate for 127.0.0.1, made for the test,
+// in memory and as PEM files (which the processes model's children load).
+type certs struct {
+	cfg             *tls.Config
+	certPEM, keyPEM string
+}
+
+func testCert(t *testing.T) certs {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -36,10 +43,21 @@ func testCert(t *testing.T) *tls.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := certs{cfg: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12},
+		certPEM: filepath.Join(dir, "cert.pem"), keyPEM: filepath.Join(dir, "key.pem")}
+	os.WriteFile(c.certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(c.keyPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	return c
 }
 
-func withTLS(tc *tls.Config) func(*Config) { return func(c *Config) { c.TLS = tc } }
+func withTLS(tc certs) func(*Config) {
+	return func(c *Config) { c.CertFile, c.KeyFile = tc.certPEM, tc.keyPEM }
+}
 
 // need finds a client program: under CI it must be there (.ci/run installs
 // it), elsewhere its tests are skipped without it.

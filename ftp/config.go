@@ -20,9 +20,10 @@ const (
 	Goroutines              // a goroutine a connection
 	Batch                   // every waiting connection, served by N workers, the whole batch waited for
 	Pool                    // N workers fed by a bounded queue; full: 421
+	Processes               // a process a connection (vsftpd's model)
 )
 
-var modelNames = []string{"single", "goroutines", "batch", "pool"}
+var modelNames = []string{"single", "goroutines", "batch", "pool", "processes"}
 
 func (m Model) String() string { return modelNames[m] }
 
@@ -51,8 +52,12 @@ type Config struct {
 	Idle, DataTimeout  time.Duration
 	LoginDelay         time.Duration
 	MaxLine            int
-	// TLS, if set, offers AUTH TLS (explicit FTPS).
-	TLS *tls.Config
+	// TLS, if set, offers AUTH TLS (explicit FTPS). CertFile and KeyFile
+	// (PEM) make it, and are what the processes model's children load.
+	TLS               *tls.Config
+	CertFile, KeyFile string
+	// Exe is the binary the processes model starts ("": /proc/self/exe).
+	Exe string
 	// Log, if set, gets one JSON line a session.
 	Log io.Writer
 }

@@ -14,10 +14,20 @@ import (
 	"time"
 
 	"github.com/jlaffaye/ftp"
+
 	"golang.org/x/crypto/bcrypt"
+	"parlab/spawn/child"
 )
 
-var models = []Model{Single, Goroutines, Batch, Pool}
+var models = []Model{Single, Goroutines, Batch, Pool, Processes}
+
+// The processes model starts this test binary as its session processes.
+func TestMain(m *testing.M) {
+	if code, ok := child.Run(os.Args); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
 
 // testServer serves a fresh root on 127.0.0.1:0 with a user "alice"
 // (password "secret") and anonymous logins, and stops when the test ends.

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"parlab/spawn/child"
 )
 
 // Nothing leaves the jail: "..", absolute paths, symlinks pointing out
@@ -320,6 +322,7 @@ func TestNoLeaks(t *testing.T) {
 			if s := srv.Stats().Served; s < sessions*4 {
 				t.Errorf("served %d sessions of %d", s, sessions*4)
 			}
+			child.Reaped(t) // the processes model: every session process waited for
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Server is one FTP server. Its methods are safe for concurrent use.
@@ -27,14 +30,23 @@ type Server struct {
 	ForeignData atomic.Int64
 
 	closing atomic.Bool
-	wg      sync.WaitGroup // every session
-	logMu   sync.Mutex     // one log line at a time
+	kids    sync.WaitGroup   // the processes model's session processes
+	pidfds  map[int]struct{} // theirs, for signals
+	wg      sync.WaitGroup   // every session
+	logMu   sync.Mutex       // one log line at a time
 	ln      net.Listener
 }
 
 // New opens cfg.Root as the jail and makes the server.
 func New(cfg Config) (*Server, error) {
 	cfg.fill()
+	if cfg.CertFile != "" && cfg.TLS == nil {
+		pair, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS: %w", err)
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
 	root, err := os.OpenRoot(cfg.Root)
 	if err != nil {
 		return nil, fmt.Errorf("ftp root: %w", err)
@@ -43,7 +55,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
 	}
 	return &Server{cfg: cfg, root: root, perIP: map[string]int{}, sessions: map[*session]struct{}{},
-		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax)}, nil
+		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[int]struct{}{}}, nil
 }
 
 // Serve accepts connections on ln and runs them in the configured model
@@ -60,6 +72,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		err = s.serveBatch(ln)
 	case Pool:
 		err = s.servePool(ln)
+	case Processes:
+		err = s.serveProcesses(ln)
 	default:
 		err = fmt.Errorf("model %d has no server", s.cfg.Model)
 	}
@@ -177,27 +191,43 @@ func refuse(c net.Conn, reply string) {
 	c.Close()
 }
 
-// run serves one connection as a session, within the connection limits.
-func (s *Server) run(c net.Conn) {
+// admit counts c against the connection limits, or answers it 421 and
+// closes it; release gives its place back.
+func (s *Server) admit(c net.Conn) (release func(), ok bool) {
 	ip := hostOf(c.RemoteAddr())
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case s.closing.Load():
-		s.mu.Unlock()
 		refuse(c, "421 Server shutting down.")
-		return
+		return nil, false
 	case s.conns >= s.cfg.MaxConns:
-		s.mu.Unlock()
 		refuse(c, fmt.Sprintf("421 Too many users (the most is %d); try again later.", s.cfg.MaxConns))
-		return
+		return nil, false
 	case s.perIP[ip] >= s.cfg.MaxPerIP:
-		s.mu.Unlock()
 		refuse(c, fmt.Sprintf("421 Too many connections from your address (the most is %d).", s.cfg.MaxPerIP))
-		return
+		return nil, false
 	}
 	s.conns++
 	s.perIP[ip]++
+	return func() {
+		s.mu.Lock()
+		s.conns--
+		if s.perIP[ip]--; s.perIP[ip] == 0 {
+			delete(s.perIP, ip)
+		}
+		s.mu.Unlock()
+	}, true
+}
+
+// run serves one connection as a session, within the connection limits.
+func (s *Server) run(c net.Conn) {
+	release, ok := s.admit(c)
+	if !ok {
+		return
+	}
 	ss := newSession(s, c)
+	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
 	s.active.Add(1)
@@ -205,12 +235,9 @@ func (s *Server) run(c net.Conn) {
 		s.active.Add(-1)
 		s.served.Add(1)
 		s.mu.Lock()
-		s.conns--
-		if s.perIP[ip]--; s.perIP[ip] == 0 {
-			delete(s.perIP, ip)
-		}
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		release()
 	}()
 	ss.serve()
 }
@@ -226,7 +253,7 @@ func (s *Server) Shutdown(grace time.Duration) {
 	go func() {
 		for {
 			s.mu.Lock()
-			n := len(s.sessions)
+			n := len(s.sessions) + len(s.pidfds)
 			s.mu.Unlock()
 			if n == 0 {
 				close(done)
@@ -243,8 +270,15 @@ func (s *Server) Shutdown(grace time.Duration) {
 			ss.kill("421 Server shutting down.")
 		}
 		s.mu.Unlock()
-		<-done
+		s.signalChildren(unix.SIGTERM) // a session process says 421 and exits
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			s.signalChildren(unix.SIGKILL)
+			<-done
+		}
 	}
+	s.kids.Wait()
 	s.wg.Wait()
 	s.root.Close()
 }
