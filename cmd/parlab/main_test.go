@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -670,6 +673,76 @@ func TestQuotedCRLFValue(t *testing.T) {
 			if want == "1" && (doc.Sums["b"] != "5" || doc.Sums["c"] != "6") {
 				t.Errorf("%s: sums %v", st, doc.Sums)
 			}
+		}
+	}
+}
+
+// parlab ftp serve as a user runs it: it prints where it listens, serves a
+// real client, and on SIGTERM stops and exits 0. ftp passwd makes a line
+// that serve's --users takes.
+func TestFTPServeCLI(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("from the CLI\n"), 0o644)
+	code, line, errs := run(t, "pw\n", "ftp", "passwd", "carol")
+	if code != 0 || !strings.HasPrefix(line, "carol:$2") {
+		t.Fatalf("ftp passwd: %d %q %s", code, line, errs)
+	}
+	users := filepath.Join(t.TempDir(), "users")
+	os.WriteFile(users, []byte(line), 0o600)
+	for _, model := range []string{"goroutines", "processes"} {
+		cmd := parlabCmd(t, "ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
+			"--users", users, "--backlog", "16", "--login-delay", "10ms")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		first, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			cmd.Process.Kill()
+			t.Fatalf("%s: no address line: %v", model, err)
+		}
+		m := regexp.MustCompile(`on (127\.0\.0\.1:\d+) \(model ` + model + `, backlog 16\)`).FindStringSubmatch(first)
+		if m == nil {
+			cmd.Process.Kill()
+			t.Fatalf("%s: %q", model, first)
+		}
+		c, err := net.DialTimeout("tcp", m[1], 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		say := func(s string) string {
+			if s != "" {
+				fmt.Fprintf(c, "%s\r\n", s)
+			}
+			l, _ := r.ReadString('\n')
+			return l
+		}
+		if g := say(""); !strings.HasPrefix(g, "220 ") {
+			t.Errorf("%s greeting %q", model, g)
+		}
+		say("USER carol")
+		if l := say("PASS pw"); !strings.HasPrefix(l, "230 ") {
+			t.Errorf("%s login: %q", model, l)
+		}
+		if l := say("SIZE a.txt"); l != "213 13\r\n" {
+			t.Errorf("%s SIZE: %q", model, l)
+		}
+		say("QUIT")
+		c.Close()
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%s: after SIGTERM: %v", model, err)
+		}
+	}
+	for _, args := range [][]string{{"ftp"}, {"ftp", "serve"}, {"ftp", "serve", "--root", root}, {"ftp", "serve", "--root", root, "--anonymous", "--model", "threads"},
+		{"ftp", "serve", "--root", root, "--anonymous", "--pasv-ports", "10-20"}, {"ftp", "frob"}} {
+		if code, _, _ := run(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
 }
