@@ -32,6 +32,11 @@ func TestMain(m *testing.M) {
 // testServer serves a fresh root on 127.0.0.1:0 with a user "alice"
 // (password "secret") and anonymous logins, and stops when the test ends.
 func testServer(t *testing.T, m Model, tweak ...func(*Config)) (*Server, string, string) {
+	return benchServer(t, m, tweak...)
+}
+
+// benchServer is testServer for tests and benchmarks alike.
+func benchServer(t testing.TB, m Model, tweak ...func(*Config)) (*Server, string, string) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello\nworld\n"), 0o644)

@@ -343,3 +343,45 @@ func TestPoolFull(t *testing.T) {
 		t.Errorf("a connection past a full pool: %q", b)
 	}
 }
+
+// The batch model, as the reference's OpenMP server: a connection that comes
+// while a batch is being served waits, ungreeted, until the whole batch has
+// ended; then the ones waiting are served together.
+func TestBatchWaitsForTheBatch(t *testing.T) {
+	_, addr, _ := testServer(t, Batch, func(c *Config) { c.Workers = 4 })
+	a := rawDial(t, addr) // batch 1, still in session
+	greeted := make(chan time.Time, 2)
+	for range 2 {
+		go func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			buf := make([]byte, 64)
+			if n, _ := c.Read(buf); strings.HasPrefix(string(buf[:n]), "220 ") {
+				greeted <- time.Now()
+			}
+			fmt.Fprintf(c, "QUIT\r\n")
+			c.Read(buf)
+		}()
+	}
+	select {
+	case <-greeted:
+		t.Fatal("a connection was greeted while the first batch was still in session")
+	case <-time.After(300 * time.Millisecond):
+	}
+	quit := time.Now()
+	a.cmd("QUIT")
+	for range 2 {
+		select {
+		case at := <-greeted:
+			if at.Before(quit) {
+				t.Error("greeted before the first batch ended")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the waiting connections were never served")
+		}
+	}
+}

@@ -118,18 +118,12 @@ func (s *Server) serveBatch(ln net.Listener) error {
 			return err
 		}
 		batch := []net.Conn{c}
-		if tl != nil {
-			for {
-				// A deadline a moment away: accept(2) is tried first, so
-				// every pending connection comes at once; then none is.
-				tl.SetDeadline(time.Now().Add(time.Millisecond))
-				c, err := tl.Accept()
-				if err != nil {
-					break
-				}
-				batch = append(batch, c)
+		for tl != nil && pending(tl) {
+			c, err := tl.Accept() // one is waiting: this does not block
+			if err != nil {
+				break
 			}
-			tl.SetDeadline(time.Time{})
+			batch = append(batch, c)
 		}
 		s.queued.Add(int64(len(batch)))
 		work := make(chan net.Conn, len(batch))
@@ -300,4 +294,20 @@ func hostOf(a net.Addr) string {
 	}
 	h, _, _ := net.SplitHostPort(a.String())
 	return h
+}
+
+// pending reports whether a connection waits in ln's accept queue: poll(2)
+// on the listening socket with no timeout.
+func pending(ln *net.TCPListener) bool {
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ready := false
+	rc.Control(func(fd uintptr) {
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		ready = err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
+	})
+	return ready
 }
