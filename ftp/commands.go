@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -83,9 +84,14 @@ func (ss *session) cmdUser(arg string) bool {
 	return false
 }
 
-// a hash to compare against for unknown users, so that a wrong user name
-// takes as long as a wrong password
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("parlab-no-such-user"), bcrypt.MinCost)
+// dummyHash is compared against for unknown users, so that a wrong user
+// name takes as long as a wrong password. Made on first use: at package
+// init every parlab process (a query worker, a session process) would pay
+// for it.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("parlab-no-such-user"), bcrypt.DefaultCost)
+	return h
+})
 
 func (ss *session) cmdPass(arg string) bool {
 	switch {
@@ -103,7 +109,7 @@ func (ss *session) cmdPass(arg string) bool {
 	} else if h, known := cfg.Users[ss.user]; known {
 		ok = bcrypt.CompareHashAndPassword(h, []byte(arg)) == nil
 	} else {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(arg)) // as long as a known user's check
+		bcrypt.CompareHashAndPassword(dummyHash(), []byte(arg)) // as long as a known user's check
 	}
 	if ok {
 		ss.loggedIn = true
