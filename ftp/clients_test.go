@@ -181,8 +181,8 @@ f.quit()
 	}
 }
 
-// lftp, which sends FEAT, AUTH, OPTS UTF8 and more, plain and with TLS
-// forced, in every model.
+// lftp, which sends FEAT, AUTH, OPTS UTF8 and more: passive, active, and
+// with TLS forced, in every model.
 func TestLftp(t *testing.T) {
 	lftp := need(t, "lftp")
 	tc := testCert(t)
@@ -191,10 +191,13 @@ func TestLftp(t *testing.T) {
 			_, addr, root := testServer(t, m, withTLS(tc))
 			host, port, _ := net.SplitHostPort(addr)
 			src, up := upload(t)
-			for _, mode := range []string{"plain", "tls"} {
+			for _, mode := range []string{"plain", "active", "tls"} {
 				down := filepath.Join(t.TempDir(), "down.bin")
 				name := "lftp-" + mode + ".bin"
 				settings := "set net:max-retries 1; set net:timeout 20; set ssl:verify-certificate no; set ftp:ssl-allow no; "
+				if mode == "active" {
+					settings += "set ftp:passive-mode false; "
+				}
 				if mode == "tls" {
 					settings = "set net:max-retries 1; set net:timeout 20; set ssl:verify-certificate no; set ftp:ssl-force true; set ftp:ssl-protect-data true; "
 				}

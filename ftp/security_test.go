@@ -385,3 +385,97 @@ func TestBatchWaitsForTheBatch(t *testing.T) {
 		}
 	}
 }
+
+// A passive data connection from another address than the control
+// connection's is closed and counted (127.0.0.2 is loopback too); the
+// passive port is inside the range; a data connection that never comes is
+// answered 425 after the data timeout.
+func TestDataConnections(t *testing.T) {
+	srv, addr, _ := testServer(t, Goroutines, func(c *Config) {
+		c.PasvMin, c.PasvMax, c.DataTimeout = 42000, 42009, 300*time.Millisecond
+	})
+	r := rawDial(t, addr)
+	r.login()
+	_, text := r.cmd("EPSV")
+	var port int
+	fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
+	if port < 42000 || port > 42009 {
+		t.Errorf("passive port %d outside 42000-42009", port)
+	}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 2 * time.Second}
+	foreign, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Skipf("cannot connect from 127.0.0.2 here: %v", err)
+	}
+	defer foreign.Close()
+	t0 := time.Now()
+	code, _ := r.cmd("LIST")
+	if code != 150 {
+		t.Fatalf("LIST: %d", code)
+	}
+	if code, text := r.read(); code != 425 || time.Since(t0) > 5*time.Second {
+		t.Errorf("with only a foreign data connection: %d %q after %v, want 425 at the data timeout", code, text, time.Since(t0))
+	}
+	if srv.ForeignData.Load() != 1 {
+		t.Errorf("%d foreign data connections counted, want 1", srv.ForeignData.Load())
+	}
+	foreign.SetDeadline(time.Now().Add(2 * time.Second))
+	if n, err := foreign.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Errorf("the foreign connection got data: %d, %v", n, err)
+	}
+}
+
+// One JSON line a session, with what it did.
+func TestSessionLog(t *testing.T) {
+	var mu sync.Mutex
+	var b strings.Builder
+	_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.Log = lockedWriter{&mu, &b} })
+	r := rawDial(t, addr)
+	r.login()
+	r.cmd("SIZE hello.txt")
+	r.cmd("QUIT")
+	var line string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		line = b.String()
+		mu.Unlock()
+		if line != "" {
+			break
+		}
+	}
+	for _, want := range []string{`"user":"alice"`, `"commands":4`, `"model":"goroutines"`, `"result":"ok"`, `"peer":"127.0.0.1:`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("log line %q lacks %s", line, want)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// Shutdown lets sessions run for the grace period, then closes them with 421.
+func TestShutdown(t *testing.T) {
+	for _, m := range []Model{Goroutines, Processes} {
+		srv, addr, _ := testServer(t, m)
+		r := rawDial(t, addr)
+		r.login()
+		t0 := time.Now()
+		go srv.Shutdown(300 * time.Millisecond)
+		code, _ := r.read()
+		if code != 421 || time.Since(t0) < 250*time.Millisecond {
+			t.Errorf("%s: %d after %v, want 421 after the grace", m, code, time.Since(t0))
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s: still accepting after Shutdown", m)
+		}
+	}
+}
