@@ -299,3 +299,44 @@ func TestPasswd(t *testing.T) {
 		t.Error("a name with ':'")
 	}
 }
+
+// TYPE A converts line ends: a file's LF goes out as CR LF, and an upload's
+// CR LF is stored as LF; TYPE I leaves bytes alone.
+func TestTypeA(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines)
+	c := dial(t, addr)
+	defer c.Quit()
+	if err := c.Login("alice", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Type(ftp.TransferTypeASCII); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Retr("hello.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	r.Close()
+	if string(got) != "hello\r\nworld\r\n" {
+		t.Errorf("RETR in TYPE A: %q", got)
+	}
+	if err := c.Stor("a.txt", strings.NewReader("one\r\ntwo\r\nlone\rcr\r")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "one\ntwo\nlone\rcr\r" {
+		t.Errorf("STOR in TYPE A: %q", b)
+	}
+	if err := c.Type(ftp.TransferTypeBinary); err != nil {
+		t.Fatal(err)
+	}
+	r, err = c.Retr("hello.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = io.ReadAll(r)
+	r.Close()
+	if string(got) != "hello\nworld\n" {
+		t.Errorf("RETR in TYPE I: %q", got)
+	}
+}

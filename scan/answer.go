@@ -10,8 +10,8 @@ import (
 // column as the header spells it ("" for none) and its value, and the
 // summed columns' header names, in query order (Sums[i] is SumNames[i]'s).
 // It owns the answer's forms: equality (Equal), the lines a report prints
-// (Lines), and a one-line form for logs (String); Result owns the merge and
-// the binary form.
+// (Lines), the values a machine reads (Values, for JSON), and a one-line
+// form for logs (String); Result owns the merge and the binary form.
 type Answer struct {
 	Filter, Value string
 	SumNames      []string
@@ -46,6 +46,16 @@ func (a *Answer) Lines() []Line {
 	out := []Line{{"Matching orders", string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for i, n := range a.SumNames {
 		out = append(out, Line{n, string(a.Sums[i].Append(nil, true))})
+	}
+	return out
+}
+
+// Values are the answer's figures as a machine reads them (JSON, CSV): each
+// sum's exact decimal, ungrouped, in query order.
+func (a *Answer) Values() []Line {
+	out := make([]Line, len(a.SumNames))
+	for i, n := range a.SumNames {
+		out[i] = Line{n, a.Sums[i].String()}
 	}
 	return out
 }

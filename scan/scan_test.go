@@ -628,6 +628,9 @@ func TestAnswer(t *testing.T) {
 	if l := a.Lines(); len(l) != 2 || l[0] != (Line{"Matching orders", "3"}) || l[1] != (Line{"Total Revenue", "1,234.56"}) {
 		t.Errorf("Lines: %v", l)
 	}
+	if v := a.Values(); len(v) != 1 || v[0] != (Line{"Total Revenue", "1234.56"}) {
+		t.Errorf("Values: %v", v)
+	}
 	if (*Answer)(nil).Equal(a) || !(*Answer)(nil).Equal(nil) {
 		t.Error("nil answers")
 	}

@@ -291,8 +291,8 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 	} else {
 		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
 		j.Sums = &bench.Ordered[string]{}
-		for i, n := range rep.SumNames {
-			j.Sums.Add(n, rep.Result.Sums[i].String())
+		for _, v := range rep.Answer().Values() {
+			j.Sums.Add(v.Label, v.Value)
 		}
 		if rep.Filter != "" {
 			j.Where = &whereJSON{rep.Filter, hexIfNotUTF8(rep.Filter), c.Query.Equals, hexIfNotUTF8(c.Query.Equals)}

@@ -91,8 +91,8 @@ func Execute(s Setup) (*Doc, error) {
 	}
 	doc.Env.Data = s.Data
 	doc.Expected.Matched = expected.Matched
-	for i, n := range expected.SumNames {
-		doc.Expected.Sums = append(doc.Expected.Sums, NamedValue{Name: n, Value: expected.Sums[i].String()})
+	for _, v := range expected.Values() {
+		doc.Expected.Sums = append(doc.Expected.Sums, NamedValue{Name: v.Label, Value: v.Value})
 	}
 	for _, p := range configs {
 		if p.Strategy == spawn.NameProcesses {
