@@ -121,7 +121,7 @@ func (ss *session) cmdPass(arg string) bool {
 	time.Sleep(cfg.LoginDelay)
 	ss.user = ""
 	if ss.failures >= 3 {
-		ss.result = "login failed 3 times"
+		ss.setResult("login failed 3 times")
 		ss.reply(421, "Login failed 3 times; closing.")
 		return true
 	}
@@ -130,7 +130,7 @@ func (ss *session) cmdPass(arg string) bool {
 }
 
 func (ss *session) cmdQuit(string) bool {
-	ss.result = "ok"
+	ss.setResult("ok")
 	ss.reply(221, "Goodbye.")
 	return true
 }

@@ -34,7 +34,7 @@ type Server struct {
 	pidfds  map[int]struct{} // theirs, for signals
 	wg      sync.WaitGroup   // every session
 	logMu   sync.Mutex       // one log line at a time
-	ln      net.Listener
+	ln      net.Listener     // set by Serve, closed by Shutdown: under mu
 }
 
 // New opens cfg.Root as the jail and makes the server.
@@ -61,7 +61,14 @@ func New(cfg Config) (*Server, error) {
 // Serve accepts connections on ln and runs them in the configured model
 // until ln is closed (Shutdown does that); it then returns nil.
 func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
 	s.ln = ln
+	closing := s.closing.Load()
+	s.mu.Unlock()
+	if closing { // Shutdown came first
+		ln.Close()
+		return nil
+	}
 	var err error
 	switch s.cfg.Model {
 	case Single:
@@ -239,10 +246,12 @@ func (s *Server) run(c net.Conn) {
 // Shutdown stops accepting, lets sessions finish for up to grace, then
 // closes the rest with 421. It returns when every session has ended.
 func (s *Server) Shutdown(grace time.Duration) {
+	s.mu.Lock()
 	s.closing.Store(true)
 	if s.ln != nil {
 		s.ln.Close()
 	}
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		for {

@@ -42,7 +42,7 @@ type session struct {
 	start             time.Time
 	cmds              int
 	bytesIn, bytesOut atomic.Int64
-	result            string
+	result            atomic.Pointer[string] // how it ended, for the log: set by the loop, or by kill
 	killed            atomic.Bool
 }
 
@@ -54,8 +54,12 @@ type transfer struct {
 }
 
 func newSession(srv *Server, c net.Conn) *session {
-	return &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now(), result: "closed by client"}
+	ss := &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now()}
+	ss.setResult("closed by client")
+	return ss
 }
+
+func (ss *session) setResult(r string) { ss.result.Store(&r) }
 
 // errLineTooLong is a command line over the limit.
 var errLineTooLong = errors.New("command line too long")
@@ -116,7 +120,7 @@ func (ss *session) remoteIP() net.IP { return ss.c.RemoteAddr().(*net.TCPAddr).I
 // connection closed under the command loop.
 func (ss *session) kill(reply string) {
 	ss.killed.Store(true)
-	ss.result = "closed by server shutdown"
+	ss.setResult("closed by server shutdown")
 	ss.wmu.Lock()
 	ss.c.SetWriteDeadline(time.Now().Add(time.Second))
 	io.WriteString(ss.c, reply+"\r\n")
@@ -142,14 +146,14 @@ func (ss *session) serve() {
 		var ne net.Error
 		switch {
 		case errors.Is(err, errLineTooLong):
-			ss.result = "command line too long"
+			ss.setResult("command line too long")
 			ss.reply(500, fmt.Sprintf("Command line too long (the most is %d bytes); closing.", cfg.MaxLine))
 			return
 		case errors.As(err, &ne) && ne.Timeout() && !ss.killed.Load():
 			if ss.transferring() {
 				continue
 			}
-			ss.result = "idle timeout"
+			ss.setResult("idle timeout")
 			ss.reply(421, fmt.Sprintf("Idle for %v; closing.", cfg.Idle))
 			return
 		case err != nil:
@@ -180,7 +184,7 @@ func (ss *session) end() {
 			BytesOut int64     `json:"bytes_out"`
 			Result   string    `json:"result"`
 		}{ss.start, time.Now(), ss.c.RemoteAddr().String(), ss.srv.cfg.Model.String(), ss.user, ss.cmds,
-			ss.bytesIn.Load(), ss.bytesOut.Load(), ss.result})
+			ss.bytesIn.Load(), ss.bytesOut.Load(), *ss.result.Load()})
 		ss.srv.logMu.Lock()
 		w.Write(append(b, '\n'))
 		ss.srv.logMu.Unlock()

@@ -25,7 +25,7 @@ func (ss *session) startTLS(arg string) bool {
 	tc := tls.Server(ss.c, ss.srv.cfg.TLS)
 	tc.SetDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
 	if err := tc.Handshake(); err != nil {
-		ss.result = "TLS handshake failed"
+		ss.setResult("TLS handshake failed")
 		return true // nothing can be said: the channel is neither clear nor secure
 	}
 	tc.SetDeadline(time.Time{})
