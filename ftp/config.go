@@ -69,31 +69,24 @@ var Defaults = Config{Workers: 8, Queue: 64, MaxConns: 2000, MaxPerIP: 50, Idle:
 
 func (c *Config) fill() {
 	d := Defaults
-	if c.Workers <= 0 {
-		c.Workers = d.Workers
-	}
-	if c.Queue <= 0 {
-		c.Queue = d.Queue
-	}
-	if c.MaxConns <= 0 {
-		c.MaxConns = d.MaxConns
-	}
-	if c.MaxPerIP <= 0 {
-		c.MaxPerIP = d.MaxPerIP
-	}
-	if c.Idle <= 0 {
-		c.Idle = d.Idle
-	}
-	if c.DataTimeout <= 0 {
-		c.DataTimeout = d.DataTimeout
-	}
-	if c.LoginDelay < 0 {
+	orDefault(&c.Workers, d.Workers)
+	orDefault(&c.Queue, d.Queue)
+	orDefault(&c.MaxConns, d.MaxConns)
+	orDefault(&c.MaxPerIP, d.MaxPerIP)
+	orDefault(&c.Idle, d.Idle)
+	orDefault(&c.DataTimeout, d.DataTimeout)
+	orDefault(&c.MaxLine, d.MaxLine)
+	if c.LoginDelay < 0 { // asked for none
 		c.LoginDelay = 0
-	} else if c.LoginDelay == 0 {
-		c.LoginDelay = d.LoginDelay
+	} else {
+		orDefault(&c.LoginDelay, d.LoginDelay)
 	}
-	if c.MaxLine <= 0 {
-		c.MaxLine = d.MaxLine
+}
+
+// orDefault sets *v to d unless it is positive.
+func orDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
 	}
 }
 

@@ -230,6 +230,22 @@ func (r *raw) cmd(line string) (int, string) {
 	return r.read()
 }
 
+// epsv sends EPSV and returns the passive port.
+func (r *raw) epsv() int {
+	r.t.Helper()
+	_, text := r.cmd("EPSV")
+	return epsvPort(text)
+}
+
+// epsvPort is the port of a 229 reply, 0 if it has none.
+func epsvPort(reply string) int {
+	var port int
+	if k := strings.Index(reply, "|||"); k >= 0 {
+		fmt.Sscanf(reply[k+3:], "%d", &port)
+	}
+	return port
+}
+
 func (r *raw) login() {
 	r.t.Helper()
 	r.cmd("USER alice")

@@ -100,24 +100,12 @@ func TestLimits(t *testing.T) {
 		_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.MaxConns = 2 })
 		rawDial(t, addr)
 		rawDial(t, addr)
-		c, _ := net.Dial("tcp", addr)
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		b, _ := io.ReadAll(c)
-		if !strings.HasPrefix(string(b), "421 ") {
-			t.Errorf("third connection: %q", b)
-		}
+		refused(t, addr, "third connection")
 	})
 	t.Run("max-per-ip", func(t *testing.T) {
 		_, addr, _ := testServer(t, Goroutines, func(c *Config) { c.MaxPerIP = 1 })
 		rawDial(t, addr)
-		c, _ := net.Dial("tcp", addr)
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		b, _ := io.ReadAll(c)
-		if !strings.HasPrefix(string(b), "421 ") {
-			t.Errorf("second connection from one IP: %q", b)
-		}
+		refused(t, addr, "second connection from one IP")
 	})
 	t.Run("line-length", func(t *testing.T) {
 		_, addr, _ := testServer(t, Goroutines)
@@ -144,10 +132,7 @@ func TestLimits(t *testing.T) {
 		os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 64<<20), 0o644)
 		r := rawDial(t, addr)
 		r.login()
-		_, text := r.cmd("EPSV")
-		var port int
-		fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
-		data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.epsv()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,10 +166,7 @@ func TestAbort(t *testing.T) {
 	_, addr, root := testServer(t, Goroutines)
 	r := rawDial(t, addr)
 	r.login()
-	_, text := r.cmd("EPSV")
-	var port int
-	fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
-	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.epsv()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,12 +274,7 @@ func TestNoLeaks(t *testing.T) {
 					case 2: // mid-transfer
 						say("USER alice")
 						say("PASS secret")
-						text := say("EPSV")
-						var port int
-						if k := strings.Index(text, "|||"); k >= 0 {
-							fmt.Sscanf(text[k+3:], "%d", &port)
-						}
-						d, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+						d, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", epsvPort(say("EPSV"))))
 						if err != nil {
 							return
 						}
@@ -335,12 +312,21 @@ func TestPoolFull(t *testing.T) {
 	q, _ := net.Dial("tcp", addr) // the queue's one place
 	defer q.Close()
 	time.Sleep(50 * time.Millisecond)
-	c, _ := net.Dial("tcp", addr)
+	refused(t, addr, "a connection past a full pool")
+}
+
+// refused connects to addr and requires a 421 and the connection closed.
+func refused(t *testing.T, addr, what string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	b, _ := io.ReadAll(c)
 	if !strings.HasPrefix(string(b), "421 ") {
-		t.Errorf("a connection past a full pool: %q", b)
+		t.Errorf("%s: %q", what, b)
 	}
 }
 
@@ -396,9 +382,7 @@ func TestDataConnections(t *testing.T) {
 	})
 	r := rawDial(t, addr)
 	r.login()
-	_, text := r.cmd("EPSV")
-	var port int
-	fmt.Sscanf(text[strings.Index(text, "|||")+3:], "%d", &port)
+	port := r.epsv()
 	if port < 42000 || port > 42009 {
 		t.Errorf("passive port %d outside 42000-42009", port)
 	}
