@@ -57,6 +57,9 @@ Usage:
                [--workers N] [--backlog N] [--users FILE] [--anonymous] [--pasv-ports 50000-50999]
                [--tls-cert F --tls-key F] [--max-conns N] [--max-per-ip N] [--idle 5m] [--log FILE|-]
   parlab ftp passwd NAME   (reads the password from stdin; prints a --users line)
+  parlab ftp load  [--addr 127.0.0.1:2121] [--users N] [--delay 50ms] [--arrivals fixed|poisson]
+               [--script 'LIST*60,RETR img.bin'] [--think 0ms] [--user U --pass P]
+               [--timeout connect=5s,greeting=10s,transfer=30s] [--cap 5m] [--seed 1] [--json FILE|-]
   parlab help
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"crypto/tls"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -14,19 +15,22 @@ import (
 	"time"
 
 	"parlab/ftp"
+	"parlab/ftp/load"
 )
 
 func (a *app) ftp(args []string) error {
 	if len(args) == 0 {
-		return usagef("ftp wants a subcommand: serve or passwd")
+		return usagef("ftp wants a subcommand: serve, passwd or load")
 	}
 	switch args[0] {
 	case "serve":
 		return a.ftpServe(args[1:])
 	case "passwd":
 		return a.ftpPasswd(args[1:])
+	case "load":
+		return a.ftpLoad(args[1:])
 	}
-	return usagef("unknown ftp subcommand %q (want serve or passwd)", args[0])
+	return usagef("unknown ftp subcommand %q (want serve, passwd or load)", args[0])
 }
 
 func (a *app) ftpServe(args []string) error {
@@ -154,5 +158,87 @@ func (a *app) ftpPasswd(args []string) error {
 		return usagef("ftp passwd: %v", err)
 	}
 	fmt.Fprintln(a.stdout, line)
+	return nil
+}
+
+// ftpLoad runs the load generator and prints its report (or JSON).
+func (a *app) ftpLoad(args []string) error {
+	fs := flag.NewFlagSet("ftp load", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:2121", "the server (loopback unless --allow-remote)")
+	users := fs.Int("users", 10, "clients, arriving one after another")
+	delay := fs.Duration("delay", 50*time.Millisecond, "between arrivals (the mean, with --arrivals poisson)")
+	arrivals := fs.String("arrivals", "fixed", "fixed or poisson")
+	script := fs.String("script", "LIST*2", "each client's commands: LIST, NOOP, PWD or RETR FILE, each with an optional *N")
+	think := fs.Duration("think", 0, "pause before each command (a client far away)")
+	user := fs.String("user", "anonymous", "login name")
+	pass := fs.String("pass", "load@parlab", "password")
+	timeouts := fs.String("timeout", "connect=5s,greeting=10s,transfer=30s", "each phase's bound")
+	capF := fs.Duration("cap", 5*time.Minute, "the whole run's bound")
+	seed := fs.Uint64("seed", 1, "seed of the Poisson arrivals")
+	jsonOut := fs.String("json", "", "write the run as JSON to FILE, or - for stdout")
+	remote := fs.Bool("allow-remote", false, "allow a server off this machine")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("ftp load takes no arguments")
+	}
+	cfg := load.Config{Addr: *addr, Users: *users, Delay: *delay, Poisson: *arrivals == "poisson", Think: *think,
+		User: *user, Pass: *pass, Cap: *capF, Seed: *seed, AllowRemote: *remote,
+		Connect: 5 * time.Second, Greeting: 10 * time.Second, Transfer: 30 * time.Second}
+	if *arrivals != "fixed" && *arrivals != "poisson" {
+		return usagef("--arrivals wants fixed or poisson, got %q", *arrivals)
+	}
+	if *users < 1 || *delay < 0 || *think < 0 || *capF <= 0 {
+		return usagef("ftp load: --users at least 1, --delay and --think not negative, --cap positive")
+	}
+	for _, kv := range splitList(*timeouts) {
+		k, v, ok := strings.Cut(kv, "=")
+		d, err := time.ParseDuration(v)
+		if !ok || err != nil || d <= 0 {
+			return usagef("--timeout %q: want connect=5s,greeting=10s,transfer=30s", kv)
+		}
+		switch k {
+		case "connect":
+			cfg.Connect = d
+		case "greeting":
+			cfg.Greeting = d
+		case "transfer":
+			cfg.Transfer = d
+		default:
+			return usagef("--timeout: unknown phase %q (connect, greeting, transfer)", k)
+		}
+	}
+	if cfg.Script, err = load.ParseScript(*script); err != nil {
+		return usagef("--script: %v", err)
+	}
+	if err := load.CheckAddr(*addr, *remote); err != nil {
+		return usagef("--addr: %v", err)
+	}
+	if a.tty(a.stderr) {
+		cfg.Progress = a.progressBar("load", int64(*users)).withTotal()
+	}
+	res, err := load.Run(cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.Progress != nil {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	out := a.stdout
+	if *jsonOut != "" {
+		b, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		if *jsonOut == "-" {
+			a.stdout.Write(append(b, '\n'))
+			out = a.stderr
+		} else if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	res.WriteText(out)
 	return nil
 }

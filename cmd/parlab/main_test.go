@@ -734,13 +734,23 @@ func TestFTPServeCLI(t *testing.T) {
 		}
 		say("QUIT")
 		c.Close()
+		// the load generator against it: every session ok, JSON valid
+		lcode, lout, lerrs := run(t, "", "ftp", "load", "--addr", m[1], "--users", "5", "--delay", "1ms",
+			"--user", "carol", "--pass", "pw", "--script", "LIST*2,RETR a.txt", "--json", "-")
+		var doc struct {
+			Outcomes map[string]int `json:"outcomes"`
+		}
+		if lcode != 0 || json.Unmarshal([]byte(lout), &doc) != nil || doc.Outcomes["ok"] != 5 || !strings.Contains(lerrs, "processed time") {
+			t.Errorf("%s: ftp load: exit %d, %s %s", model, lcode, lout, lerrs)
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("%s: after SIGTERM: %v", model, err)
 		}
 	}
 	for _, args := range [][]string{{"ftp"}, {"ftp", "serve"}, {"ftp", "serve", "--root", root}, {"ftp", "serve", "--root", root, "--anonymous", "--model", "threads"},
-		{"ftp", "serve", "--root", root, "--anonymous", "--pasv-ports", "10-20"}, {"ftp", "frob"}} {
+		{"ftp", "serve", "--root", root, "--anonymous", "--pasv-ports", "10-20"}, {"ftp", "frob"},
+		{"ftp", "load", "--addr", "192.0.2.1:21"}, {"ftp", "load", "--script", "DELE x"}, {"ftp", "load", "--timeout", "connect=x"}} {
 		if code, _, _ := run(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}

@@ -1,0 +1,175 @@
+package load
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parlab/ftp"
+	"parlab/spawn/child"
+)
+
+func TestMain(m *testing.M) {
+	if code, ok := child.Run(os.Args); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// server serves a root with a file on loopback for the test's life.
+func server(t *testing.T, m ftp.Model, backlog int, tweak func(*ftp.Config)) (string, []byte) {
+	t.Helper()
+	root := t.TempDir()
+	body := []byte(strings.Repeat("0123456789abcdef", 1<<14)) // 256 KiB
+	os.WriteFile(filepath.Join(root, "img.bin"), body, 0o644)
+	cfg := ftp.Config{Root: root, Model: m, Anonymous: true, Workers: 4, DataTimeout: 5 * time.Second}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	srv, err := ftp.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := ftp.Listen("127.0.0.1:0", backlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Shutdown(time.Second); <-done })
+	return ln.Addr().String(), body
+}
+
+func config(addr string, users int) Config {
+	script, _ := ParseScript("LIST*2,RETR img.bin")
+	return Config{Addr: addr, Users: users, Delay: time.Millisecond, Script: script, User: "anonymous", Pass: "load@",
+		Connect: 2 * time.Second, Greeting: 2 * time.Second, Transfer: 5 * time.Second, Cap: 30 * time.Second, Seed: 1}
+}
+
+// Every client ends ok in every model, the file checked by size and sha256,
+// and the report and JSON say so.
+func TestLoadOK(t *testing.T) {
+	for _, m := range []ftp.Model{ftp.Single, ftp.Goroutines, ftp.Batch, ftp.Pool, ftp.Processes} {
+		t.Run(m.String(), func(t *testing.T) {
+			addr, body := server(t, m, 64, nil)
+			cfg := config(addr, 30)
+			sum := sha256.Sum256(body)
+			cfg.Expect = map[string]string{"img.bin": hex.EncodeToString(sum[:])}
+			res, err := Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summarize()
+			if s.ByOutcome[OK] != 30 {
+				for _, c := range res.Clients {
+					if c.Outcome != OK {
+						t.Errorf("client %d: %s (%s)", c.ID, c.Outcome, c.Detail)
+						break
+					}
+				}
+				t.Fatalf("outcomes %v", s.ByOutcome)
+			}
+			if s.Processed <= 0 || s.Session.P50 <= 0 || s.Session.Max < s.Session.P99 || s.Connect.P50 <= 0 || s.MBPerSecond <= 0 {
+				t.Errorf("summary %+v", s)
+			}
+			var b strings.Builder
+			res.WriteText(&b)
+			if !strings.Contains(b.String(), "processed time") || !strings.Contains(b.String(), "ListenOverflows") {
+				t.Errorf("report:\n%s", b.String())
+			}
+			js, err := json.Marshal(res)
+			if err != nil || !json.Valid(js) || !strings.Contains(string(js), `"users":30`) {
+				t.Errorf("JSON %v: %.300s", err, js)
+			}
+		})
+	}
+}
+
+// A wrong file is a short transfer, not ok.
+func TestLoadChecksTheFile(t *testing.T) {
+	addr, _ := server(t, ftp.Goroutines, 64, nil)
+	cfg := config(addr, 2)
+	cfg.Expect = map[string]string{"img.bin": strings.Repeat("0", 64)}
+	res, _ := Run(cfg)
+	if s := res.Summarize(); s.ByOutcome[TransferBroken] != 2 {
+		t.Errorf("outcomes %v", s.ByOutcome)
+	}
+}
+
+// Failures sort into their causes: nothing listening is "refused"; a server
+// full of users answers "421 busy"; a wrong password is "login failed"; a
+// listener that accepts nothing lets backlog+1 clients connect, who then
+// wait in vain for a greeting ("greeting timeout"), while the rest never
+// connect ("connect timeout").
+func TestLoadOutcomes(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr := ln.Addr().String()
+		ln.Close()
+		res, _ := Run(config(addr, 3))
+		if s := res.Summarize(); s.ByOutcome[Refused] != 3 {
+			t.Errorf("outcomes %v", s.ByOutcome)
+		}
+	})
+	t.Run("busy", func(t *testing.T) {
+		addr, _ := server(t, ftp.Goroutines, 64, func(c *ftp.Config) { c.MaxConns = 1 })
+		cfg := config(addr, 6)
+		cfg.Think, cfg.Delay = 100*time.Millisecond, 0
+		res, _ := Run(cfg)
+		if s := res.Summarize(); s.ByOutcome[Busy] == 0 || s.ByOutcome[OK] == 0 {
+			t.Errorf("outcomes %v", s.ByOutcome)
+		}
+	})
+	t.Run("login", func(t *testing.T) {
+		addr, _ := server(t, ftp.Goroutines, 64, func(c *ftp.Config) { c.Anonymous, c.LoginDelay = false, time.Millisecond })
+		res, _ := Run(config(addr, 2))
+		if s := res.Summarize(); s.ByOutcome[LoginFailed] != 2 {
+			t.Errorf("outcomes %v", s.ByOutcome)
+		}
+	})
+	t.Run("full-queue", func(t *testing.T) {
+		const backlog = 2
+		ln, err := ftp.Listen("127.0.0.1:0", backlog) // nothing accepts
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		cfg := config(ln.Addr().String(), 8)
+		cfg.Delay, cfg.Connect, cfg.Greeting = 0, 500*time.Millisecond, 700*time.Millisecond
+		res, _ := Run(cfg)
+		s := res.Summarize()
+		if s.ByOutcome[GreetingTimeout] != backlog+1 || s.ByOutcome[ConnectTimeout] != 8-backlog-1 {
+			t.Errorf("outcomes %v, want %d greeting timeouts and %d connect timeouts", s.ByOutcome, backlog+1, 8-backlog-1)
+		}
+		if res.Kernel["ListenOverflows"] <= 0 {
+			t.Logf("kernel counters %v (another namespace's, or none moved)", res.Kernel)
+		}
+	})
+}
+
+func TestScriptAndAddr(t *testing.T) {
+	st, err := ParseScript("LIST*60, RETR img.bin ,NOOP")
+	if err != nil || len(st) != 3 || st[0].Times != 60 || st[1].Arg != "img.bin" || st[2].Verb != "NOOP" {
+		t.Errorf("%+v %v", st, err)
+	}
+	for _, bad := range []string{"DELE x", "RETR", "LIST*0", "LIST*x"} {
+		if _, err := ParseScript(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if err := CheckAddr("192.0.2.1:21", false); err == nil {
+		t.Error("a remote address was allowed")
+	}
+	if err := CheckAddr("[::1]:21", false); err != nil {
+		t.Error(err)
+	}
+	if _, err := Run(Config{Addr: "10.0.0.1:21", Users: 1}); err == nil {
+		t.Error("Run took a remote address")
+	}
+}

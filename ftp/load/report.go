@@ -1,0 +1,268 @@
+package load
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"parlab/bench"
+)
+
+// classifyDial sorts a failed connect.
+func classifyDial(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Refused
+	case errors.As(err, &ne) && ne.Timeout():
+		return ConnectTimeout
+	}
+	return OtherError
+}
+
+// classifyRead sorts a failed read: a timeout is the phase's own; a
+// connection closed or reset without a reply is another error.
+func classifyRead(err error, timeout string) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return timeout
+	}
+	return OtherError
+}
+
+// classifyReply sorts a reply that was not the one wanted.
+func classifyReply(line string) string {
+	switch {
+	case strings.HasPrefix(line, "421"):
+		return Busy
+	case strings.HasPrefix(line, "530"):
+		return LoginFailed
+	case strings.HasPrefix(line, "425"):
+		return DataFailed
+	case strings.HasPrefix(line, "426"), strings.HasPrefix(line, "451"):
+		return TransferBroken
+	}
+	return OtherReply
+}
+
+// classifyErr sorts a library error; inPhase is what a failure of the phase
+// is when nothing says more.
+func classifyErr(err error, inPhase string) string {
+	var pe *textproto.Error
+	if errors.As(err, &pe) {
+		if o := classifyReply(fmt.Sprint(pe.Code)); o != OtherReply {
+			return o
+		}
+		if inPhase == LoginFailed {
+			return LoginFailed
+		}
+		return OtherReply
+	}
+	if errors.Is(err, errShort) {
+		return TransferBroken
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return inPhase
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return DataFailed // the data connection did not open
+	}
+	return inPhase
+}
+
+// Counters are the listen-queue counters of /proc/net/netstat (TcpExt) that
+// explain a full accept queue.
+var Counters = []string{"ListenOverflows", "ListenDrops", "SyncookiesSent", "SyncookiesRecv", "TCPReqQFullDoCookies", "TCPReqQFullDrop"}
+
+// netstat reads the TcpExt counters.
+func netstat() (map[string]int64, error) {
+	b, err := os.ReadFile("/proc/net/netstat")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(b), "\n")
+	out := map[string]int64{}
+	for i := 0; i+1 < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "TcpExt:") || !strings.HasPrefix(lines[i+1], "TcpExt:") {
+			continue
+		}
+		names, vals := strings.Fields(lines[i])[1:], strings.Fields(lines[i+1])[1:]
+		for k := range min(len(names), len(vals)) {
+			var v int64
+			fmt.Sscan(vals[k], &v)
+			out[names[k]] = v
+		}
+	}
+	return out, nil
+}
+
+// sysctls are the settings that decide how a full queue behaves.
+func sysctls() map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"net/core/somaxconn", "net/ipv4/tcp_syncookies", "net/ipv4/tcp_abort_on_overflow", "net/ipv4/tcp_max_syn_backlog"} {
+		if b, err := os.ReadFile("/proc/sys/" + k); err == nil {
+			out[strings.ReplaceAll(k, "/", ".")] = strings.TrimSpace(string(b))
+		}
+	}
+	return out
+}
+
+// Summary is what the report says of a run.
+type Summary struct {
+	Processed         time.Duration // the reference's metric: first connect to last end
+	ByOutcome         map[string]int
+	Connect, Greeting Percentiles // of the clients that got that far
+	Session           Percentiles // of the clients that ended ok
+	SessionsPerSecond float64     // ok sessions over the processed time
+	MBPerSecond       float64
+}
+
+// Percentiles are a phase's p50, p90, p99 and max, in seconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+func percentiles(v []float64) Percentiles {
+	if len(v) == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(v)
+	at := func(q float64) float64 { return v[min(len(v)-1, int(q*float64(len(v))))] }
+	return Percentiles{at(0.5), at(0.9), at(0.99), v[len(v)-1]}
+}
+
+// Summarize derives the report's figures from the clients.
+func (r *Result) Summarize() Summary {
+	s := Summary{ByOutcome: map[string]int{}}
+	var first, last time.Duration = -1, 0
+	var conn, greet, sess []float64
+	var bytes int64
+	for _, c := range r.Clients {
+		s.ByOutcome[c.Outcome]++
+		if first < 0 || c.Arrive < first {
+			first = c.Arrive
+		}
+		last = max(last, c.End)
+		if c.Connect > 0 {
+			conn = append(conn, c.Connect.Seconds())
+		}
+		if c.Greeting > 0 {
+			greet = append(greet, c.Greeting.Seconds())
+		}
+		if c.Outcome == OK {
+			sess = append(sess, c.Session.Seconds())
+			bytes += c.Bytes
+		}
+	}
+	s.Processed = last - max(first, 0)
+	s.Connect, s.Greeting, s.Session = percentiles(conn), percentiles(greet), percentiles(sess)
+	if sec := s.Processed.Seconds(); sec > 0 {
+		s.SessionsPerSecond = float64(s.ByOutcome[OK]) / sec
+		s.MBPerSecond = float64(bytes) / 1e6 / sec
+	}
+	return s
+}
+
+// WriteText writes the report.
+func (r *Result) WriteText(w io.Writer) {
+	s := r.Summarize()
+	cfg := r.Config
+	fmt.Fprintf(w, "parlab ftp load: %d users against %s, %v apart (%s), script %v, think %v\n",
+		cfg.Users, cfg.Addr, cfg.Delay, map[bool]string{true: "Poisson", false: "fixed"}[cfg.Poisson], cfg.Script, cfg.Think)
+	fmt.Fprintf(w, "processed time (first connect to last end, the reference's metric): %.3f s; ok sessions/s %.1f; %.1f MB/s\n",
+		s.Processed.Seconds(), s.SessionsPerSecond, s.MBPerSecond)
+	t := bench.Table{Title: "Sessions by outcome:", Header: []string{"outcome", "sessions"}}
+	for _, o := range Outcomes {
+		if n := s.ByOutcome[o]; n > 0 {
+			t.Rows = append(t.Rows, []string{o, fmt.Sprint(n)})
+		}
+	}
+	t.WriteText(w)
+	p := bench.Table{Title: "Phases (seconds):", Header: []string{"phase", "p50", "p90", "p99", "max"}}
+	for _, x := range []struct {
+		name string
+		p    Percentiles
+	}{{"connect", s.Connect}, {"greeting wait", s.Greeting}, {"session (ok)", s.Session}} {
+		p.Rows = append(p.Rows, []string{x.name, fmt.Sprintf("%.4f", x.p.P50), fmt.Sprintf("%.4f", x.p.P90), fmt.Sprintf("%.4f", x.p.P99), fmt.Sprintf("%.4f", x.p.Max)})
+	}
+	p.WriteText(w)
+	if r.Kernel != nil {
+		fmt.Fprintf(w, "\nKernel counters over the run (/proc/net/netstat, TcpExt):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, k := range Counters {
+			fmt.Fprintf(tw, "  %s\t%+d\n", k, r.Kernel[k])
+		}
+		tw.Flush()
+	}
+	var keys []string
+	for k := range r.Sysctls {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var kv []string
+	for _, k := range keys {
+		kv = append(kv, k+"="+r.Sysctls[k])
+	}
+	fmt.Fprintf(w, "sysctls: %s\n", strings.Join(kv, " "))
+}
+
+// MarshalJSON is the run in seconds, in the bench's vocabulary: the
+// parameters as a map, the summary, and every client.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	s := r.Summarize()
+	cfg := r.Config
+	var script []string
+	for _, st := range cfg.Script {
+		script = append(script, fmt.Sprintf("%s %s*%d", st.Verb, st.Arg, st.Times))
+	}
+	type client struct {
+		ID        int     `json:"id"`
+		Arrive    float64 `json:"arrive"`
+		End       float64 `json:"end"`
+		Connect   float64 `json:"connect"`
+		Greeting  float64 `json:"greeting"`
+		Login     float64 `json:"login"`
+		FirstByte float64 `json:"first_byte"`
+		Session   float64 `json:"session"`
+		Bytes     int64   `json:"bytes"`
+		Outcome   string  `json:"outcome"`
+		Detail    string  `json:"detail,omitempty"`
+	}
+	var cs []client
+	for _, c := range r.Clients {
+		cs = append(cs, client{c.ID, c.Arrive.Seconds(), c.End.Seconds(), c.Connect.Seconds(), c.Greeting.Seconds(),
+			c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail})
+	}
+	return json.Marshal(struct {
+		Parameters bench.Params      `json:"parameters"`
+		Started    string            `json:"started"`
+		Processed  float64           `json:"processed"`
+		ByOutcome  map[string]int    `json:"outcomes"`
+		Connect    Percentiles       `json:"connect"`
+		Greeting   Percentiles       `json:"greeting"`
+		Session    Percentiles       `json:"session"`
+		Rate       float64           `json:"sessions_per_second"`
+		MBs        float64           `json:"mb_per_second"`
+		Kernel     map[string]int64  `json:"kernel,omitempty"`
+		Sysctls    map[string]string `json:"sysctls"`
+		Clients    []client          `json:"clients"`
+	}{bench.Params{{Name: "addr", Value: cfg.Addr}, {Name: "users", Value: cfg.Users}, {Name: "delay", Value: cfg.Delay.Seconds()},
+		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
+		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed}},
+		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Session,
+		s.SessionsPerSecond, s.MBPerSecond, r.Kernel, r.Sysctls, cs})
+}
