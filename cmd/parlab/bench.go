@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"parlab/bench"
 	"parlab/spawn"
 	"parlab/spawn/study"
 )
@@ -135,16 +138,9 @@ func (a *app) bench(args []string) error {
 	if setup.Progress != nil {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
-	out := a.stdout
-	if *jsonOut == "-" {
-		b, err := doc.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		a.stdout.Write(append(b, '\n'))
-		out = a.stderr // the tables still get printed, out of the JSON's way
-	} else if *jsonOut != "" {
-		if err := doc.WriteFile(*jsonOut); err != nil {
+	out := io.Writer(a.stdout)
+	if *jsonOut != "" {
+		if out, err = a.jsonTo(*jsonOut, doc); err != nil {
 			return err
 		}
 	}
@@ -235,18 +231,23 @@ func (a *app) report(args []string) error {
 
 // writeHTML writes the HTML report to path, through a temporary file.
 func writeHTML(path string, d, old *study.Doc) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
 	var b strings.Builder
 	if err := d.WriteHTML(&b, old); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return err
+	return bench.WriteFile(path, []byte(b.String()))
+}
+
+// jsonTo writes v as JSON to dest, a file (atomically) or "-" for stdout,
+// and returns where text output should go: stderr when stdout has the JSON.
+func (a *app) jsonTo(dest string, v any) (io.Writer, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	return os.Rename(tmp, path)
+	if dest == "-" {
+		a.stdout.Write(append(b, '\n'))
+		return a.stderr, nil // the tables still get printed, out of the JSON's way
+	}
+	return a.stdout, bench.WriteFile(dest, append(b, '\n'))
 }

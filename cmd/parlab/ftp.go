@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"crypto/tls"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -226,16 +225,9 @@ func (a *app) ftpLoad(args []string) error {
 	if cfg.Progress != nil {
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
-	out := a.stdout
+	out := io.Writer(a.stdout)
 	if *jsonOut != "" {
-		b, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		if *jsonOut == "-" {
-			a.stdout.Write(append(b, '\n'))
-			out = a.stderr
-		} else if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if out, err = a.jsonTo(*jsonOut, res); err != nil {
 			return err
 		}
 	}
