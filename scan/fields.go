@@ -22,24 +22,25 @@ func commaMask(w uint64) uint64 {
 	return ^((x&lo7 + lo7) | x | lo7)
 }
 
-// pick finds the summed fields of a bare row (no quotes; line end stripped)
-// and stores them in fields and their offsets in line in offs, in byCol
-// order. It returns how many it found (b.nsum unless the row is too short)
-// and how many fields the row has (counted only when it is short).
-func (b *binding) pick(line []byte, fields *[MaxSums][]byte, offs *[MaxSums]int) (found, have int) {
+// pick finds the fields cols (ascending column indexes) of a bare row (no
+// quotes; line end stripped) and stores them in fields and their offsets in
+// line in offs, in cols order. It returns how many it found (len(cols)
+// unless the row is too short) and how many fields the row has (counted
+// only when it is short).
+func pick(line []byte, cols []int, fields [][]byte, offs []int) (found, have int) {
 	k, col, start := 0, 0, 0 // field number col starts at line[start]
-	want := b.byCol[0].col
-	// take records field col = line[start:end] for every sum that wants it;
-	// it reports whether all sums are found.
+	want := cols[0]
+	// take records field col = line[start:end] for every entry that wants
+	// it; it reports whether all are found.
 	take := func(end int) bool {
-		for k < b.nsum && want == col {
+		for k < len(cols) && want == col {
 			fields[k], offs[k] = line[start:end], start
 			k++
-			if k < b.nsum {
-				want = b.byCol[k].col
+			if k < len(cols) {
+				want = cols[k]
 			}
 		}
-		return k == b.nsum
+		return k == len(cols)
 	}
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
@@ -79,10 +80,10 @@ func (b *binding) pick(line []byte, fields *[MaxSums][]byte, offs *[MaxSums]int)
 // commas from the end out of the window's comma bitmap (cm; the row starts
 // at bit base): the Sales set's money columns are 3 of its last 4, so three
 // leading-zero counts find them, with no walk over the row's bytes.
-func (b *binding) pickBack(line []byte, cm *[winBytes / 64]uint64, base int, fields *[MaxSums][]byte, offs *[MaxSums]int) {
-	k := b.nsum - 1
-	want := b.byCol[k].col
-	col, end := b.ncols-1, len(line) // field number col ends at line[end]
+func pickBack(line []byte, cm *[winBytes / 64]uint64, base, ncols int, cols []int, fields [][]byte, offs []int) {
+	k := len(cols) - 1
+	want := cols[k]
+	col, end := ncols-1, len(line) // field number col ends at line[end]
 	hi := base + len(line)
 	for w := (hi - 1) >> 6; w >= base>>6; w-- {
 		m := cm[w]
@@ -100,7 +101,7 @@ func (b *binding) pickBack(line []byte, cm *[winBytes / 64]uint64, base int, fie
 				if k--; k < 0 {
 					return
 				}
-				want = b.byCol[k].col
+				want = cols[k]
 			}
 			col, end = col-1, x
 			m &^= 1 << hb

@@ -100,3 +100,49 @@ func FuzzParseFixed(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuery is FuzzScan for the general queries: a filter with any
+// operator and value on either column, with or without a group-by, and
+// every aggregate, against refGeneral.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []struct {
+		body, value string
+		op, shape   uint8
+	}{
+		{"a,1,2\nb,3,4\n", "2", 4, 0},
+		{"a,1.5,2\r\n\r\na,\"3\",-4.25", "a", 0, 1},
+		{"\"a,b\",1,2\n\"a\"\"\",1,1\n", `a"`, 1, 3},
+		{"a,1/2/2015,2\nb,2015-01-03,4\n", "1/2/2015", 5, 7},
+		{"a,7.1,2\nb,7.10,4\na,-0,1\n", "7.1", 3, 15},
+		{"x,1,2\ny,2,3\nx,3,4\n", "y", 2, 31},
+	} {
+		f.Add([]byte(s.body), s.value, s.op, s.shape)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, value string, op, shape uint8) {
+		in := append([]byte(fuzzHeader), body...)
+		col := "f"
+		if shape&16 != 0 {
+			col = "x"
+		}
+		q := Query{Filters: []Cond{{col, Op(op % 6), value}}}
+		if shape&1 != 0 {
+			q.By = []string{"f"}
+			if shape&32 != 0 {
+				q.By = append(q.By, "y")
+			}
+		}
+		if shape&2 != 0 {
+			q.Min = []string{"x"}
+		}
+		if shape&4 != 0 {
+			q.Max = []string{"y", "x"}
+		}
+		if shape&8 != 0 {
+			q.Avg = []string{"y"}
+		}
+		if q.Min == nil && q.Max == nil && q.Avg == nil {
+			q.Sum = []string{"x", "y"}
+		}
+		checkGen(t, "fuzz", []refFile{{"fuzz.csv", in}}, q)
+	})
+}

@@ -8,17 +8,78 @@ import (
 	"strings"
 )
 
-// Query is one filter-and-sum question: count the rows whose column Where
-// equals Equals (byte for byte) and sum the columns Sum over them. An empty
-// Where matches every row.
+// Query is one question: the rows that pass every filter (all of them: AND),
+// grouped by the columns By (none: one group of every matching row), and per
+// group the count and the aggregates Sum, Min, Max and Avg (each a list of
+// columns). Where and Equals are a shorthand for a first filter Where =
+// Equals; an empty Where and no Filters match every row.
+//
+// Sums, minimums and maximums are exact; an average is the exact sum over
+// the count, rounded half to even to AvgScale or the column's scale if that
+// is larger. Sort and Limit order and cut the groups of a group-by; they
+// change nothing the scan does.
 type Query struct {
-	Where  string
-	Equals string
-	Sum    []string
+	Where   string
+	Equals  string
+	Filters []Cond
+	By      []string
+	Sum     []string
+	Min     []string
+	Max     []string
+	Avg     []string
+	Sort    []SortKey
+	Limit   int
 }
 
-// DefaultSums is what a query sums when it names no columns.
+// SortKey orders a group-by's output by one of its columns (a group-by
+// column, "count", or an aggregate's label, see Agg.Label), ascending unless
+// Desc.
+type SortKey struct {
+	Col  string
+	Desc bool
+}
+
+// DefaultSums is what a query sums when it names no aggregate at all.
 var DefaultSums = []string{"Total Revenue", "Total Profit"}
+
+// MaxFields is how many distinct columns one query can read (filters,
+// group-by columns and aggregates together).
+const MaxFields = 32
+
+// Agg is one aggregate of a query's answer: Func ("sum", "min", "max" or
+// "avg") of the column Col (as the header spells it), kept in Result slot
+// Slot (Sums, Mins, Maxs).
+type Agg struct {
+	Func string
+	Col  string
+	Slot int
+}
+
+// Label is the aggregate's column in an answer: a sum is labelled by its
+// column's name, as ever; the others as "min(Units Sold)".
+func (a Agg) Label() string {
+	if a.Func == "sum" {
+		return a.Col
+	}
+	return a.Func + "(" + a.Col + ")"
+}
+
+// Spec is a query bound to a header: what its answer's columns are called
+// and how its groups are ordered. Every name is as the header spells it.
+type Spec struct {
+	Filters []Cond
+	By      []string
+	Aggs    []Agg
+	Sort    []sortBy
+	Limit   int
+}
+
+// sortBy is a SortKey resolved to an output column: -1-i for group-by
+// column i, 0 for the count, 1+i for Aggs[i].
+type sortBy struct {
+	col  int
+	desc bool
+}
 
 // aliases are the reference project's short filter names, in loose form
 // (see looseName), and the header names they stand for. They apply to the
@@ -116,29 +177,67 @@ func ParseWhere(s string) (col, val string, err error) {
 	return strings.TrimSpace(col), val, nil
 }
 
-// ErrDupSum is a query that sums one column twice.
+// ErrDupSum is a query that sums one column twice (or names a column twice
+// in any one aggregate's list, or in the group-by).
 var ErrDupSum = errors.New("column is summed twice")
 
-// Validate checks what can be checked without a header: Sum is nil (the
-// default sums) or one to MaxSums names, none empty, none given twice.
+// Validate checks what can be checked without a header: each aggregate list
+// is nil or one to MaxSums names, none empty, none given twice; the
+// group-by names no column twice; Sort and Limit come with a group-by.
 func (q *Query) Validate() error {
-	if q.Sum != nil && len(q.Sum) == 0 {
-		return fmt.Errorf("the sum list names no column")
-	}
-	if len(q.Sum) > MaxSums {
-		return fmt.Errorf("at most %d columns can be summed, got %d", MaxSums, len(q.Sum))
-	}
-	for i, s := range q.Sum {
-		if strings.TrimSpace(s) == "" {
-			return fmt.Errorf("empty column name in the sum list")
+	lists := []struct {
+		what  string
+		names []string
+	}{{"sum", q.Sum}, {"min", q.Min}, {"max", q.Max}, {"avg", q.Avg}, {"group-by", q.By}}
+	for _, l := range lists {
+		if l.names != nil && len(l.names) == 0 {
+			return fmt.Errorf("the %s list names no column", l.what)
 		}
-		for _, t := range q.Sum[:i] {
-			if t == s {
-				return fmt.Errorf("%w: %s", ErrDupSum, clipQuote(s))
+		if len(l.names) > MaxSums && l.what != "group-by" {
+			return fmt.Errorf("at most %d columns can be aggregated by %s, got %d", MaxSums, l.what, len(l.names))
+		}
+		for i, s := range l.names {
+			if strings.TrimSpace(s) == "" {
+				return fmt.Errorf("empty column name in the %s list", l.what)
+			}
+			for _, t := range l.names[:i] {
+				if t == s {
+					if l.what == "sum" {
+						return fmt.Errorf("%w: %s", ErrDupSum, clipQuote(s))
+					}
+					return fmt.Errorf("%w: %s is in the %s list twice", ErrDupSum, clipQuote(s), l.what)
+				}
 			}
 		}
 	}
+	for _, c := range q.Filters {
+		if strings.TrimSpace(c.Col) == "" {
+			return fmt.Errorf("%w: a filter names no column", ErrFilter)
+		}
+	}
+	if len(q.By) == 0 && (len(q.Sort) > 0 || q.Limit != 0) {
+		return fmt.Errorf("--sort and --limit order and cut the groups of a group-by: give --by")
+	}
+	if q.Limit < 0 {
+		return fmt.Errorf("the limit must not be negative, got %d", q.Limit)
+	}
 	return nil
+}
+
+// conds is every filter of q: Where = Equals first, if given, then Filters.
+func (q *Query) conds() []Cond {
+	if q.Where == "" {
+		return q.Filters
+	}
+	return append([]Cond{{Col: q.Where, Op: OpEq, Value: q.Equals}}, q.Filters...)
+}
+
+// simple reports whether q has the reference's shape, which the fast paths
+// serve: at most one filter, an equality, and sums only, no group-by.
+func (q *Query) simple() bool {
+	cs := q.conds()
+	return len(q.By) == 0 && q.Min == nil && q.Max == nil && q.Avg == nil &&
+		(len(cs) == 0 || (len(cs) == 1 && cs[0].Op == OpEq))
 }
 
 // binding is a Query tied to one file's header: column indexes, not names.
@@ -151,9 +250,10 @@ type binding struct {
 	nsum   int
 	// byCol lists the summed columns in ascending column order, so one walk
 	// along a matching row finds them all; slot is where each one's sum goes.
-	byCol [MaxSums]struct{ col, slot int }
-	names []string // header name per slot, for errors
-	ncols int      // fields in the header
+	byCol   [MaxSums]struct{ col, slot int }
+	sumCols [MaxSums]int // byCol's columns alone, for pick
+	names   []string     // header name per slot, for errors
+	ncols   int          // fields in the header
 	// back: the summed columns lie in the header's back half, so a row with
 	// exactly ncols fields is quicker to walk from its end (see pickBack).
 	back  bool
@@ -167,22 +267,30 @@ type binding struct {
 	// hotSums lists byCol for hotWalk: each summed column's slot, and
 	// from, the count of commas from the row's end to the one before it.
 	hotSums [MaxSums]struct{ from, slot uint8 }
+
+	spec Spec
+	// gen is the general path's binding, nil for the simple shape.
+	gen *general
 }
 
 func bind(q *Query, header []string) (binding, error) {
 	var b binding
 	find := func(name string) (int, error) { return resolve(name, header) }
 	b.filter = -1
-	if q.Where != "" {
-		i, err := find(q.Where)
+	if err := q.Validate(); err != nil {
+		return b, err
+	}
+	if !q.simple() {
+		return bindGeneral(q, header)
+	}
+	if cs := q.conds(); len(cs) == 1 {
+		i, err := find(cs[0].Col)
 		if err != nil {
 			return b, err
 		}
-		b.filter, b.value, b.fname = i, []byte(q.Equals), header[i]
-		b.bareOK = !strings.ContainsAny(q.Equals, ",\"\n")
-	}
-	if err := q.Validate(); err != nil {
-		return b, err
+		b.filter, b.value, b.fname = i, []byte(cs[0].Value), header[i]
+		b.bareOK = !strings.ContainsAny(cs[0].Value, ",\"\n")
+		b.spec.Filters = []Cond{{Col: header[i], Op: OpEq, Value: cs[0].Value}}
 	}
 	sums := q.Sum
 	if sums == nil {
@@ -201,6 +309,7 @@ func bind(q *Query, header []string) (binding, error) {
 			}
 		}
 		b.names = append(b.names, header[i])
+		b.spec.Aggs = append(b.spec.Aggs, Agg{Func: "sum", Col: header[i], Slot: slot})
 		// insertion into the sorted list
 		j := slot
 		for j > 0 && b.byCol[j-1].col > i {
@@ -208,6 +317,9 @@ func bind(q *Query, header []string) (binding, error) {
 			j--
 		}
 		b.byCol[j] = struct{ col, slot int }{i, slot}
+	}
+	for k := range b.nsum {
+		b.sumCols[k] = b.byCol[k].col
 	}
 	b.ncols = len(header)
 	b.back = b.nsum > 0 && b.byCol[0].col >= len(header)/2

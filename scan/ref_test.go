@@ -190,6 +190,7 @@ func sameKind(got, want error) bool {
 		{ErrQuote, ErrQuote}, {ErrBareQuote, ErrBareQuote},
 		{ErrSyntax, ErrSyntax}, {ErrOverflow, ErrOverflow}, {ErrShortRow, ErrShortRow},
 		{ErrNoHeader, ErrNoHeader}, {ErrColumn, ErrColumn}, {ErrDupColumn, ErrDupColumn},
+		{ErrFilter, ErrFilter}, {ErrNotComparable, ErrNotComparable}, {ErrDupSum, ErrDupSum},
 	}
 	for _, p := range pairs {
 		if errors.Is(got, p[0]) && errors.Is(want, p[1]) {

@@ -8,10 +8,17 @@ import (
 // MaxSums is how many columns one query can sum.
 const MaxSums = 8
 
-// Result is what a scan of some rows found. It has a fixed size and no
-// pointers, so workers can each own one and the parent merges them. It owns
-// its merge (Merge), its equality (Equal) and its encoding for the child
-// protocol (AppendBinary, DecodeResult).
+// Result is what a scan of some rows found. Its fixed part (everything but
+// Groups) has no pointers, so workers can each own one and the parent merges
+// them; a group-by keeps its groups in Groups, which grows with the number
+// of distinct keys. It owns its merge (Merge), its equality (Equal) and its
+// encoding for the child protocol (AppendBinary, DecodeResult for the fixed
+// part; Groups.AppendBinary and DecodeGroups for the variable one).
+//
+// Sums, Mins and Maxs are indexed by aggregate slot (see Spec.Aggs); a query
+// without group-by keeps its figures here, a group-by in Groups. hotWalk
+// (hot_amd64.s) writes Rows, Matched and Sums by their offsets: new fields go
+// after them.
 type Result struct {
 	Rows    int64 // data rows scanned (blank lines and headers are not rows)
 	Matched int64 // rows that passed the filter
@@ -20,6 +27,9 @@ type Result struct {
 	// sure to be row starts in a file none of whose rows holds a quote.
 	Quoted int64
 	Sums   [MaxSums]Fixed
+	Mins   [MaxSums]Extreme
+	Maxs   [MaxSums]Extreme
+	Groups *Groups
 }
 
 // Merge adds o into r. Sums are exact and cannot overflow (see Fixed), so
@@ -27,6 +37,14 @@ type Result struct {
 func (r *Result) Merge(o *Result) {
 	for i := range r.Sums {
 		r.Sums[i].AddFixed(o.Sums[i])
+		r.Mins[i].mergeMin(o.Mins[i])
+		r.Maxs[i].mergeMax(o.Maxs[i])
+	}
+	if o.Groups != nil {
+		if r.Groups == nil {
+			r.Groups = newGroups(o.Groups.Slots, o.Groups.Need)
+		}
+		r.Groups.Merge(o.Groups)
 	}
 	r.Rows += o.Rows
 	r.Matched += o.Matched
@@ -40,19 +58,21 @@ func (r *Result) Equal(o *Result) bool {
 		return false
 	}
 	for i := range r.Sums {
-		if !r.Sums[i].Equal(o.Sums[i]) {
+		if !r.Sums[i].Equal(o.Sums[i]) || r.Mins[i] != o.Mins[i] || r.Maxs[i] != o.Maxs[i] {
 			return false
 		}
 	}
-	return true
+	return r.Groups.Equal(o.Groups)
 }
 
-// ResultSize is the length of a Result's binary form.
-const ResultSize = 8 * (3 + 5*MaxSums)
+// ResultSize is the length of the binary form of a Result's fixed part.
+const ResultSize = 8 * (3 + 5*MaxSums + 4*MaxSums)
 
-// AppendBinary appends r's binary form: ResultSize bytes, every field a
-// little-endian 64-bit word in declaration order (Rows, Matched, Quoted,
-// then per sum V, Scale, C[0], C[1], C[2]).
+// AppendBinary appends the binary form of r's fixed part: ResultSize bytes,
+// every field a little-endian 64-bit word in declaration order (Rows,
+// Matched, Quoted, then per sum V, Scale, C[0], C[1], C[2], then per minimum
+// and then per maximum M and S, S being -1 for no value). Groups are not in
+// it: see Groups.AppendBinary.
 func (r *Result) AppendBinary(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint64(b, uint64(r.Rows))
@@ -63,6 +83,16 @@ func (r *Result) AppendBinary(b []byte) []byte {
 		b = le.AppendUint64(b, uint64(s.Scale))
 		for _, w := range s.C {
 			b = le.AppendUint64(b, w)
+		}
+	}
+	for _, xs := range [2]*[MaxSums]Extreme{&r.Mins, &r.Maxs} {
+		for _, x := range xs {
+			s := int64(-1)
+			if x.Set {
+				s = int64(x.S)
+			}
+			b = le.AppendUint64(b, uint64(x.M))
+			b = le.AppendUint64(b, uint64(s))
 		}
 	}
 	return b
@@ -84,6 +114,19 @@ func DecodeResult(b []byte) (Result, error) {
 		s.C = wide{word(k + 2), word(k + 3), word(k + 4)}
 		if s.Scale < 0 || s.Scale > MaxScale {
 			return r, fmt.Errorf("result: sum %d has scale %d", i, s.Scale)
+		}
+	}
+	k := 3 + 5*MaxSums
+	for _, xs := range [2]*[MaxSums]Extreme{&r.Mins, &r.Maxs} {
+		for i := range xs {
+			m, s := int64(word(k)), int64(word(k+1))
+			k += 2
+			if s < -1 || s > MaxScale {
+				return r, fmt.Errorf("result: extreme %d has scale %d", i, s)
+			}
+			if s >= 0 {
+				xs[i] = Extreme{m, int8(s), true}
+			}
 		}
 	}
 	return r, nil

@@ -443,25 +443,7 @@ func reencode(t testing.TB, b []byte, quoteAll, crlf bool, perm []int) []byte {
 // the reference's.
 func TestDifferentialGenerated(t *testing.T) {
 	base := generated(t, 3000, 3)
-	ident := make([]int, len(data.Header))
-	rev := make([]int, len(data.Header))
-	for i := range ident {
-		ident[i], rev[i] = i, len(ident)-1-i
-	}
-	variants := map[string]func([]byte) []byte{
-		"plain":      func(b []byte) []byte { return b },
-		"all quoted": func(b []byte) []byte { return reencode(t, b, true, false, ident) },
-		"crlf":       func(b []byte) []byte { return reencode(t, b, false, true, ident) },
-		"reversed":   func(b []byte) []byte { return reencode(t, b, false, false, rev) },
-		"quoted crlf reversed": func(b []byte) []byte {
-			return reencode(t, b, true, true, rev)
-		},
-		"bom, blank lines, no final newline": func(b []byte) []byte {
-			out := append([]byte{}, bom...)
-			out = append(out, bytes.ReplaceAll(b, []byte("\nEurope"), []byte("\n\n\r\nEurope"))...)
-			return bytes.TrimSuffix(out, []byte("\n"))
-		},
-	}
+	variants := variants(t)
 	queries := []Query{
 		{Where: "Region", Equals: "Europe"},
 		{Where: "Country", Equals: "Cote d'Ivoire", Sum: []string{"Units Sold", "Total Cost"}},
@@ -603,7 +585,7 @@ func TestRowStartAndQuoted(t *testing.T) {
 }
 
 func TestAnswer(t *testing.T) {
-	a := &Answer{Filter: "Region", Value: "Europe", SumNames: []string{"Total Revenue"},
+	a := &Answer{Spec: Spec{Filters: []Cond{{Col: "Region", Value: "Europe"}}, Aggs: []Agg{{Func: "sum", Col: "Total Revenue"}}},
 		Result: Result{Rows: 10, Matched: 3, Quoted: 1, Sums: [MaxSums]Fixed{{V: 123456, Scale: 2}}}}
 	b := *a
 	b.Quoted = 0
@@ -612,11 +594,12 @@ func TestAnswer(t *testing.T) {
 		t.Error("equal answers differ")
 	}
 	for _, change := range []func(x *Answer){
-		func(x *Answer) { x.Matched++ }, func(x *Answer) { x.Rows++ }, func(x *Answer) { x.Value = "Asia" },
-		func(x *Answer) { x.SumNames = []string{"Total Profit"} }, func(x *Answer) { x.Sums[0].V++ },
+		func(x *Answer) { x.Matched++ }, func(x *Answer) { x.Rows++ }, func(x *Answer) { x.Filters[0].Value = "Asia" },
+		func(x *Answer) { x.Aggs[0].Col = "Total Profit" }, func(x *Answer) { x.Sums[0].V++ },
+		func(x *Answer) { x.Aggs[0].Func = "min" }, func(x *Answer) { x.Filters[0].Op = OpNe },
 	} {
 		c := *a
-		c.SumNames = slices.Clone(a.SumNames)
+		c.Filters, c.Aggs = slices.Clone(a.Filters), slices.Clone(a.Aggs)
 		change(&c)
 		if a.Equal(&c) {
 			t.Errorf("%+v equals %+v", c, *a)
@@ -633,5 +616,30 @@ func TestAnswer(t *testing.T) {
 	}
 	if (*Answer)(nil).Equal(a) || !(*Answer)(nil).Equal(nil) {
 		t.Error("nil answers")
+	}
+}
+
+// variants are the six dialect variants of one data set: plain, all quoted,
+// CRLF, columns reversed, all three, and a BOM with blank lines and no final
+// newline.
+func variants(t testing.TB) map[string]func([]byte) []byte {
+	ident := make([]int, len(data.Header))
+	rev := make([]int, len(data.Header))
+	for i := range ident {
+		ident[i], rev[i] = i, len(ident)-1-i
+	}
+	return map[string]func([]byte) []byte{
+		"plain":      func(b []byte) []byte { return b },
+		"all quoted": func(b []byte) []byte { return reencode(t, b, true, false, ident) },
+		"crlf":       func(b []byte) []byte { return reencode(t, b, false, true, ident) },
+		"reversed":   func(b []byte) []byte { return reencode(t, b, false, false, rev) },
+		"quoted crlf reversed": func(b []byte) []byte {
+			return reencode(t, b, true, true, rev)
+		},
+		"bom, blank lines, no final newline": func(b []byte) []byte {
+			out := append([]byte{}, bom...)
+			out = append(out, bytes.ReplaceAll(b, []byte("\nEurope"), []byte("\n\n\r\nEurope"))...)
+			return bytes.TrimSuffix(out, []byte("\n"))
+		},
 	}
 }

@@ -111,7 +111,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	p := max(start, t.body)
 	var mk marks
 	wb, we, quotes := 0, 0, false // data[wb:we] is classified into mk
-	quick, v0 := t.b.filter == 0 && t.b.bareOK && len(t.b.value) > 0 && t.b.value[0] != '\r', byte(0)
+	quick, v0 := t.b.gen == nil && t.b.filter == 0 && t.b.bareOK && len(t.b.value) > 0 && t.b.value[0] != '\r', byte(0)
 	if quick {
 		v0 = t.b.value[0]
 	}
@@ -192,6 +192,9 @@ func (t *Table) longRow(p int, r *Result) (int, error) {
 // data). mk, if not nil, holds the marks of a window starting at wb that
 // covers the line.
 func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
+	if t.b.gen != nil {
+		return t.lineGen(p, e, r, mk, wb)
+	}
 	line := t.data[p:e]
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
@@ -222,11 +225,11 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 	var fields [MaxSums][]byte
 	var offs [MaxSums]int
 	if t.b.back && mk != nil && countBits(&mk.cm, p-wb, p-wb+len(line)) == t.b.ncols-1 {
-		t.b.pickBack(line, &mk.cm, p-wb, &fields, &offs)
+		pickBack(line, &mk.cm, p-wb, t.b.ncols, t.b.sumCols[:t.b.nsum], fields[:], offs[:])
 		goto parse
 	}
 	if t.b.nsum > 0 {
-		if k, have := t.b.pick(line, &fields, &offs); k < t.b.nsum {
+		if k, have := pick(line, t.b.sumCols[:t.b.nsum], fields[:], offs[:]); k < t.b.nsum {
 			bc := t.b.byCol[k]
 			return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
 		}
@@ -265,6 +268,9 @@ type span struct {
 // slowRow parses the record at p with the full RFC 4180 parser and adds it to
 // r. It returns where the next record starts.
 func (t *Table) slowRow(p int, r *Result) (int, error) {
+	if t.b.gen != nil {
+		return t.slowGen(p, r)
+	}
 	b := &t.b
 	var spans [MaxSums]span
 	matched, got, fi := b.filter < 0, 0, 0
@@ -414,9 +420,3 @@ func (t *Table) RowStart(off int) int {
 	}
 	return len(t.data)
 }
-
-// SumNames returns the header names of the summed columns, in query order.
-func (t *Table) SumNames() []string { return t.b.names }
-
-// FilterName returns the header name of the filter column, "" for none.
-func (t *Table) FilterName() string { return t.b.fname }

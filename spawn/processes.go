@@ -146,6 +146,9 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 			continue
 		}
 		res, err := getResult(us)
+		if err == nil && status == unitDone {
+			err = getGroups(region, l, us, &res)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("unit %d: %w", i, err)
 		}

@@ -18,7 +18,8 @@ import (
 // so no two workers ever write the same cache line.
 //
 //	offset   size       what
-//	0        64         header: magic | cursor | workers | units | jobLen | t0
+//	0        64         header: magic | cursor | workers | units | jobLen | t0 |
+//	                    heap (bytes of the variable part taken so far)
 //	64       jobLen…    the job, encoding/gob (paths, query, io mode, units,
 //	                    assignment), padded to 64. gob keeps strings' bytes as
 //	                    they are, so a value or path that is not UTF-8 reaches
@@ -30,9 +31,20 @@ import (
 //	                      56 msgLen  64 msg (≤ 448 B)
 //	U        1024 · M   unit slots, one per unit:
 //	                      0 status (0 pending, 1 done, 2 failed)  8 worker
-//	                      16 the result: scan.ResultSize opaque bytes
-//	                         (scan.Result.AppendBinary; spawn never looks inside)
+//	                      16 the result's fixed part: scan.ResultSize opaque
+//	                         bytes (scan.Result.AppendBinary; spawn never
+//	                         looks inside)
+//	                      then varOff, varLen: where the result's variable
+//	                         part is in the heap (0, 0 for none)
 //	                      then msgLen and msg (the rest of the slot)
+//	size     varLen…    the heap: the variable parts of the units' results
+//	                    (a group-by's groups, scan.Groups.AppendBinary),
+//	                    one after another, each at size+varOff. It is not
+//	                    mapped: a worker takes its range with an atomic add
+//	                    on heap and writes it with pwrite(2), which grows
+//	                    the memfd and never shrinks it, so workers writing
+//	                    at once lose nothing; the parent reads it with
+//	                    pread(2) once every worker has exited.
 //
 // cursor is the dynamic split's next unit, taken with an atomic add. t0 is the
 // parent's CLOCK_MONOTONIC at the start of the run: the one clock that every
@@ -41,7 +53,7 @@ const (
 	regionMagic = 0x31304241_4C524150 // "PARLAB01"
 	markerDone  = 0x4B4F4B524F57_5044 // written last by a worker that finished
 
-	hdrMagic, hdrCursor, hdrWorkers, hdrUnits, hdrJobLen, hdrT0 = 0, 8, 16, 24, 32, 40
+	hdrMagic, hdrCursor, hdrWorkers, hdrUnits, hdrJobLen, hdrT0, hdrHeap = 0, 8, 16, 24, 32, 40, 48
 	jobOff                                                      = 64
 
 	workerSlot = 512
@@ -59,7 +71,9 @@ const (
 	uStatus  = 0
 	uWorker  = 8
 	uResult  = 16
-	uMsgLen  = (uResult + scan.ResultSize + 7) &^ 7
+	uVarOff  = (uResult + scan.ResultSize + 7) &^ 7
+	uVarLen  = uVarOff + 8
+	uMsgLen  = uVarLen + 8
 	uMsg     = uMsgLen + 8
 
 	unitPending, unitDone, unitFailed = 0, 1, 2
@@ -141,7 +155,55 @@ func readRegion(r *shm.Region) (*job, layout, int64, error) {
 // into the slot's own capacity).
 func putResult(b []byte, res *scan.Result) { res.AppendBinary(b[uResult:uResult]) }
 
-func getResult(b []byte) (scan.Result, error) { return scan.DecodeResult(b[uResult:uMsgLen]) }
+func getResult(b []byte) (scan.Result, error) { return scan.DecodeResult(b[uResult:uVarOff]) }
+
+// putGroups writes a result's variable part into the heap of region r
+// (laid out as l) and records where in the unit slot us.
+func putGroups(r *shm.Region, l layout, us []byte, res *scan.Result) error {
+	if res.Groups == nil {
+		return nil
+	}
+	enc := res.Groups.AppendBinary(nil)
+	off := int(r.Add(hdrHeap, uint64(len(enc)))) - len(enc)
+	for done := 0; done < len(enc); {
+		n, err := unix.Pwrite(r.Fd(), enc[done:], int64(l.size+off+done))
+		if err != nil {
+			return fmt.Errorf("writing %d bytes of groups to the shared region: %w", len(enc), err)
+		}
+		done += n
+	}
+	le.PutUint64(us[uVarOff:], uint64(off))
+	le.PutUint64(us[uVarLen:], uint64(len(enc)))
+	return nil
+}
+
+// getGroups reads back what putGroups wrote for the unit slot us.
+func getGroups(r *shm.Region, l layout, us []byte, res *scan.Result) error {
+	off, n := int64(le.Uint64(us[uVarOff:])), int64(le.Uint64(us[uVarLen:]))
+	if n == 0 {
+		return nil
+	}
+	if heap := int64(r.Load(hdrHeap)); off < 0 || n < 0 || off+n > heap {
+		return fmt.Errorf("groups at %d+%d past the heap's %d bytes", off, n, heap)
+	}
+	buf := make([]byte, n)
+	for done := int64(0); done < n; {
+		k, err := unix.Pread(r.Fd(), buf[done:], int64(l.size)+off+done)
+		if err != nil {
+			return fmt.Errorf("reading groups from the shared region: %w", err)
+		}
+		if k == 0 {
+			return fmt.Errorf("groups: the shared region ends %d bytes short", n-done)
+		}
+		done += int64(k)
+	}
+	g, err := scan.DecodeGroups(buf)
+	if err != nil {
+		return err
+	}
+	res.Groups = g
+	return nil
+}
 
 // putMsg stores an error message (cut to fit) at lenOff, its bytes after.
 func putMsg(b []byte, lenOff, msgOff, slot int, msg string) {

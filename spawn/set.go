@@ -197,13 +197,6 @@ func (s *Set) Close() {
 	s.Files, s.Tables = nil, nil
 }
 
-// SumNames returns the header names of the summed columns (as the first file
-// spells them), in the query's order.
-func (s *Set) SumNames() []string { return s.Tables[0].SumNames() }
-
-// FilterName returns the header name of the filter column, "" for none.
-func (s *Set) FilterName() string { return s.Tables[0].FilterName() }
-
 // Unit is a piece of work: the rows of file File that start in [Start, End).
 type Unit struct {
 	File       int

@@ -66,9 +66,7 @@ type Report struct {
 	Split    string
 	Workers  int
 	Result   scan.Result
-	SumNames []string
-	Filter   string // the filter column's header name, "" for none
-	Value    string // the filter's value
+	Spec     scan.Spec // the query's names, as the first file's header spells them
 	Files    int
 	Bytes    int64
 
@@ -91,7 +89,7 @@ func (r *Report) Answer() *scan.Answer {
 	if r.Strategy == NameFloor {
 		return nil
 	}
-	return &scan.Answer{Filter: r.Filter, Value: r.Value, SumNames: r.SumNames, Result: r.Result}
+	return &scan.Answer{Spec: r.Spec, Result: r.Result}
 }
 
 // WorkerStat is what one worker did.
@@ -178,7 +176,7 @@ func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 func (s *Set) report(strategy, split string, workers int) *Report {
 	return &Report{
 		Strategy: strategy, Split: split, Workers: workers,
-		SumNames: s.SumNames(), Filter: s.FilterName(), Value: s.Query.Equals,
+		Spec: s.Tables[0].Spec(),
 		Files: len(s.Tables), Bytes: s.Bytes,
 	}
 }

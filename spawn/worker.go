@@ -114,6 +114,9 @@ func workerMain(args []string) int {
 		err := set.scanUnit(context.Background(), u, &res)
 		le.PutUint64(us[uWorker:], uint64(w))
 		putResult(us, &res)
+		if err == nil {
+			err = putGroups(region, l, us, &res)
+		}
 		if err != nil {
 			putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
 			le.PutUint64(us[uStatus:], unitFailed)

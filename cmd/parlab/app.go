@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"golang.org/x/term"
@@ -29,6 +30,17 @@ type app struct {
 	fixTimes func(*spawn.Report)
 	// tty reports whether w is a terminal (progress bars go only there).
 	tty func(w any) bool
+	// ncpu, if set, is the core count in place of runtime.NumCPU (golden
+	// tests fix it).
+	ncpu int
+}
+
+// cores is the machine's core count: a query's default worker count.
+func (a *app) cores() int {
+	if a.ncpu > 0 {
+		return a.ncpu
+	}
+	return runtime.NumCPU()
 }
 
 // usageError is a mistake on the command line: exit status 2.

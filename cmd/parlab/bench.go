@@ -74,13 +74,13 @@ func (a *app) bench(args []string) error {
 	if len(pos) == 0 {
 		pos = []string{"data/sales-1M"}
 	}
-	if qf.where == "" {
-		qf.where = "Region=Europe"
+	if len(qf.where) == 0 && qf.by+qf.sum+qf.min+qf.max+qf.avg == "" {
+		qf.where = listFlag{"Region=Europe"} // the reference's question
 	}
 	if qf.timeout == 0 {
 		qf.timeout = time.Minute // a hung worker must not hang the bench
 	}
-	c, err := qf.config(pos)
+	c, err := qf.config(pos, a.cores())
 	if err != nil {
 		return err
 	}

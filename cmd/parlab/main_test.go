@@ -49,7 +49,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, fixTimes: fixedTimes,
-		tty: func(any) bool { return false }}
+		tty: func(any) bool { return false }, ncpu: 2}
 	code := a.main(args)
 	return code, out.String(), errb.String()
 }
@@ -83,6 +83,13 @@ func TestQueryGolden(t *testing.T) {
 		{"query_all_rows", []string{"query", "--sum", "Total Profit", "testdata/sales"}},
 		{"query_goroutines_verbose", []string{"query", "--where", "region=Europe", "--strategy", "goroutines",
 			"--workers", "3", "--split", "file", "--verbose", "testdata/sales"}},
+		{"query_seq", []string{"query", "--strategy", "seq", "--where", "region=Europe", "testdata/sales"}},
+		{"query_by_region", []string{"query", "--by", "Region", "--sum", "Total Revenue", "--avg", "Units Sold", "testdata/sales"}},
+		{"query_filters", []string{"query", "--where", "Region=Europe", "--where", "Sales Channel=Online", "--where", "Units Sold>5000",
+			"--min", "Units Sold", "--max", "Total Profit", "testdata/sales"}},
+		{"query_top", []string{"query", "--by", "Country,Item Type", "--sort", "Total Profit:desc", "--limit", "3", "--csv", "testdata/sales"}},
+		{"query_by_json", []string{"query", "--where", "Order Date>=2014-01-01", "--by", "Sales Channel", "--max", "Unit Price", "--json", "testdata/sales"}},
+		{"query_csv", []string{"query", "--where", "Item Type!=Fruits", "--where", `Country<"M"`, "--avg", "Total Profit", "--csv", "testdata/sales"}},
 	}
 	for _, tt := range tests {
 		code, out, errs := run(t, "", tt.args...)
@@ -105,7 +112,7 @@ func TestQueryJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if doc.Strategy != "seq" || doc.Matched == 0 || doc.Sums["Total Revenue"] == "" || doc.Data.Files != 2 ||
+	if doc.Strategy != "goroutines" || doc.Matched == 0 || doc.Sums["Total Revenue"] == "" || doc.Data.Files != 2 ||
 		doc.Data.Rows != 60 || doc.Data.Bytes == 0 || doc.Time["total"] != 0.003 || doc.Time["setup"] != 0.001 {
 		t.Errorf("JSON fields: %+v", doc)
 	}
@@ -120,7 +127,7 @@ func TestIOModesAgree(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("--io %s: exit %d: %s", io, code, errs)
 			}
-			out = strings.Replace(out, "("+"seq, "+io+")", "(seq, IO)", 1)
+			out = strings.Replace(out, "split, "+io+")", "split, IO)", 1)
 			if first == "" {
 				first = out
 			} else if out != first {
@@ -142,12 +149,22 @@ func TestErrors(t *testing.T) {
 		{"no column", []string{"query", "--where", "planet=Mars", "testdata/sales"}, exitFail, `no such column in the header: "planet"`},
 		{"missing file", []string{"query", "--where", "region=Europe", "testdata/nope.csv"}, exitFail, "nope.csv"},
 		{"no path", []string{"query", "--where", "region=Europe"}, exitUsage, "no PATH given"},
-		{"bad where", []string{"query", "--where", "Europe", "testdata/sales"}, exitUsage, "COLUMN=VALUE"},
+		{"bad where", []string{"query", "--where", "Europe", "testdata/sales"}, exitUsage, `--where: bad filter "Europe": want COLUMN OP VALUE`},
+		{"value starting with an operator", []string{"query", "--where", "Units Sold=>5", "testdata/sales"}, exitUsage, `a value that starts with = ! < or > must be quoted`},
+		{"no column before op", []string{"query", "--where", ">5", "testdata/sales"}, exitUsage, `bad filter ">5": no column before the operator`},
+		{"order without value", []string{"query", "--where", "Units Sold<", "testdata/sales"}, exitUsage, `< needs a value`},
+		{"open quote", []string{"query", "--where", `"Units Sold<5`, "testdata/sales"}, exitUsage, `the column's quote is not closed`},
+		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `xaa.csv:2:1: column "Region": field cannot be compared: "Sub-Saharan Africa" is compared as a number`},
+		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
+		{"sort unknown", []string{"query", "--by", "Region", "--sort", "Nope:desc", "testdata/sales"}, exitFail, `cannot sort by "Nope"`},
+		{"by twice", []string{"query", "--by", "Region,region", "testdata/sales"}, exitFail, `"Region" and "region" are both field 1`},
+		{"json and csv", []string{"query", "--json", "--csv", "testdata/sales"}, exitUsage, "give one"},
+		{"bad list", []string{"query", "--min", `"Units Sold`, "testdata/sales"}, exitUsage, "--min: list"},
 		{"bad io", []string{"query", "--io", "fread", "testdata/sales"}, exitUsage, `--io: unknown I/O mode "fread"`},
 		{"bad flag", []string{"query", "--frobnicate", "testdata/sales"}, exitUsage, "frobnicate"},
 		{"unknown command", []string{"frob"}, exitUsage, `unknown command "frob"`},
 		{"too many sums", []string{"query", "--sum", "a,b,c,d,e,f,g,h,i", "testdata/sales"}, exitUsage, "at most 8"},
-		{"empty sum list", []string{"query", "--sum", ",", "testdata/sales"}, exitUsage, `--sum "," names no column`},
+		{"empty sum list", []string{"query", "--sum", ",", "testdata/sales"}, exitUsage, `--sum: list ",": an empty column name`},
 		{"sum twice", []string{"query", "--sum", "Total Revenue,Total Revenue", "testdata/sales"}, exitUsage, "summed twice"},
 		{"sum twice, two spellings", []string{"query", "--sum", "Total Revenue,total_revenue", "testdata/sales"}, exitFail, "summed twice"},
 		{"glob characters", []string{"query", "testdata/sa*"}, exitFail, "no such file"},
@@ -258,7 +275,7 @@ func TestFailingWorkerCLI(t *testing.T) {
 func TestStrategyUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"query", "--strategy", "threads", "testdata/sales"},
-		{"query", "--workers", "0", "testdata/sales"},
+		{"query", "--workers", "-1", "testdata/sales"},
 		{"query", "--split", "halves", "testdata/sales"},
 		{"query", "--timeout", "-1s", "testdata/sales"},
 	} {
@@ -270,7 +287,7 @@ func TestStrategyUsage(t *testing.T) {
 
 // The menu, driven through a pipe as a script would.
 func TestMenu(t *testing.T) {
-	script := "2\n1\nEurope\n3\n4\ny\n9\n3\n3\n\n2\n2\nn\n"
+	script := "2\n1\nEurope\n3\n4\n-\ny\n9\n3\n3\n\n2\n2\nRegion, sales channel\nn\n"
 	code, out, errs := run(t, script, "menu", "testdata/sales")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -280,7 +297,7 @@ func TestMenu(t *testing.T) {
 		t.Errorf("menu transcript:\n%s", out)
 	}
 	// A worker count out of range is asked again, not an exit.
-	code, out, errs = run(t, "3\n1\nEurope\n99999\n0\n2\n3\nn\n", "menu", "testdata/sales")
+	code, out, errs = run(t, "3\n1\nEurope\n99999\n0\n2\n3\n\nn\n", "menu", "testdata/sales")
 	if code != 0 || strings.Count(out, "please answer 1 to 1024") != 2 || !strings.Contains(out, "Matching orders") {
 		t.Errorf("menu, bad worker counts: exit %d\n%s%s", code, out, errs)
 	}
@@ -576,16 +593,17 @@ func TestJSONNotUTF8(t *testing.T) {
 		var doc struct {
 			Matched int64             `json:"matched"`
 			Sums    map[string]string `json:"sums"`
-			Where   struct {
+			Filters []struct {
 				Column    string `json:"column"`
 				ColumnHex string `json:"column_hex"`
+				Op        string `json:"op"`
 				Value     string `json:"value"`
 				ValueHex  string `json:"value_hex"`
-			} `json:"where"`
+			} `json:"filters"`
 		}
 		json.Unmarshal([]byte(out), &doc)
-		if doc.Matched != 3 || doc.Sums["Total Revenue"] != "13.50" || doc.Where.ValueHex != "43757261e7616f" ||
-			doc.Where.ColumnHex != "436f756e7472ff" || doc.Where.Value != "Cura\ufffdao" {
+		if doc.Matched != 3 || doc.Sums["Total Revenue"] != "13.50" || len(doc.Filters) != 1 || doc.Filters[0].ValueHex != "43757261e7616f" ||
+			doc.Filters[0].ColumnHex != "436f756e7472ff" || doc.Filters[0].Value != "Cura\ufffdao" || doc.Filters[0].Op != "=" {
 			t.Errorf("%s: %+v", st, doc)
 		}
 	}

@@ -80,7 +80,7 @@ func (a *app) menu(args []string) error {
 		if !ok {
 			return nil
 		}
-		qf.strategy, qf.where = approaches[ap], columns[col]+"="+val
+		qf.strategy, qf.where = approaches[ap], listFlag{columns[col] + "=" + val}
 		if ap > 0 {
 			for {
 				n, ok := ask("Workers", "4")
@@ -98,7 +98,14 @@ func (a *app) menu(args []string) error {
 			}
 			qf.split = splits[sp]
 		}
-		c, err := qf.config(pos)
+		by, ok := ask("Group by (columns, comma-separated; - for none)", "-")
+		if !ok {
+			return nil
+		}
+		if qf.by = by; by == "-" {
+			qf.by = ""
+		}
+		c, err := qf.config(pos, a.cores())
 		if err == nil {
 			var rep *spawn.Report
 			st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name

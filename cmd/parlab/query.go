@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -18,69 +23,127 @@ import (
 
 // queryFlags are the flags every command that runs a query shares.
 type queryFlags struct {
-	where, sum, io  string
-	populate        bool
-	strategy, split string
-	workers         int
-	timeout         time.Duration
+	where                        listFlag
+	by, sum, min, max, avg, sort string
+	limit                        int
+	io                           string
+	populate                     bool
+	strategy, split              string
+	workers                      int
+	timeout                      time.Duration
 }
 
+// listFlag is a flag that may be given more than once.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
 func (q *queryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&q.where, "where", "", "filter COLUMN=VALUE (exact, byte for byte); none: every row")
-	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\")")
+	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >=; give it again for more (all must hold); = and != compare bytes, the others numbers, dates or bytes by the value (see README); none: every row")
+	fs.StringVar(&q.by, "by", "", "group by these columns, comma-separated: one row per distinct key")
+	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\" when no --min, --max or --avg is given)")
+	fs.StringVar(&q.min, "min", "", "columns whose exact minimum to report, comma-separated")
+	fs.StringVar(&q.max, "max", "", "columns whose exact maximum to report, comma-separated")
+	fs.StringVar(&q.avg, "avg", "", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated")
+	fs.StringVar(&q.sort, "sort", "", "with --by: order the groups by these output columns, comma-separated, each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
+	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
-	q.strategy, q.workers, q.split = "seq", 2, "rows"
+	q.strategy, q.workers, q.split = "", 0, "rows"
 }
 
 // registerStrategy adds the flags that pick one strategy (query and menu;
 // bench sweeps them instead).
 func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
-	fs.StringVar(&q.strategy, "strategy", "seq", "seq, goroutines or processes (or floor: only count newlines, the machine's limit)")
-	fs.IntVar(&q.workers, "workers", 2, "workers for goroutines and processes")
+	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: the fastest, goroutines with one worker per core")
+	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes; 0: one per core")
 	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
 }
 
-// config turns the flags and PATHs into a run's configuration.
-func (q *queryFlags) config(paths []string) (spawn.Config, error) {
+// query turns the query flags into a scan.Query; every fault is a usage
+// error that names the flag and the bad part.
+func (q *queryFlags) query() (scan.Query, error) {
+	var sq scan.Query
+	for _, w := range q.where {
+		c, err := scan.ParseCond(w)
+		if err != nil {
+			return sq, usagef("--where: %v", err)
+		}
+		sq.Filters = append(sq.Filters, c)
+	}
+	for _, l := range []struct {
+		flag string
+		val  string
+		to   *[]string
+	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}} {
+		if l.val == "" {
+			continue
+		}
+		names, err := scan.ParseList(l.val)
+		if err != nil {
+			return sq, usagef("--%s: %v", l.flag, err)
+		}
+		*l.to = names
+	}
+	if q.sort != "" {
+		names, err := scan.ParseList(q.sort)
+		if err != nil {
+			return sq, usagef("--sort: %v", err)
+		}
+		for _, n := range names {
+			k := scan.SortKey{Col: n}
+			if c, ok := strings.CutSuffix(n, ":desc"); ok {
+				k = scan.SortKey{Col: strings.TrimSpace(c), Desc: true}
+			} else if c, ok := strings.CutSuffix(n, ":asc"); ok {
+				k.Col = strings.TrimSpace(c)
+			}
+			sq.Sort = append(sq.Sort, k)
+		}
+	}
+	sq.Limit = q.limit
+	if err := sq.Validate(); err != nil {
+		return sq, usagef("%v", err)
+	}
+	return sq, nil
+}
+
+// config turns the flags and PATHs into a run's configuration. cores is
+// the machine's core count, the default worker count.
+func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	var c spawn.Config
 	if len(paths) == 0 {
 		return c, usagef("no PATH given: name CSV files or directories")
 	}
-	if q.where != "" {
-		col, val, err := scan.ParseWhere(q.where)
-		if err != nil {
-			return c, usagef("%v", err)
-		}
-		c.Query.Where, c.Query.Equals = col, val
-	}
-	if q.sum != "" {
-		if c.Query.Sum = splitList(q.sum); len(c.Query.Sum) == 0 {
-			return c, usagef("--sum %q names no column", q.sum)
-		}
-	}
-	if err := c.Query.Validate(); err != nil {
-		return c, usagef("%v", err)
+	var err error
+	if c.Query, err = q.query(); err != nil {
+		return c, err
 	}
 	mode, err := shm.ParseMode(q.io)
 	if err != nil {
 		return c, usagef("--io: %v", err)
 	}
 	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
+	if q.strategy == "" {
+		q.strategy = spawn.NameGoroutines // the fastest (docs/performance.md)
+	}
 	if _, err := spawn.ParseStrategy(q.strategy); err != nil {
 		return c, usagef("--strategy: %v", err)
 	}
 	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
 		return c, usagef("--split: %v", err)
 	}
-	if q.workers < 1 || q.workers > maxWorkers {
-		return c, usagef("--workers must be 1 to %d, got %d", maxWorkers, q.workers)
+	if q.workers < 0 || q.workers > maxWorkers {
+		return c, usagef("--workers must be 0 (one per core) to %d, got %d", maxWorkers, q.workers)
 	}
 	if q.timeout < 0 {
 		return c, usagef("--timeout must not be negative")
 	}
 	c.Workers, c.Timeout = q.workers, q.timeout
+	if c.Workers == 0 {
+		c.Workers = cores
+	}
 	if q.strategy == spawn.NameSeq {
 		c.Workers = 1
 	}
@@ -100,12 +163,13 @@ func (a *app) query(args []string) error {
 	qf.register(fs)
 	qf.registerStrategy(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	asCSV := fs.Bool("csv", false, "print the answer as CSV (a header, then one row per group, or one row) instead of text")
 	verbose := fs.Bool("verbose", false, "print what each worker did")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	c, err := qf.config(pos)
+	c, err := qf.config(pos, a.cores())
 	if err != nil {
 		return err
 	}
@@ -117,10 +181,16 @@ func (a *app) query(args []string) error {
 	if a.fixTimes != nil {
 		a.fixTimes(rep)
 	}
+	if *asJSON && *asCSV {
+		return usagef("--json and --csv are two outputs: give one")
+	}
 	if *asJSON {
 		a.stdout.Write(reportJSON(rep, c))
 		a.stdout.Write([]byte{'\n'})
 		return nil
+	}
+	if *asCSV {
+		return writeCSV(a.stdout, rep)
 	}
 	a.printReport(rep, c)
 	if *verbose {
@@ -159,10 +229,7 @@ func (a *app) printWorkers(rep *spawn.Report) {
 
 func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	w := a.stdout
-	filter := "all rows"
-	if rep.Filter != "" {
-		filter = rep.Filter + " = " + c.Query.Equals
-	}
+	filter := rep.Spec.Describe()
 	if rep.Strategy == "floor" {
 		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",
 			rep.Workers, rep.Split, group(rep.Result.Rows), humanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
@@ -174,7 +241,15 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, plural(int64(rep.Files), "file"),
 		plural(rep.Result.Rows, "row"), humanBytes(rep.Bytes), how, c.Mode)
-	lines := rep.Answer().Lines()
+	ans := rep.Answer()
+	lines := ans.Lines()
+	if gt := ans.Groups(); gt != nil {
+		lines = []scan.Line{{Label: "Matching orders", Value: group(ans.Matched)}, {Label: "Groups", Value: group(int64(ans.Result.Groups.Len()))}}
+		if gt.Len() < ans.Result.Groups.Len() {
+			lines[1].Value += fmt.Sprintf(" (the first %s shown)", group(int64(gt.Len())))
+		}
+		printGroups(w, gt, len(ans.By))
+	}
 	width := 0
 	for _, l := range lines {
 		width = max(width, len(l.Label))
@@ -191,6 +266,69 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), (rep.Join + rep.Merge).Seconds())
 }
 
+// printGroups prints a group-by's table, aligned: the group-by columns (the
+// first nkeys) to the left, the figures to the right.
+func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
+	width := make([]int, len(gt.Header))
+	for j, h := range gt.Header {
+		width[j] = len(h)
+	}
+	var row []string
+	for i := range gt.Len() {
+		row = gt.Row(row[:0], i, true)
+		for j, v := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(v))
+		}
+	}
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	line := func(cells []string) {
+		for j, v := range cells {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(v))
+			w.WriteString("  ")
+			if j < nkeys {
+				w.WriteString(v + pad)
+			} else {
+				w.WriteString(pad + v)
+			}
+		}
+		w.WriteString("\n")
+	}
+	line(gt.Header)
+	for i := range gt.Len() {
+		row = gt.Row(row[:0], i, true)
+		line(row)
+	}
+}
+
+// writeCSV writes the answer as CSV: for a group-by, its table's header and
+// rows; otherwise the header "matched" and the aggregates' labels, and one
+// row. Numbers are exact and ungrouped.
+func writeCSV(out io.Writer, rep *spawn.Report) error {
+	ans := rep.Answer()
+	if ans == nil {
+		return usagef("--csv: the floor answers no query")
+	}
+	cw := csv.NewWriter(out)
+	if gt := ans.Groups(); gt != nil {
+		cw.Write(gt.Header)
+		var row []string
+		for i := range gt.Len() {
+			row = gt.Row(row[:0], i, false)
+			cw.Write(row)
+		}
+	} else {
+		head, row := []string{"matched"}, []string{strconv.FormatInt(ans.Matched, 10)}
+		for _, v := range ans.Values() {
+			head, row = append(head, v.Label), append(row, v.Value)
+		}
+		cw.Write(head)
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 // The query's JSON object (encoding/json, so it is valid JSON whatever the
 // bytes): times in seconds, counts as numbers, sums as exact decimals in
 // strings so no digit is lost to a float. A string that is not valid UTF-8
@@ -202,9 +340,14 @@ type queryJSON struct {
 	Split      string                 `json:"split"`
 	Workers    int                    `json:"workers"`
 	IO         string                 `json:"io"`
-	Where      *whereJSON             `json:"where"`
+	Filters    []filterJSON           `json:"filters"`
+	By         []string               `json:"by,omitempty"`
 	Matched    *int64                 `json:"matched,omitempty"` // left out for the floor, which answers no query
 	Sums       *bench.Ordered[string] `json:"sums,omitempty"`
+	Min        *bench.Ordered[string] `json:"min,omitempty"`
+	Max        *bench.Ordered[string] `json:"max,omitempty"`
+	Avg        *bench.Ordered[string] `json:"avg,omitempty"`
+	Groups     *groupsJSON            `json:"groups,omitempty"`
 	Lines      *int64                 `json:"lines,omitempty"` // the floor's newline count
 	Data       dataJSON               `json:"data"`
 	Time       timesJSON              `json:"time"`
@@ -214,11 +357,47 @@ type queryJSON struct {
 	Rescanned  []pathJSON             `json:"rescanned"`
 }
 
-type whereJSON struct {
+type filterJSON struct {
 	Column    string `json:"column"`
 	ColumnHex string `json:"column_hex,omitempty"`
+	Op        string `json:"op"`
 	Value     string `json:"value"`
 	ValueHex  string `json:"value_hex,omitempty"`
+}
+
+// groupsJSON is a group-by's table as an array of objects, one per group:
+// the group-by columns, "count" (a number), then each aggregate's label with
+// its exact decimal in a string ("" for a minimum or average of no value).
+type groupsJSON struct {
+	t     *scan.GroupTable
+	nkeys int
+}
+
+func (g groupsJSON) MarshalJSON() ([]byte, error) {
+	b := []byte{'['}
+	var row []string
+	for i := range g.t.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		row = g.t.Row(row[:0], i, false)
+		b = append(b, '{')
+		for j, v := range row {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			k, _ := json.Marshal(g.t.Header[j])
+			b = append(append(b, k...), ':')
+			if j == g.nkeys { // the count
+				b = append(b, v...)
+				continue
+			}
+			vs, _ := json.Marshal(v)
+			b = append(b, vs...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
 }
 
 type dataJSON struct {
@@ -289,13 +468,22 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 	if rep.Strategy == "floor" {
 		j.Lines = &rep.Result.Rows
 	} else {
+		ans := rep.Answer()
 		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
-		j.Sums = &bench.Ordered[string]{}
-		for _, v := range rep.Answer().Values() {
-			j.Sums.Add(v.Label, v.Value)
+		j.Filters = []filterJSON{}
+		for _, f := range ans.Filters {
+			j.Filters = append(j.Filters, filterJSON{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value)})
 		}
-		if rep.Filter != "" {
-			j.Where = &whereJSON{rep.Filter, hexIfNotUTF8(rep.Filter), c.Query.Equals, hexIfNotUTF8(c.Query.Equals)}
+		if gt := ans.Groups(); gt != nil {
+			j.By, j.Groups = ans.By, &groupsJSON{gt, len(ans.By)}
+		} else {
+			for i, v := range ans.Values() {
+				to := map[string]**bench.Ordered[string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg}[ans.Aggs[i].Func]
+				if *to == nil {
+					*to = &bench.Ordered[string]{}
+				}
+				(*to).Add(ans.Aggs[i].Col, v.Value)
+			}
 		}
 	}
 	for i, s := range rep.PerWorker {
@@ -310,11 +498,13 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 	for _, f := range rep.Rescanned {
 		j.Rescanned = append(j.Rescanned, pathJSON(c.Paths[f]))
 	}
-	b, err := json.Marshal(&j)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // ">=" as it is, not "\u003e="
+	if err := enc.Encode(&j); err != nil {
 		panic(err) // every field is a plain value: cannot fail
 	}
-	return b
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
 // group formats n with thousands separators: 1000000 -> "1,000,000".

@@ -84,10 +84,7 @@ func Execute(s Setup) (*Doc, error) {
 	}
 	expected := ref.Answer()
 	doc := &Doc{Env: environment(c, ref), Cold: s.Cold, IncludeOversubscribed: s.FitAll}
-	doc.Env.Query = ref.Filter + "=" + c.Query.Equals
-	if ref.Filter == "" {
-		doc.Env.Query = "all rows"
-	}
+	doc.Env.Query = ref.Spec.Describe()
 	doc.Env.Data = s.Data
 	doc.Expected.Matched = expected.Matched
 	for _, v := range expected.Values() {

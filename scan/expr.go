@@ -1,0 +1,371 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// Op is a filter's comparison.
+type Op uint8
+
+// The comparisons a filter can make.
+const (
+	OpEq Op = iota // =
+	OpNe           // !=
+	OpLt           // <
+	OpLe           // <=
+	OpGt           // >
+	OpGe           // >=
+)
+
+var opNames = [...]string{"=", "!=", "<", "<=", ">", ">="}
+
+func (o Op) String() string { return opNames[o] }
+
+// Cond is one filter: the column Col compared with Value by Op.
+//
+// = and != compare a field's bytes (after unquoting) with Value, exactly.
+// The order comparisons (<, <=, >, >=) compare by Value's kind: a decimal
+// number (the grammar in the package comment) compares exactly as a decimal,
+// so 5000 < 5000.5 and 7.10 = 7.1; a date (M/D/YYYY, as the Sales Records
+// write it, or YYYY-MM-DD) compares as a date, whichever of the two forms
+// the field uses; anything else compares byte for byte (bytes.Compare). In
+// an order comparison by number or date, a field that is not one is an
+// error that names its row, never a row silently left out.
+type Cond struct {
+	Col   string
+	Op    Op
+	Value string
+}
+
+// String is the filter as ParseCond reads it, with the value quoted if it
+// has to be.
+func (c Cond) String() string {
+	v := c.Value
+	if strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) {
+		v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+	}
+	col := c.Col
+	if strings.ContainsAny(col, `=!<>"`) {
+		col = `"` + strings.ReplaceAll(col, `"`, `""`) + `"`
+	}
+	return col + c.Op.String() + v
+}
+
+// ErrFilter is a filter expression ParseCond cannot read.
+var ErrFilter = errors.New("bad filter")
+
+// ParseCond reads a filter expression: COLUMN OP VALUE, OP one of = != < <=
+// > >=. The column ends at the first of the bytes = ! < > (spaces around it
+// are trimmed); a column whose name holds one of them is written in double
+// quotes, "" standing for a quote ("a<b"<5). The value is every byte after
+// the operator, kept as it is (spaces, commas, = and all), so Note=a,b=c
+// has the value "a,b=c"; a value in double quotes is unquoted the same way
+// ("" for a quote), which is how to write one that starts with a quote or
+// with one of = ! < > (Note="=x" has the value "=x"). Such a value
+// unquoted is an error, so that a mistyped operator (=>, =<) is not taken
+// for a value.
+func ParseCond(s string) (Cond, error) {
+	var c Cond
+	rest := strings.TrimLeft(s, " ")
+	if strings.HasPrefix(rest, `"`) {
+		name, after, ok := unquoteExpr(rest)
+		if !ok {
+			return c, fmt.Errorf("%w %s: the column's quote is not closed", ErrFilter, clipQuote(s))
+		}
+		c.Col, rest = name, strings.TrimLeft(after, " ")
+	} else {
+		i := strings.IndexAny(rest, "=!<>")
+		if i < 0 {
+			return c, fmt.Errorf("%w %s: want COLUMN OP VALUE, OP one of = != < <= > >=", ErrFilter, clipQuote(s))
+		}
+		c.Col, rest = strings.TrimRight(rest[:i], " "), rest[i:]
+	}
+	if c.Col == "" {
+		return c, fmt.Errorf("%w %s: no column before the operator", ErrFilter, clipQuote(s))
+	}
+	switch {
+	case strings.HasPrefix(rest, "!="):
+		c.Op, rest = OpNe, rest[2:]
+	case strings.HasPrefix(rest, "<="):
+		c.Op, rest = OpLe, rest[2:]
+	case strings.HasPrefix(rest, ">="):
+		c.Op, rest = OpGe, rest[2:]
+	case strings.HasPrefix(rest, "="):
+		c.Op, rest = OpEq, rest[1:]
+	case strings.HasPrefix(rest, "<"):
+		c.Op, rest = OpLt, rest[1:]
+	case strings.HasPrefix(rest, ">"):
+		c.Op, rest = OpGt, rest[1:]
+	default:
+		at := min(len(rest), 10)
+		return c, fmt.Errorf("%w %s: want an operator (= != < <= > >=) after the column, got %s", ErrFilter, clipQuote(s), clipQuote(rest[:at]))
+	}
+	if strings.HasPrefix(rest, `"`) {
+		v, after, ok := unquoteExpr(rest)
+		if !ok || after != "" {
+			return c, fmt.Errorf("%w %s: a quoted value must end with its closing quote", ErrFilter, clipQuote(s))
+		}
+		rest = v
+	} else if rest != "" && strings.IndexByte("=!<>", rest[0]) >= 0 {
+		return c, fmt.Errorf("%w %s: a value that starts with = ! < or > must be quoted (%s%s\"%s\"), so that a mistyped operator such as => is not taken for a value",
+			ErrFilter, clipQuote(s), c.Col, c.Op, strings.ReplaceAll(rest, `"`, `""`))
+	}
+	c.Value = rest
+	if c.Op != OpEq && c.Op != OpNe && c.Value == "" {
+		return c, fmt.Errorf("%w %s: %s needs a value", ErrFilter, clipQuote(s), c.Op)
+	}
+	return c, nil
+}
+
+// unquoteExpr reads a double-quoted string at the start of s ("" for a
+// quote) and returns it and what follows the closing quote.
+func unquoteExpr(s string) (string, string, bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != '"' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '"' {
+			b.WriteByte('"')
+			i++
+			continue
+		}
+		return b.String(), s[i+1:], true
+	}
+	return "", "", false
+}
+
+// ParseList splits a comma-separated list of column names, trimming spaces
+// around each; a name holding a comma is written in double quotes, "" for a
+// quote ("Cost, total",Units Sold). Empty names are an error.
+func ParseList(s string) ([]string, error) {
+	var out []string
+	rest := s
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		var name string
+		if strings.HasPrefix(rest, `"`) {
+			n, after, ok := unquoteExpr(rest)
+			if !ok {
+				return nil, fmt.Errorf("list %s: a quote is not closed", clipQuote(s))
+			}
+			after = strings.TrimLeft(after, " ")
+			if after != "" && after[0] != ',' {
+				return nil, fmt.Errorf("list %s: want a comma after the quoted name %s", clipQuote(s), clipQuote(n))
+			}
+			name, rest = n, after
+		} else {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				i = len(rest)
+			}
+			name, rest = strings.TrimRight(rest[:i], " "), rest[i:]
+		}
+		if name == "" {
+			return nil, fmt.Errorf("list %s: an empty column name", clipQuote(s))
+		}
+		out = append(out, name)
+		if rest == "" {
+			return out, nil
+		}
+		rest = rest[1:] // the comma
+	}
+}
+
+// kind is how an order comparison compares.
+type kind uint8
+
+const (
+	kindBytes kind = iota
+	kindNumber
+	kindDate
+)
+
+var kindNames = [...]string{"bytes", "number", "date"}
+
+// cond is a Cond bound to a header: the field it reads (an index into the
+// binding's fields) and its value in the form its kind compares.
+type cond struct {
+	fi    int
+	op    Op
+	kind  kind
+	val   []byte
+	m     int64 // kindNumber: Value's mantissa and scale
+	s     int
+	day   int32 // kindDate
+	name  string
+	field int // column index, for errors
+}
+
+func bindCond(c Cond) (cond, error) {
+	k := cond{op: c.Op, val: []byte(c.Value)}
+	if c.Op == OpEq || c.Op == OpNe {
+		return k, nil
+	}
+	if m, s, err := ParseFixed(k.val); err == nil {
+		k.kind, k.m, k.s = kindNumber, m, s
+	} else if errors.Is(err, ErrOverflow) {
+		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
+	} else if d, ok := parseDate(k.val); ok {
+		k.kind, k.day = kindDate, d
+	}
+	return k, nil
+}
+
+// ErrNotComparable is a field that an order comparison cannot compare: not
+// a number where the filter's value is one, or not a date.
+var ErrNotComparable = errors.New("field cannot be compared")
+
+// test reports whether field f (unquoted) passes the filter.
+func (c *cond) test(f []byte) (bool, error) {
+	var r int
+	switch c.op {
+	case OpEq:
+		return string(f) == string(c.val), nil
+	case OpNe:
+		return string(f) != string(c.val), nil
+	}
+	switch c.kind {
+	case kindNumber:
+		m, s, err := ParseFixed(f)
+		if err != nil {
+			return false, fmt.Errorf("%w: %s is compared as a number (%s %s): %w", ErrNotComparable, clipQuote(string(f)), c.op, c.val, err)
+		}
+		r = cmpDec(m, s, c.m, c.s)
+	case kindDate:
+		d, ok := parseDate(f)
+		if !ok {
+			return false, fmt.Errorf("%w: %s is compared as a date (%s %s) but is not M/D/YYYY or YYYY-MM-DD", ErrNotComparable, clipQuote(string(f)), c.op, c.val)
+		}
+		r = cmpInt(int64(d), int64(c.day))
+	default:
+		r = bytes.Compare(f, c.val)
+	}
+	switch c.op {
+	case OpLt:
+		return r < 0, nil
+	case OpLe:
+		return r <= 0, nil
+	case OpGt:
+		return r > 0, nil
+	}
+	return r >= 0, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpDec compares a·10^-sa with b·10^-sb exactly (scales at most MaxScale):
+// the one with the smaller scale is brought to the larger in 128 bits.
+func cmpDec(a int64, sa int, b int64, sb int) int {
+	if sa == sb {
+		return cmpInt(a, b)
+	}
+	if (a < 0) != (b < 0) {
+		if a < 0 {
+			return -1
+		}
+		return 1
+	}
+	// Same sign: compare magnitudes, then flip for negatives.
+	neg := a < 0
+	ua, ub := uint64(a), uint64(b)
+	if neg {
+		ua, ub = -ua, -ub
+	}
+	var ah, al, bh, bl uint64
+	if sa < sb {
+		ah, al = bits.Mul64(ua, uint64(pow10[sb-sa]))
+		bl = ub
+	} else {
+		bh, bl = bits.Mul64(ub, uint64(pow10[sa-sb]))
+		al = ua
+	}
+	r := 0
+	switch {
+	case ah != bh:
+		r = cmpU(ah, bh)
+	default:
+		r = cmpU(al, bl)
+	}
+	if neg {
+		return -r
+	}
+	return r
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parseDate reads M/D/YYYY (month and day of one or two digits) or
+// YYYY-MM-DD, a real calendar day, as a number that orders as the dates do.
+func parseDate(b []byte) (int32, bool) {
+	num := func(b []byte, lo, hi int) (int, []byte, bool) {
+		n, i := 0, 0
+		for i < len(b) && i < hi && b[i]-'0' <= 9 {
+			n = n*10 + int(b[i]-'0')
+			i++
+		}
+		return n, b[i:], i >= lo
+	}
+	var y, m, d int
+	var ok bool
+	rest := b
+	if len(b) == 10 && b[4] == '-' && b[7] == '-' {
+		if y, rest, ok = num(rest, 4, 4); !ok {
+			return 0, false
+		}
+		if m, rest, ok = num(rest[1:], 2, 2); !ok {
+			return 0, false
+		}
+		if d, rest, ok = num(rest[1:], 2, 2); !ok || len(rest) != 0 {
+			return 0, false
+		}
+	} else {
+		if m, rest, ok = num(rest, 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
+			return 0, false
+		}
+		if d, rest, ok = num(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
+			return 0, false
+		}
+		if y, rest, ok = num(rest[1:], 4, 4); !ok || len(rest) != 0 {
+			return 0, false
+		}
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, false
+	}
+	return int32(y*512 + m*32 + d), true
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

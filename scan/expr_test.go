@@ -1,0 +1,139 @@
+package scan
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseCond(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Cond
+	}{
+		{"Region=Europe", Cond{"Region", OpEq, "Europe"}},
+		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, " 5000"}},
+		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c"}},
+		{"Note!=", Cond{"Note", OpNe, ""}},
+		{`Note="=x"`, Cond{"Note", OpEq, "=x"}},
+		{`Note="say ""hi"""`, Cond{"Note", OpEq, `say "hi"`}},
+		{`"a<b"<5`, Cond{"a<b", OpLt, "5"}},
+		{`"x ""y""">=z`, Cond{`x "y"`, OpGe, "z"}},
+		{"Order Date<=1/31/2015", Cond{"Order Date", OpLe, "1/31/2015"}},
+		{"c>-1.5", Cond{"c", OpGt, "-1.5"}},
+	} {
+		got, err := ParseCond(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseCond(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+			continue
+		}
+		// String gives back an expression that reads the same
+		if again, err := ParseCond(got.String()); err != nil || again != got {
+			t.Errorf("%q: String %q reads as %+v, %v", tt.in, got.String(), again, err)
+		}
+	}
+	for _, bad := range []string{"Europe", "=x", " >5", `"open=x`, "a<", "a=>5", "a==5", `a="x"y`, "a!5"} {
+		if _, err := ParseCond(bad); !errors.Is(err, ErrFilter) || !strings.Contains(err.Error(), clipQuote(bad)) {
+			t.Errorf("ParseCond(%q): %v", bad, err)
+		}
+	}
+}
+
+func TestParseList(t *testing.T) {
+	got, err := ParseList(` Units Sold, "Cost, total" ,"a ""b""",x`)
+	if want := []string{"Units Sold", "Cost, total", `a "b"`, "x"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("ParseList: %q, %v", got, err)
+	}
+	for _, bad := range []string{",", "a,,b", `"a`, `"a"b`, ""} {
+		if _, err := ParseList(bad); err == nil {
+			t.Errorf("ParseList(%q): no error", bad)
+		}
+	}
+}
+
+func TestDates(t *testing.T) {
+	order := []string{"2/28/1900", "3/1/1900", "1999-12-31", "1/1/2000", "2/29/2000", "2000-03-01", "12/31/2015", "2016-01-01"}
+	for i := range order {
+		for j := range order {
+			a, oka := parseDate([]byte(order[i]))
+			b, okb := parseDate([]byte(order[j]))
+			if !oka || !okb || cmpInt(int64(a), int64(b)) != cmpInt(int64(i), int64(j)) {
+				t.Fatalf("%s vs %s: %d %d %v %v", order[i], order[j], a, b, oka, okb)
+			}
+		}
+	}
+	for _, bad := range []string{"2/29/1900", "13/1/2000", "0/1/2000", "1/32/2000", "4/31/2000", "1/1/200", "1/1/20000", "2000-1-01", "2000/01/01", "1//2000", "", "a/b/cccc"} {
+		if _, ok := parseDate([]byte(bad)); ok {
+			t.Errorf("%q is a date", bad)
+		}
+	}
+}
+
+func TestCmpDec(t *testing.T) {
+	for _, tt := range []struct {
+		a    int64
+		sa   int
+		b    int64
+		sb   int
+		want int
+	}{
+		{71, 1, 710, 2, 0}, {5000, 0, 50005, 1, -1}, {-1, 0, -10, 1, 0}, {-2, 0, -15, 1, -1},
+		{1, 18, 0, 0, 1}, {-1, 18, 0, 0, -1}, {9223372036854775807, 0, 9223372036854775807, 18, 1},
+		{-9223372036854775807, 18, -9223372036854775807, 0, 1}, {3, 0, -3, 5, 1},
+	} {
+		if got := cmpDec(tt.a, tt.sa, tt.b, tt.sb); got != tt.want {
+			t.Errorf("cmpDec(%d e-%d, %d e-%d) = %d", tt.a, tt.sa, tt.b, tt.sb, got)
+		}
+		if got := cmpDec(tt.b, tt.sb, tt.a, tt.sa); got != -tt.want {
+			t.Errorf("cmpDec(%d e-%d, %d e-%d) = %d", tt.b, tt.sb, tt.a, tt.sa, got)
+		}
+	}
+}
+
+// avg rounds half to even at AvgScale or the sum's scale.
+func TestAvg(t *testing.T) {
+	for _, tt := range []struct {
+		sum  Fixed
+		n    int64
+		want string
+	}{
+		{Fixed{V: 1, Scale: 0}, 3, "0.333333"}, {Fixed{V: 2, Scale: 0}, 3, "0.666667"},
+		{Fixed{V: 5, Scale: 7}, 2, "0.0000002"}, {Fixed{V: 15, Scale: 7}, 2, "0.0000008"},
+		{Fixed{V: -15, Scale: 7}, 2, "-0.0000008"}, {Fixed{V: -1, Scale: 0}, 3, "-0.333333"},
+		{Fixed{V: 1000, Scale: 2}, 4, "2.500000"}, {Fixed{C: wideOf(-7)}, 2, "-3.500000"},
+	} {
+		if got := avgOf(tt.sum, tt.n); got != tt.want {
+			t.Errorf("avg(%s / %d) = %s, want %s", tt.sum, tt.n, got, tt.want)
+		}
+	}
+	if avgOf(Fixed{}, 0) != "" {
+		t.Error("an average of no rows")
+	}
+}
+
+// Groups survive their binary form, and a damaged one is an error.
+func TestGroupsBinary(t *testing.T) {
+	g := newGroups(2, NeedSum|NeedMin|NeedMax)
+	for i, k := range []string{"a", "", "a\x00b", "a"} {
+		j := g.at([]byte(k))
+		g.Count[j]++
+		g.Sums[j*2].Add(int64(i*100), 2)
+		g.Mins[j*2+1].takeMin(int64(-i), 1)
+		g.Maxs[j*2].takeMax(int64(i), 0)
+	}
+	g.Sums[0].AddFixed(Fixed{C: wideOf(-5), Scale: 2})
+	b := g.AppendBinary(nil)
+	back, err := DecodeGroups(b)
+	if err != nil || !back.Equal(g) || !g.Equal(back) || back.Len() != 3 {
+		t.Fatalf("round trip: %v %+v", err, back)
+	}
+	for cut := range len(b) {
+		if _, err := DecodeGroups(b[:cut]); err == nil {
+			t.Fatalf("cut at %d: no error", cut)
+		}
+	}
+	if _, err := DecodeGroups(append(b, 0)); err == nil {
+		t.Error("a trailing byte: no error")
+	}
+}

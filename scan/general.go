@@ -1,0 +1,340 @@
+package scan
+
+import (
+	"fmt"
+	"slices"
+)
+
+// general is the binding of a query the fast paths do not serve: several
+// filters, order comparisons, a group-by, minimums, maximums or averages.
+// Each row's fields are found once (pick or pickBack, over every column the
+// query reads), then the filters test them in order and the matching row's
+// values go to its group's accumulators.
+type general struct {
+	cols  []int    // the columns read, ascending, distinct (at most MaxFields)
+	names []string // header name per entry of cols
+	conds []cond   // in query order; fi indexes cols
+	keys  []int    // per group-by column, its index in cols
+	slots []aggSlot
+	need  Need
+	ncols int
+	back  bool // every column read is in the header's back half: pickBack
+}
+
+// aggSlot is one aggregated column: where it is in cols and which
+// accumulators it feeds.
+type aggSlot struct {
+	fi   int
+	need Need
+}
+
+// AvgScale is the fewest digits after the point an average has (see Query).
+const AvgScale = 6
+
+func bindGeneral(q *Query, header []string) (binding, error) {
+	b := binding{filter: -1, ncols: len(header)}
+	g := &general{ncols: len(header)}
+	var at []int // the column of each role, in the order of roles below
+	use := func(col int) int {
+		at = append(at, col)
+		return len(at) - 1
+	}
+	for _, c := range q.conds() {
+		i, err := resolve(c.Col, header)
+		if err != nil {
+			return b, err
+		}
+		k, err := bindCond(c)
+		if err != nil {
+			return b, err
+		}
+		k.fi, k.field, k.name = use(i), i, header[i]
+		g.conds = append(g.conds, k)
+		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value})
+	}
+	byCol := map[int]string{}
+	for _, name := range q.By {
+		i, err := resolve(name, header)
+		if err != nil {
+			return b, err
+		}
+		if prev, dup := byCol[i]; dup {
+			return b, fmt.Errorf("%w: %s and %s are both field %d (%s) in the group-by", ErrDupSum,
+				clipQuote(prev), clipQuote(name), i+1, clipQuote(header[i]))
+		}
+		byCol[i] = name
+		g.keys = append(g.keys, use(i))
+		b.spec.By = append(b.spec.By, header[i])
+	}
+	lists := []struct {
+		fn    string
+		names []string
+		need  Need
+	}{{"sum", q.Sum, NeedSum}, {"min", q.Min, NeedMin}, {"max", q.Max, NeedMax}, {"avg", q.Avg, NeedSum}}
+	if q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil {
+		lists[0].names = DefaultSums
+	}
+	slotOf := map[int]int{} // column → slot
+	for _, l := range lists {
+		seen := map[int]string{}
+		for _, name := range l.names {
+			i, err := resolve(name, header)
+			if err != nil {
+				return b, err
+			}
+			if prev, dup := seen[i]; dup {
+				return b, fmt.Errorf("%w: %s and %s are both field %d (%s)", ErrDupSum,
+					clipQuote(prev), clipQuote(name), i+1, clipQuote(header[i]))
+			}
+			seen[i] = name
+			slot, ok := slotOf[i]
+			if !ok {
+				if len(g.slots) == MaxSums {
+					return b, fmt.Errorf("at most %d distinct columns can be aggregated", MaxSums)
+				}
+				slot = len(g.slots)
+				slotOf[i] = slot
+				g.slots = append(g.slots, aggSlot{fi: use(i)})
+			}
+			g.slots[slot].need |= l.need
+			g.need |= l.need
+			b.spec.Aggs = append(b.spec.Aggs, Agg{Func: l.fn, Col: header[i], Slot: slot})
+		}
+	}
+	// The distinct columns, ascending; each role's index moves to its
+	// column's place in that list.
+	g.cols = slices.Clone(at)
+	slices.Sort(g.cols)
+	g.cols = slices.Compact(g.cols)
+	if len(g.cols) > MaxFields {
+		return b, fmt.Errorf("a query can read at most %d distinct columns, this one reads %d", MaxFields, len(g.cols))
+	}
+	place := func(role int) int {
+		i, _ := slices.BinarySearch(g.cols, at[role])
+		return i
+	}
+	for i := range g.conds {
+		g.conds[i].fi = place(g.conds[i].fi)
+	}
+	for i := range g.keys {
+		g.keys[i] = place(g.keys[i])
+	}
+	for i := range g.slots {
+		g.slots[i].fi = place(g.slots[i].fi)
+	}
+	for _, c := range g.cols {
+		g.names = append(g.names, header[c])
+	}
+	g.back = len(g.cols) > 0 && g.cols[0] >= len(header)/2
+	b.gen = g
+	b.spec.Limit = q.Limit
+	for _, sk := range q.Sort {
+		col, err := b.spec.sortColumn(sk.Col)
+		if err != nil {
+			return b, err
+		}
+		b.spec.Sort = append(b.spec.Sort, sortBy{col, sk.Desc})
+	}
+	return b, nil
+}
+
+// sortColumn finds the output column a sort key names: a group-by column,
+// "count", or an aggregate's label (a sum also as "sum(COL)"), matched
+// exactly, then loosely (see looseName).
+func (s *Spec) sortColumn(name string) (int, error) {
+	type label struct {
+		name string
+		col  int
+	}
+	var labels []label
+	for i, n := range s.By {
+		labels = append(labels, label{n, -1 - i})
+	}
+	labels = append(labels, label{"count", 0})
+	for i, a := range s.Aggs {
+		labels = append(labels, label{a.Label(), 1 + i})
+		if a.Func == "sum" {
+			labels = append(labels, label{"sum(" + a.Col + ")", 1 + i})
+		}
+	}
+	for _, match := range []func(string) bool{
+		func(l string) bool { return l == name },
+		func(l string) bool { return looseName(l) == looseName(name) },
+	} {
+		for _, l := range labels {
+			if match(l.name) {
+				return l.col, nil
+			}
+		}
+	}
+	var names []string
+	for _, l := range labels {
+		names = append(names, l.name)
+	}
+	return 0, fmt.Errorf("%w: cannot sort by %s (the output has %s)", ErrColumn, clipQuote(name), quoteList(names))
+}
+
+// lineGen is line for the general binding: data[p:e] is a quote-free line
+// (e its '\n' or the end of data); mk, if not nil, holds the marks of the
+// window at wb that covers it.
+func (t *Table) lineGen(p, e int, r *Result, mk *marks, wb int) error {
+	g := t.b.gen
+	line := t.data[p:e]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) == 0 {
+		return nil // a blank line is not a row
+	}
+	r.Rows++
+	var fields [MaxFields][]byte
+	var offs [MaxFields]int
+	n := len(g.cols)
+	found, have := n, g.ncols
+	if g.back && mk != nil && countBits(&mk.cm, p-wb, p-wb+len(line)) == g.ncols-1 {
+		pickBack(line, &mk.cm, p-wb, g.ncols, g.cols, fields[:n], offs[:n])
+	} else if n > 0 {
+		found, have = pick(line, g.cols, fields[:n], offs[:n])
+	}
+	for k := range found {
+		offs[k] += p
+	}
+	return t.rowGen(r, &fields, &offs, found, func(k int) error {
+		return t.shortRow(p+len(line), g.names[k], g.cols[k], have)
+	})
+}
+
+// slowGen is slowRow for the general binding: the record at p, parsed by
+// the full parser. Quoted fields are unquoted into a buffer of this call's
+// own (so a scan allocates only for a long quoted field).
+func (t *Table) slowGen(p int, r *Result) (int, error) {
+	g := t.b.gen
+	var spans [MaxFields]span
+	got, fi, i := 0, 0, p
+	for {
+		f, next, last, err := readField(t.data, i)
+		if err != nil {
+			return 0, errAt(t.name, t.data, next, "", nil, err)
+		}
+		for got < len(g.cols) && g.cols[got] == fi {
+			spans[got] = f
+			got++
+		}
+		fi++
+		i = next
+		if last {
+			break
+		}
+	}
+	r.Rows++
+	r.Quoted++
+	end := i
+	if end > p && t.data[end-1] == '\n' {
+		end--
+	}
+	var fields [MaxFields][]byte
+	var offs [MaxFields]int
+	var buf [512]byte
+	scratch := buf[:0]
+	for k := range got {
+		sp := spans[k]
+		c := t.data[sp.s:sp.e]
+		if sp.quoted {
+			from := len(scratch)
+			for j := 0; j < len(c); j++ {
+				scratch = append(scratch, c[j])
+				if c[j] == '"' {
+					j++ // doubled in quoted content
+				}
+			}
+			c = scratch[from:len(scratch):len(scratch)]
+		}
+		fields[k], offs[k] = c, sp.s
+	}
+	return i, t.rowGen(r, &fields, &offs, got, func(k int) error {
+		return t.shortRow(end, g.names[k], g.cols[k], fi)
+	})
+}
+
+// rowGen tests a row's fields (fields[k] is column g.cols[k], at offset
+// offs[k] in the data) against the filters and, if it passes, adds it to its
+// group. A value that does not parse is an error before anything is added.
+//
+// Only the first found fields exist (the row is short if found <
+// len(g.cols)); short(k) is the error for a missing field k. As in the
+// simple path, a filter's missing field is an error; a missing group-by or
+// aggregated field is one only in a row that passes every filter.
+func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]int, found int, short func(k int) error) error {
+	g := t.b.gen
+	for i := range g.conds {
+		c := &g.conds[i]
+		if c.fi >= found {
+			return short(c.fi)
+		}
+		ok, err := c.test(fields[c.fi])
+		if err != nil {
+			return errAt(t.name, t.data, offs[c.fi], c.name, fields[c.fi], err)
+		}
+		if !ok {
+			return nil
+		}
+	}
+	if found < len(g.cols) {
+		return short(found)
+	}
+	var ms [MaxSums]int64
+	var ss [MaxSums]int
+	for k, s := range g.slots {
+		m, sc, err := ParseFixed(fields[s.fi])
+		if err != nil {
+			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
+		}
+		ms[k], ss[k] = m, sc
+	}
+	r.Matched++
+	n := len(g.slots)
+	sums, mins, maxs := r.Sums[:n], r.Mins[:n], r.Maxs[:n]
+	if g.keys != nil {
+		if r.Groups == nil {
+			r.Groups = newGroups(n, g.need)
+		}
+		var i int
+		if len(g.keys) == 1 {
+			i = r.Groups.at(fields[g.keys[0]])
+		} else {
+			var kf [MaxFields][]byte
+			for j, fi := range g.keys {
+				kf[j] = fields[fi]
+			}
+			var kb [256]byte
+			i = r.Groups.at(groupKey(kb[:0], kf[:len(g.keys)]))
+		}
+		gr := r.Groups
+		gr.Count[i]++
+		sums, mins, maxs = nil, nil, nil
+		if gr.Sums != nil {
+			sums = gr.Sums[i*n : (i+1)*n]
+		}
+		if gr.Mins != nil {
+			mins = gr.Mins[i*n : (i+1)*n]
+		}
+		if gr.Maxs != nil {
+			maxs = gr.Maxs[i*n : (i+1)*n]
+		}
+	}
+	for k, s := range g.slots {
+		if s.need&NeedSum != 0 {
+			sums[k].Add(ms[k], ss[k])
+		}
+		if s.need&NeedMin != 0 {
+			mins[k].takeMin(ms[k], ss[k])
+		}
+		if s.need&NeedMax != 0 {
+			maxs[k].takeMax(ms[k], ss[k])
+		}
+	}
+	return nil
+}
+
+// Spec returns what the table's query answers, with the header's names.
+func (t *Table) Spec() Spec { return t.b.spec }

@@ -1,0 +1,93 @@
+package scan
+
+import (
+	"strings"
+	"testing"
+)
+
+// generalQueries are the shapes beyond the reference's, each checked
+// against refGeneral in every dialect variant.
+var generalQueries = []Query{
+	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
+	{By: []string{"Region"}},
+	{By: []string{"Country"}, Sum: []string{"Units Sold", "Total Profit"}},
+	{By: []string{"Region", "Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
+	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015"}, {"Order Date", OpLt, "2016-01-01"}, {"Unit Price", OpLe, "100.5"}}},
+	{Filters: []Cond{{"Region", OpGe, "M"}, {"Country", OpNe, "Chad"}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
+	{By: []string{"Order ID"}, Sort: []SortKey{{"Total Revenue", true}}, Limit: 5},
+	{By: []string{"Item Type"}, Sort: []SortKey{{"count", true}}, Limit: 3},
+	{By: []string{"Sales Channel", "Order Priority"}, Avg: []string{"Unit Price"}, Sort: []SortKey{{"avg(unit price)", false}}},
+	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012"}}, Sum: []string{"Units Sold"}},
+	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
+	{Filters: []Cond{{"Total Profit", OpLt, "100"}}, Min: []string{"Total Profit"}},
+}
+
+func TestGeneralGenerated(t *testing.T) {
+	base := generated(t, 2000, 2)
+	for _, q := range generalQueries {
+		var first *refTable
+		for name, v := range variants(t) {
+			var files []refFile
+			for _, f := range base {
+				files = append(files, refFile{f.name, v(f.data)})
+			}
+			got, err := checkGen(t, name, files, q)
+			if err != nil {
+				t.Fatalf("%+v: %v", q, err)
+			}
+			if first == nil {
+				first = &got
+			} else if len(got.cells) != len(first.cells) {
+				t.Fatalf("%s %+v: %d rows, another variant %d", name, q, len(got.cells), len(first.cells))
+			}
+		}
+		if first.matched == 0 || len(first.cells) == 0 {
+			t.Errorf("%+v matched nothing: a weak test", q)
+		}
+	}
+}
+
+func TestGeneralFixtures(t *testing.T) {
+	for _, file := range []string{"edge.csv", "reordered.csv", "decimals.csv"} {
+		for _, q := range []Query{
+			{By: []string{"Region"}},
+			{By: []string{"Country", "Region"}, Min: []string{"Total Revenue"}, Max: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
+			{Filters: []Cond{{"Country", OpEq, "Line\r\nbreak"}}, Avg: []string{"Total Profit"}},
+			{Filters: []Cond{{"Region", OpNe, "Europe"}, {"Units Sold", OpGe, "2"}}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere"}}, Min: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere"}}, By: []string{"Region"}},
+			{Filters: []Cond{{"Item Type", OpGt, "Fruits"}}, By: []string{"Item Type"}, Sort: []SortKey{{"Total Profit", true}}},
+		} {
+			checkGen(t, file, fixture(t, file), q)
+		}
+	}
+}
+
+// Errors of the general path: each names its place, and matches the
+// reference's kind.
+func TestGeneralErrors(t *testing.T) {
+	const h = "Region,Units Sold,Total Revenue,Total Profit,Order Date\n"
+	for _, tt := range []struct {
+		body string
+		q    Query
+		want error
+	}{
+		{"Europe,x,1.00,2.00,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "5"}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,13/1/2015\n", Query{Filters: []Cond{{"Order Date", OpGt, "1/1/2015"}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,2/30/2015\n", Query{Filters: []Cond{{"Order Date", OpLt, "2015-03-01"}}}, ErrNotComparable},
+		{"Europe,5,1.x0,2.00,1/1/2015\n", Query{By: []string{"Region"}}, ErrSyntax},
+		{"Europe,5\n", Query{By: []string{"Region"}}, ErrShortRow},
+		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Nope"}}, ErrColumn},
+		{"Europe,5,1,2,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "99999999999999999999"}}}, ErrFilter},
+		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Region"}, Sort: []SortKey{{"Nope", false}}}, ErrColumn},
+		{"Europe,5,1,2,1/1/2015\n", Query{Min: []string{"Units Sold", "units_sold"}}, ErrDupSum},
+	} {
+		_, err := checkGen(t, tt.body, []refFile{{"e.csv", []byte(h + tt.body)}}, tt.q)
+		if err == nil || !sameKind(err, tt.want) {
+			t.Errorf("%q %+v: %v, want %v", tt.body, tt.q, err, tt.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "e.csv") {
+			t.Errorf("%v does not name the file", err)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package scan
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Extreme is an exact minimum or maximum: the value M·10^-S, kept as it was
+// parsed (so 7.10 stays 7.10). The zero value is "no value yet".
+type Extreme struct {
+	M   int64
+	S   int8
+	Set bool
+}
+
+// String is the exact decimal, "" if no value was seen.
+func (x Extreme) String() string {
+	if !x.Set {
+		return ""
+	}
+	return Fixed{V: x.M, Scale: int64(x.S)}.String()
+}
+
+// cmp compares two set extremes exactly.
+func (x Extreme) cmp(o Extreme) int { return cmpDec(x.M, int(x.S), o.M, int(o.S)) }
+
+// takeMin and takeMax fold a value in. Of two equal values at different
+// scales (7.1 and 7.10) the first one seen stays, but which rows a merge
+// sees first depends on the split: so an equal value at the larger scale
+// wins, and every order gives the same digits.
+func (x *Extreme) takeMin(m int64, s int) {
+	if !x.Set {
+		*x = Extreme{m, int8(s), true}
+		return
+	}
+	if c := cmpDec(m, s, x.M, int(x.S)); c < 0 || (c == 0 && s > int(x.S)) {
+		*x = Extreme{m, int8(s), true}
+	}
+}
+
+func (x *Extreme) takeMax(m int64, s int) {
+	if !x.Set {
+		*x = Extreme{m, int8(s), true}
+		return
+	}
+	if c := cmpDec(m, s, x.M, int(x.S)); c > 0 || (c == 0 && s > int(x.S)) {
+		*x = Extreme{m, int8(s), true}
+	}
+}
+
+func (x *Extreme) mergeMin(o Extreme) {
+	if o.Set {
+		x.takeMin(o.M, int(o.S))
+	}
+}
+
+func (x *Extreme) mergeMax(o Extreme) {
+	if o.Set {
+		x.takeMax(o.M, int(o.S))
+	}
+}
+
+// Groups is a group-by's accumulators: per distinct key, the count of
+// matching rows and, per aggregate slot, the exact sum, the minimum and the
+// maximum (each kept only if some aggregate needs it: Need). Group i's key
+// is Keys[i] (see groupKey for how several columns make one key); its slot
+// k is at i·Slots+k of Sums, Mins and Maxs.
+//
+// A Groups belongs to one scan at a time; Merge and Equal leave their
+// argument unchanged. It grows without bound: one entry per distinct key
+// (docs/design.md states what a group costs).
+type Groups struct {
+	Slots int
+	Need  Need
+	index map[string]int32
+	Keys  []string
+	Count []int64
+	Sums  []Fixed
+	Mins  []Extreme
+	Maxs  []Extreme
+}
+
+// Need says which accumulators a query's aggregates use.
+type Need uint8
+
+// The accumulators a slot can need.
+const (
+	NeedSum Need = 1 << iota
+	NeedMin
+	NeedMax
+)
+
+func newGroups(slots int, need Need) *Groups {
+	return &Groups{Slots: slots, Need: need, index: make(map[string]int32)}
+}
+
+// Len is the number of groups.
+func (g *Groups) Len() int { return len(g.Keys) }
+
+// at returns the index of key's group, adding an empty one if it is new.
+// key is not kept: the map holds its own copy.
+func (g *Groups) at(key []byte) int {
+	if i, ok := g.index[string(key)]; ok {
+		return int(i)
+	}
+	return g.add(string(key))
+}
+
+func (g *Groups) add(key string) int {
+	i := len(g.Keys)
+	g.index[key] = int32(i)
+	g.Keys = append(g.Keys, key)
+	g.Count = append(g.Count, 0)
+	if g.Need&NeedSum != 0 {
+		g.Sums = append(g.Sums, make([]Fixed, g.Slots)...)
+	}
+	if g.Need&NeedMin != 0 {
+		g.Mins = append(g.Mins, make([]Extreme, g.Slots)...)
+	}
+	if g.Need&NeedMax != 0 {
+		g.Maxs = append(g.Maxs, make([]Extreme, g.Slots)...)
+	}
+	return i
+}
+
+// Merge adds o's groups into g. Both must come from the same query.
+func (g *Groups) Merge(o *Groups) {
+	if len(g.Keys) == 0 && g.index == nil {
+		g.index = make(map[string]int32, len(o.Keys))
+	}
+	for j, key := range o.Keys {
+		i, ok := g.index[key]
+		if !ok {
+			i = int32(g.add(key))
+		}
+		g.Count[i] += o.Count[j]
+		a, b := int(i)*g.Slots, j*g.Slots
+		for k := range g.Slots {
+			if g.Sums != nil {
+				g.Sums[a+k].AddFixed(o.Sums[b+k])
+			}
+			if g.Mins != nil {
+				g.Mins[a+k].mergeMin(o.Mins[b+k])
+			}
+			if g.Maxs != nil {
+				g.Maxs[a+k].mergeMax(o.Maxs[b+k])
+			}
+		}
+	}
+}
+
+// Equal reports whether g and o hold the same groups with the same figures,
+// in any order.
+func (g *Groups) Equal(o *Groups) bool {
+	if g == nil || o == nil {
+		return (g == nil || g.Len() == 0) && (o == nil || o.Len() == 0)
+	}
+	if g.Len() != o.Len() || g.Slots != o.Slots || g.Need != o.Need {
+		return false
+	}
+	for j, key := range o.Keys {
+		i, ok := g.index[key]
+		if !ok || g.Count[i] != o.Count[j] {
+			return false
+		}
+		a, b := int(i)*g.Slots, j*g.Slots
+		for k := range g.Slots {
+			if g.Sums != nil && !g.Sums[a+k].Equal(o.Sums[b+k]) ||
+				g.Mins != nil && g.Mins[a+k] != o.Mins[b+k] ||
+				g.Maxs != nil && g.Maxs[a+k] != o.Maxs[b+k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// AppendBinary appends g's binary form, the variable part of a Result
+// (see spawn/protocol.go for where the child protocol keeps it):
+//
+//	uvarint slots, need, groups
+//	per group: uvarint key length, the key's bytes, varint count,
+//	  per slot, in order: if NeedSum, the sum (varint V, uvarint Scale,
+//	  3 × uvarint C); if NeedMin, then NeedMax, the extreme (byte set;
+//	  if set, varint M, byte S)
+func (g *Groups) AppendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(g.Slots))
+	b = binary.AppendUvarint(b, uint64(g.Need))
+	b = binary.AppendUvarint(b, uint64(len(g.Keys)))
+	ext := func(b []byte, x Extreme) []byte {
+		if !x.Set {
+			return append(b, 0)
+		}
+		b = append(b, 1)
+		b = binary.AppendVarint(b, x.M)
+		return append(b, byte(x.S))
+	}
+	for i, key := range g.Keys {
+		b = binary.AppendUvarint(b, uint64(len(key)))
+		b = append(b, key...)
+		b = binary.AppendVarint(b, g.Count[i])
+		for k := i * g.Slots; k < (i+1)*g.Slots; k++ {
+			if g.Sums != nil {
+				s := g.Sums[k]
+				b = binary.AppendVarint(b, s.V)
+				b = binary.AppendUvarint(b, uint64(s.Scale))
+				for _, w := range s.C {
+					b = binary.AppendUvarint(b, w)
+				}
+			}
+			if g.Mins != nil {
+				b = ext(b, g.Mins[k])
+			}
+			if g.Maxs != nil {
+				b = ext(b, g.Maxs[k])
+			}
+		}
+	}
+	return b
+}
+
+// DecodeGroups reads what AppendBinary wrote; the keys are copied out of b.
+func DecodeGroups(b []byte) (*Groups, error) {
+	bad := fmt.Errorf("groups: malformed binary form")
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	slots, need, n := uv(), uv(), uv()
+	if b == nil || slots > MaxSums || need > 7 || n > uint64(len(b)) {
+		return nil, bad
+	}
+	g := newGroups(int(slots), Need(need))
+	g.index = make(map[string]int32, n)
+	ext := func() Extreme {
+		if len(b) == 0 {
+			b = nil
+			return Extreme{}
+		}
+		set := b[0]
+		b = b[1:]
+		if set == 0 {
+			return Extreme{}
+		}
+		m := sv()
+		if len(b) == 0 {
+			b = nil
+			return Extreme{}
+		}
+		s := int8(b[0])
+		b = b[1:]
+		return Extreme{m, s, true}
+	}
+	for range n {
+		kl := uv()
+		if b == nil || kl > uint64(len(b)) {
+			return nil, bad
+		}
+		key := string(b[:kl])
+		b = b[kl:]
+		if _, dup := g.index[key]; dup {
+			return nil, bad
+		}
+		i := g.add(key)
+		g.Count[i] = sv()
+		for k := i * g.Slots; k < (i+1)*g.Slots; k++ {
+			if g.Sums != nil {
+				s := &g.Sums[k]
+				s.V, s.Scale = sv(), int64(uv())
+				for w := range s.C {
+					s.C[w] = uv()
+				}
+				if s.Scale > MaxScale {
+					return nil, bad
+				}
+			}
+			if g.Mins != nil {
+				g.Mins[k] = ext()
+			}
+			if g.Maxs != nil {
+				g.Maxs[k] = ext()
+			}
+		}
+		if b == nil {
+			return nil, bad
+		}
+	}
+	if len(b) != 0 {
+		return nil, bad
+	}
+	return g, nil
+}
+
+// groupKey appends the key of a row's group-by fields to dst: with one
+// column, the field's bytes; with several, each field's length as a uvarint
+// and then its bytes, so no two different rows make one key.
+func groupKey(dst []byte, fields [][]byte) []byte {
+	if len(fields) == 1 {
+		return append(dst, fields[0]...)
+	}
+	for _, f := range fields {
+		dst = binary.AppendUvarint(dst, uint64(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+// KeyFields splits a group's key back into its fields (n of them).
+func KeyFields(key string, n int) []string {
+	if n == 1 {
+		return []string{key}
+	}
+	out := make([]string, 0, n)
+	b := []byte(key)
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			break
+		}
+		out = append(out, string(b[k:k+int(l)]))
+		b = b[k+int(l):]
+	}
+	return out
+}

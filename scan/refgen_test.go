@@ -1,0 +1,465 @@
+package scan
+
+// The reference for the general queries (several filters, comparisons,
+// group-by, min, max, avg, sort and limit): records from refReader, numbers
+// as math/big rationals, dates by package time, groups in a map of joined
+// keys. It shares nothing with the scanner but the grammar's sentinels.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// refCol resolves a query's column name the documented way: exact, then
+// loose, then the two aliases.
+func refCol(header []string, name string) (int, error) {
+	loose := strings.NewReplacer(" ", "", "_", "", "-", "")
+	fold := func(s string) string { return loose.Replace(strings.ToLower(s)) }
+	tries := []string{name, fold(name)}
+	switch fold(name) {
+	case "item":
+		tries = append(tries, "itemtype")
+	case "channel":
+		tries = append(tries, "saleschannel")
+	}
+	for k, want := range tries {
+		var at []int
+		for i, h := range header {
+			if (k == 0 && h == want) || (k > 0 && fold(h) == want) {
+				at = append(at, i)
+			}
+		}
+		if len(at) > 1 {
+			return 0, ErrDupColumn
+		}
+		if len(at) == 1 {
+			return at[0], nil
+		}
+	}
+	return 0, ErrColumn
+}
+
+// refNum parses a number of the grammar: its value, its scale, or the error.
+func refNum(text string) (*big.Rat, int, error) {
+	if !refNumber.MatchString(text) {
+		return nil, 0, ErrSyntax
+	}
+	var s refSum
+	s.v = new(big.Int)
+	if err := s.add(text); err != nil {
+		return nil, 0, err
+	}
+	return new(big.Rat).SetFrac(s.v, pow10big(s.scale)), s.scale, nil
+}
+
+func refDate(text string) (time.Time, bool) {
+	for _, layout := range []string{"1/2/2006", "2006-01-02"} {
+		if t, err := time.Parse(layout, text); err == nil && (layout != "2006-01-02" || len(text) == 10) {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+type refGroup struct {
+	keys     []string
+	count    int64
+	sums     []refSum
+	min, max []refExt
+}
+
+type refExt struct {
+	set   bool
+	v     *big.Rat
+	text  string
+	scale int
+}
+
+// refTable is a general query's answer the slow way: rows of cells as
+// GroupTable.Row writes them (plain), in output order; without group-by,
+// one row of the count and the aggregates.
+type refTable struct {
+	rows, matched int64
+	cells         [][]string
+}
+
+func refGeneral(files []refFile, q Query) (refTable, error) {
+	var out refTable
+	type agg struct{ fn, name string }
+	var aggs []agg
+	lists := [][2]any{{"sum", q.Sum}, {"min", q.Min}, {"max", q.Max}, {"avg", q.Avg}}
+	if q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil {
+		lists[0][1] = DefaultSums
+	}
+	for _, l := range lists {
+		for _, n := range l[1].([]string) {
+			aggs = append(aggs, agg{l[0].(string), n})
+		}
+	}
+	conds := q.Filters
+	if q.Where != "" {
+		conds = append([]Cond{{Col: q.Where, Value: q.Equals}}, conds...)
+	}
+	groups := map[string]*refGroup{}
+	var order []string
+	for _, f := range files {
+		r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
+		header, err := r.Read()
+		if err == io.EOF {
+			return out, ErrNoHeader
+		}
+		if err != nil {
+			return out, err
+		}
+		var condCols, byCols, aggCols []int
+		need := -1 // the last column a passing row must reach
+		for _, c := range conds {
+			i, err := refCol(header, c.Col)
+			if err != nil {
+				return out, err
+			}
+			if c.Op != OpEq && c.Op != OpNe {
+				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) {
+					return out, ErrFilter
+				}
+			}
+			condCols = append(condCols, i)
+		}
+		for _, n := range q.By {
+			i, err := refCol(header, n)
+			if err != nil {
+				return out, err
+			}
+			byCols, need = append(byCols, i), max(need, i)
+		}
+		seen := map[[2]any]bool{}
+		for _, a := range aggs {
+			i, err := refCol(header, a.name)
+			if err != nil {
+				return out, err
+			}
+			if seen[[2]any{a.fn, i}] {
+				return out, ErrDupSum
+			}
+			seen[[2]any{a.fn, i}] = true
+			aggCols, need = append(aggCols, i), max(need, i)
+		}
+		for {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return out, err
+			}
+			out.rows++
+			pass := true
+			for k, c := range conds {
+				if len(rec) <= condCols[k] {
+					return out, ErrShortRow
+				}
+				if ok, err := refTest(c, rec[condCols[k]]); err != nil {
+					return out, err
+				} else if !ok {
+					pass = false
+					break
+				}
+			}
+			if !pass {
+				continue
+			}
+			if len(rec) <= need {
+				return out, ErrShortRow
+			}
+			// every aggregated value must parse, in the order of the columns'
+			// first appearance (the scanner's slots)
+			for _, c := range aggCols {
+				if _, _, err := refNum(rec[c]); err != nil {
+					return out, fmt.Errorf("%s: %w", f.name, err)
+				}
+			}
+			out.matched++
+			var keys []string
+			for _, c := range byCols {
+				keys = append(keys, rec[c])
+			}
+			id := strings.Join(keys, "\x00")
+			g := groups[id]
+			if g == nil {
+				g = &refGroup{keys: keys}
+				for range aggs {
+					g.sums = append(g.sums, refSum{v: new(big.Int)})
+					g.min = append(g.min, refExt{})
+					g.max = append(g.max, refExt{})
+				}
+				groups[id] = g
+				order = append(order, id)
+			}
+			g.count++
+			for k, c := range aggCols {
+				text := rec[c]
+				g.sums[k].add(text)
+				v, sc, _ := refNum(text)
+				e := refExt{true, v, text, sc}
+				if m := g.min[k]; !m.set || v.Cmp(m.v) < 0 || (v.Cmp(m.v) == 0 && sc > m.scale) {
+					g.min[k] = e
+				}
+				if m := g.max[k]; !m.set || v.Cmp(m.v) > 0 || (v.Cmp(m.v) == 0 && sc > m.scale) {
+					g.max[k] = e
+				}
+			}
+		}
+	}
+	if q.By == nil && len(groups) == 0 {
+		g := &refGroup{}
+		for range aggs {
+			g.sums = append(g.sums, refSum{v: new(big.Int)})
+			g.min = append(g.min, refExt{})
+			g.max = append(g.max, refExt{})
+		}
+		groups[""], order = g, []string{""}
+	}
+	cell := func(g *refGroup, k int) (string, *big.Rat) {
+		switch aggs[k].fn {
+		case "sum":
+			return g.sums[k].String(), new(big.Rat).SetFrac(g.sums[k].v, pow10big(g.sums[k].scale))
+		case "min", "max":
+			e := g.min[k]
+			if aggs[k].fn == "max" {
+				e = g.max[k]
+			}
+			if !e.set {
+				return "", nil
+			}
+			m, _ := new(big.Int).SetString(strings.ReplaceAll(strings.TrimLeft(e.text, "+"), ".", ""), 10)
+			return refSum{v: m, scale: e.scale}.String(), e.v
+		}
+		if g.count == 0 {
+			return "", nil
+		}
+		sc := max(AvgScale, g.sums[k].scale)
+		avg := new(big.Rat).SetFrac(g.sums[k].v, pow10big(g.sums[k].scale))
+		avg.Quo(avg, new(big.Rat).SetInt64(g.count))
+		x := new(big.Rat).Mul(avg, new(big.Rat).SetInt(pow10big(sc)))
+		fl := new(big.Int).Quo(x.Num(), x.Denom()) // toward zero
+		frac := new(big.Rat).Sub(x, new(big.Rat).SetInt(fl))
+		frac.Abs(frac)
+		half := big.NewRat(1, 2)
+		if c := frac.Cmp(half); c > 0 || (c == 0 && fl.Bit(0) == 1) {
+			if x.Sign() < 0 {
+				fl.Sub(fl, big.NewInt(1))
+			} else {
+				fl.Add(fl, big.NewInt(1))
+			}
+		}
+		return refSum{v: fl, scale: sc}.String(), avg
+	}
+	// the sort: each key as the docs say, then the group-by columns
+	kindOf := func(j int) string {
+		num, date := true, true
+		for _, id := range order {
+			v := groups[id].keys[j]
+			if _, _, err := refNum(v); err != nil {
+				num = false
+			}
+			if _, ok := refDate(v); !ok {
+				date = false
+			}
+		}
+		switch {
+		case num:
+			return "num"
+		case date:
+			return "date"
+		}
+		return "bytes"
+	}
+	kinds := make([]string, len(q.By))
+	for j := range kinds {
+		kinds[j] = kindOf(j)
+	}
+	cmpKey := func(a, b *refGroup, j int) int {
+		x, y := a.keys[j], b.keys[j]
+		switch kinds[j] {
+		case "num":
+			vx, _, _ := refNum(x)
+			vy, _, _ := refNum(y)
+			if c := vx.Cmp(vy); c != 0 {
+				return c
+			}
+		case "date":
+			tx, _ := refDate(x)
+			ty, _ := refDate(y)
+			if c := tx.Compare(ty); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(x, y)
+	}
+	labels := append(slices.Clone(q.By), "count")
+	for _, a := range aggs {
+		labels = append(labels, a.fn+"("+a.name+")")
+	}
+	for _, s := range q.Sort {
+		known := slices.ContainsFunc(labels, func(l string) bool { return looseName(l) == looseName(s.Col) }) ||
+			slices.ContainsFunc(aggs, func(g agg) bool { return g.fn == "sum" && looseName(g.name) == looseName(s.Col) })
+		if !known {
+			return out, ErrColumn
+		}
+	}
+	slices.SortFunc(order, func(ia, ib string) int {
+		a, b := groups[ia], groups[ib]
+		for _, s := range q.Sort {
+			c := 0
+			col := slices.IndexFunc(labels, func(l string) bool { return looseName(l) == looseName(s.Col) })
+			if col < 0 { // a sum by its column's bare name
+				col = slices.IndexFunc(aggs, func(g agg) bool { return g.fn == "sum" && looseName(g.name) == looseName(s.Col) }) + len(q.By) + 1
+			}
+			switch {
+			case col < len(q.By):
+				c = cmpKey(a, b, col)
+			case col == len(q.By):
+				c = cmpInt(a.count, b.count)
+			default:
+				_, va := cell(a, col-len(q.By)-1)
+				_, vb := cell(b, col-len(q.By)-1)
+				switch {
+				case va == nil || vb == nil:
+					c = cmpInt(b2i(va != nil), b2i(vb != nil))
+				default:
+					c = va.Cmp(vb)
+				}
+			}
+			if s.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		for j := range q.By {
+			if c := cmpKey(a, b, j); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	if q.Limit > 0 && len(order) > q.Limit {
+		order = order[:q.Limit]
+	}
+	for _, id := range order {
+		g := groups[id]
+		row := append(slices.Clone(g.keys), strconv.FormatInt(g.count, 10))
+		if q.By == nil {
+			row = row[:0]
+		}
+		for k := range aggs {
+			s, _ := cell(g, k)
+			row = append(row, s)
+		}
+		out.cells = append(out.cells, row)
+	}
+	return out, nil
+}
+
+// refTest is one filter the slow way.
+func refTest(c Cond, field string) (bool, error) {
+	switch c.Op {
+	case OpEq:
+		return field == c.Value, nil
+	case OpNe:
+		return field != c.Value, nil
+	}
+	var r int
+	if v, _, err := refNum(c.Value); err == nil {
+		f, _, err := refNum(field)
+		if err != nil {
+			return false, ErrNotComparable
+		}
+		r = f.Cmp(v)
+	} else if d, ok := refDate(c.Value); ok {
+		f, ok := refDate(field)
+		if !ok {
+			return false, ErrNotComparable
+		}
+		r = f.Compare(d)
+	} else {
+		r = strings.Compare(field, c.Value)
+	}
+	switch c.Op {
+	case OpLt:
+		return r < 0, nil
+	case OpLe:
+		return r <= 0, nil
+	case OpGt:
+		return r > 0, nil
+	}
+	return r >= 0, nil
+}
+
+// answerOf scans files whole and returns the answer as cells, the way
+// refGeneral writes them.
+func answerOf(files []refFile, q Query) (refTable, *Answer, error) {
+	var out refTable
+	r, err := scanAll(files, q)
+	if err != nil {
+		return out, nil, err
+	}
+	tb, err := NewTable(files[0].name, files[0].data, &q)
+	if err != nil {
+		return out, nil, err
+	}
+	a := &Answer{Spec: tb.Spec(), Result: r}
+	out.rows, out.matched = r.Rows, r.Matched
+	if gt := a.Groups(); gt != nil {
+		for i := range gt.Len() {
+			out.cells = append(out.cells, gt.Row(nil, i, false))
+		}
+		return out, a, nil
+	}
+	var row []string
+	for _, v := range a.Values() {
+		row = append(row, v.Value)
+	}
+	out.cells = [][]string{row}
+	return out, a, nil
+}
+
+// checkGen runs the scanner over files in each hot mode and requires the
+// reference's table (to the digit and in its order) or an error of the
+// same kind.
+func checkGen(t testing.TB, label string, files []refFile, q Query) (refTable, error) {
+	t.Helper()
+	var got refTable
+	var err error
+	for _, mode := range hotModes() {
+		m := mode()
+		got, _, err = answerOf(files, q)
+		want, werr := refGeneral(files, q)
+		if err != nil || werr != nil {
+			if err == nil || werr == nil || !sameKind(err, werr) {
+				t.Fatalf("%s (%s): scanner error %v, reference error %v", label, m, err, werr)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.File == "" || pe.Line < 1 {
+				t.Fatalf("%s (%s): error %v has no position", label, m, err)
+			}
+			continue
+		}
+		if got.rows != want.rows || got.matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
+			t.Fatalf("%s (%s): scanner rows %d matched %d\n%v\nreference rows %d matched %d\n%v", label, m,
+				got.rows, got.matched, head(got.cells), want.rows, want.matched, head(want.cells))
+		}
+	}
+	return got, err
+}
+
+func head(c [][]string) [][]string { return c[:min(len(c), 12)] }
