@@ -54,7 +54,7 @@ const (
 	markerDone  = 0x4B4F4B524F57_5044 // written last by a worker that finished
 
 	hdrMagic, hdrCursor, hdrWorkers, hdrUnits, hdrJobLen, hdrT0, hdrHeap = 0, 8, 16, 24, 32, 40, 48
-	jobOff                                                      = 64
+	jobOff                                                               = 64
 
 	workerSlot = 512
 	wMarker    = 0

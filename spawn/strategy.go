@@ -176,7 +176,7 @@ func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 func (s *Set) report(strategy, split string, workers int) *Report {
 	return &Report{
 		Strategy: strategy, Split: split, Workers: workers,
-		Spec: s.Tables[0].Spec(),
+		Spec:  s.Tables[0].Spec(),
 		Files: len(s.Tables), Bytes: s.Bytes,
 	}
 }
