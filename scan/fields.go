@@ -112,3 +112,44 @@ func pickBack(line []byte, cm *[winBytes / 64]uint64, base, ncols int, cols []in
 		k--
 	}
 }
+
+// pickFront is pick for a row inside a classified window, reading its
+// commas from the start out of the window's comma bitmap (cm; the row
+// starts at bit base, line is its bytes with the line end stripped): each
+// comma costs a trailing-zero count, and the walk stops at the last field
+// cols wants, with no look at the row's bytes. It returns how many of cols
+// it found (fewer if the row is short).
+func pickFront(line []byte, cm *[winBytes / 64]uint64, base int, cols []int, fields [][]byte, offs []int) int {
+	if len(cols) == 0 {
+		return 0
+	}
+	k, col, start := 0, 0, 0 // field number col starts at line[start]
+	want := cols[0]
+	hi := base + len(line)
+	for w := base >> 6; w <= (hi-1)>>6; w++ {
+		m := cm[w]
+		if w == base>>6 {
+			m &= ^uint64(0) << (base & 63)
+		}
+		if w == (hi-1)>>6 {
+			m &= ^uint64(0) >> (63 - (hi-1)&63)
+		}
+		for m != 0 {
+			x := w<<6 + bits.TrailingZeros64(m) - base // a comma, at line[x]
+			for col == want {
+				fields[k], offs[k] = line[start:x], start
+				if k++; k == len(cols) {
+					return k
+				}
+				want = cols[k]
+			}
+			col, start = col+1, x+1
+			m &= m - 1
+		}
+	}
+	for k < len(cols) && cols[k] == col { // the last field
+		fields[k], offs[k] = line[start:], start
+		k++
+	}
+	return k
+}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -167,4 +168,73 @@ func BenchmarkClassify(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchShape is benchScanFiles for the general queries: the answer is
+// checked against refGeneral after the loop.
+func benchShape(b *testing.B, q Query) {
+	files := benchSet(b)
+	want, err := refGeneral(files, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tables []*Table
+	n := 0
+	for _, f := range files {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, tb)
+		n += len(f.data)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	var r Result
+	for b.Loop() {
+		r = Result{}
+		for _, tb := range tables {
+			s, e := tb.Body()
+			if err := tb.Scan(s, e, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	got, _, err := answerOf(files, q)
+	if err != nil || r.Matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
+		b.Fatalf("answer %d %v (%v), reference %d %v", r.Matched, head(got.cells), err, want.matched, head(want.cells))
+	}
+}
+
+// The shapes (docs/performance.md has the table against Region).
+func BenchmarkShapeItemType(b *testing.B) {
+	benchShape(b, Query{Filters: []Cond{{"Item Type", OpEq, "Cosmetics"}}})
+}
+
+func BenchmarkShapeChannel(b *testing.B) {
+	benchShape(b, Query{Filters: []Cond{{"Sales Channel", OpEq, "Online"}}})
+}
+
+func BenchmarkShapeUnitsSold(b *testing.B) {
+	benchShape(b, Query{Sum: []string{"Units Sold"}})
+}
+
+func BenchmarkShapeByRegion(b *testing.B) {
+	benchShape(b, Query{By: []string{"Region"}})
+}
+
+func BenchmarkShapeByCountry(b *testing.B) {
+	benchShape(b, Query{By: []string{"Country"}})
+}
+
+func BenchmarkShapeThreeFilters(b *testing.B) {
+	benchShape(b, Query{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}})
+}
+
+func BenchmarkShapeMinMaxAvg(b *testing.B) {
+	benchShape(b, Query{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}})
+}
+
+func BenchmarkShapeByOrderID(b *testing.B) {
+	benchShape(b, Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}})
 }

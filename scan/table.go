@@ -110,6 +110,11 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	end = min(end, len(data))
 	p := max(start, t.body)
 	var mk marks
+	var sc rowScratch // the general path's per-row fields, zeroed once here
+	lead, lead0 := false, byte(0)
+	if g := t.b.gen; g != nil {
+		lead, lead0 = g.lead, g.lead0
+	}
 	wb, we, quotes := 0, 0, false // data[wb:we] is classified into mk
 	quick, v0 := t.b.gen == nil && t.b.filter == 0 && t.b.bareOK && len(t.b.value) > 0 && t.b.value[0] != '\r', byte(0)
 	if quick {
@@ -155,6 +160,13 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			p = n
 			continue
 		}
+		// A first filter on the first column rejects most rows by their
+		// first byte right here, without the call to line.
+		if lead && data[p] != '\r' && e > p && data[p] != lead0 {
+			r.Rows++
+			p = next
+			continue
+		}
 		// A filter on the first column rejects most rows by their first byte
 		// right here, without the call to line.
 		if quick && data[p] != '\r' && e > p {
@@ -168,7 +180,13 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				continue
 			}
 		}
-		if err := t.line(p, e, r, &mk, wb); err != nil {
+		var err error
+		if t.b.gen != nil {
+			err = t.lineGen(p, e, r, &mk, wb, &sc)
+		} else {
+			err = t.line(p, e, r, &mk, wb)
+		}
+		if err != nil {
 			return p, err
 		}
 		p = next
@@ -193,7 +211,8 @@ func (t *Table) longRow(p int, r *Result) (int, error) {
 // covers the line.
 func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 	if t.b.gen != nil {
-		return t.lineGen(p, e, r, mk, wb)
+		var sc rowScratch
+		return t.lineGen(p, e, r, mk, wb, &sc)
 	}
 	line := t.data[p:e]
 	if n := len(line); n > 0 && line[n-1] == '\r' {

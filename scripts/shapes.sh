@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# shapes.sh: the issue's query shapes against Region=Europe, whole processes,
+# run alternately (E A E B …) on a warm page cache with the default strategy
+# (goroutines, one worker per core). Prints each shape's median, the
+# baseline's median in the same rounds, and the ratio.
+#
+#   scripts/shapes.sh [DATA_DIR] [RUNS]     (defaults: data/sales-1M 11)
+set -euo pipefail
+dir=${1:-data/sales-1M}
+runs=${2:-11}
+parlab=${PARLAB:-bin/parlab}
+[ -x "$parlab" ] || { echo "shapes: $parlab not built (make build)" >&2; exit 1; }
+cat "$dir"/*.csv >/dev/null # warm the page cache
+base=(--where Region=Europe)
+names=(
+	"Country=Chad"
+	"Item Type=Cosmetics"
+	"Sales Channel=Online"
+	"no filter, two sums"
+	"no filter, sum Units Sold"
+	"by Region, count + 2 sums"
+	"by Country, count + 2 sums"
+	"Region=Europe, Online, Units Sold>5000"
+	"by Item Type, min/max/avg"
+)
+shape() {
+	case $1 in
+	0) "$parlab" query --where Country=Chad "$dir" ;;
+	1) "$parlab" query --where "Item Type=Cosmetics" "$dir" ;;
+	2) "$parlab" query --where "Sales Channel=Online" "$dir" ;;
+	3) "$parlab" query "$dir" ;;
+	4) "$parlab" query --sum "Units Sold" "$dir" ;;
+	5) "$parlab" query --by Region "$dir" ;;
+	6) "$parlab" query --by Country "$dir" ;;
+	7) "$parlab" query --where Region=Europe --where "Sales Channel=Online" --where "Units Sold>5000" "$dir" ;;
+	8) "$parlab" query --by "Item Type" --min "Units Sold" --max "Unit Price" --avg "Total Profit" "$dir" ;;
+	esac
+}
+now() { date +%s%N; }
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+printf '%-40s %10s %10s %7s\n' "shape (whole process)" "median s" "Europe s" "ratio"
+for k in "${!names[@]}"; do
+	a=() b=()
+	for ((i = 0; i < runs + 1; i++)); do
+		t0=$(now); "$parlab" query "${base[@]}" "$dir" >/dev/null; t1=$(now)
+		shape "$k" >/dev/null; t2=$(now)
+		if ((i > 0)); then a+=($((t1 - t0))) b+=($((t2 - t1))); fi
+	done
+	ma=$(median "${a[@]}") mb=$(median "${b[@]}")
+	awk -v n="${names[$k]}" -v a="$ma" -v b="$mb" 'BEGIN{printf "%-40s %10.4f %10.4f %6.2fx\n", n, b/1e9, a/1e9, b/a}'
+done
