@@ -186,8 +186,6 @@ const (
 	kindDate
 )
 
-var kindNames = [...]string{"bytes", "number", "date"}
-
 // cond is a Cond bound to a header: the field it reads (an index into the
 // binding's fields) and its value in the form its kind compares.
 type cond struct {

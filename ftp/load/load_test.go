@@ -144,8 +144,13 @@ func TestLoadOutcomes(t *testing.T) {
 		cfg.Delay, cfg.Connect, cfg.Greeting = 0, 500*time.Millisecond, 700*time.Millisecond
 		res, _ := Run(cfg)
 		s := res.Summarize()
-		if s.ByOutcome[GreetingTimeout] != backlog+1 || s.ByOutcome[ConnectTimeout] != 8-backlog-1 {
-			t.Errorf("outcomes %v, want %d greeting timeouts and %d connect timeouts", s.ByOutcome, backlog+1, 8-backlog-1)
+		// backlog+1 handshakes complete into the full queue; a few more
+		// can, when their SYNs all reach the SYN queue before any of them
+		// completes (the kernel checks the accept queue at SYN time), which
+		// a busy machine makes likely. The rest time out connecting.
+		g, c := s.ByOutcome[GreetingTimeout], s.ByOutcome[ConnectTimeout]
+		if g < backlog+1 || c < 1 || g+c != 8 {
+			t.Errorf("outcomes %v, want at least %d greeting timeouts, the rest of 8 connect timeouts", s.ByOutcome, backlog+1)
 		}
 		if res.Kernel["ListenOverflows"] <= 0 {
 			t.Logf("kernel counters %v (another namespace's, or none moved)", res.Kernel)
