@@ -19,13 +19,11 @@ type general struct {
 	slots []aggSlot
 	need  Need
 	ncols int
-	// lead: the first filter is COLUMN=VALUE on the first column, with a
-	// value that a bare field can equal: a row whose first byte is not
-	// lead0 fails it, and ScanPart turns it away unread (as Scan's quick
-	// does for the simple shape). Only the first filter may: a later one
-	// must not hide an earlier one's error.
-	lead  bool
-	lead0 byte
+	// lead: the first filter is COLUMN=VALUE on column lead, with a value
+	// that a bare field can equal: ScanPart turns away a row that fails it
+	// (fieldStart, fieldIs) without the call to lineGen. Only the first
+	// filter may: a later one must not hide an earlier one's error.
+	lead int // the column, -1 for none
 	// split: cols[:split] lie in the header's front half, found from a
 	// row's start (pickFront), the rest from its end (pickBack).
 	split int
@@ -136,10 +134,11 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		g.names = append(g.names, header[c])
 	}
 	g.split, _ = slices.BinarySearch(g.cols, len(header)/2)
+	g.lead = -1
 	if len(g.conds) > 0 {
 		c := g.conds[0]
-		if c.op == OpEq && c.field == 0 && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n") {
-			g.lead, g.lead0 = true, c.val[0]
+		if c.op == OpEq && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n") {
+			g.lead = c.field
 		}
 	}
 	b.gen = g

@@ -162,15 +162,41 @@ func (t *Table) cents(r *Result) bool {
 func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 	b := &t.b
 	data := t.data
+	ee := e
 	if data[e-1] == '\r' { // e > p: data[p] is the value's first byte, not '\n'
-		e--
+		ee--
 	}
-	if p+8 > len(data) || e-p <= 8 {
+	if p+8 > len(data) || ee-p <= 8 {
 		return false
 	}
 	if binary.LittleEndian.Uint64(data[p:])&b.vmask != b.vword {
 		r.Rows++ // not a match: the first field is longer or different
 		return true
+	}
+	if !t.hitSums(p, e, r, mk, wb) {
+		return false
+	}
+	r.Rows++
+	r.Matched++
+	return true
+}
+
+// hitSums is the part of hit after the filter, for any quote-free row
+// data[p:e] in the window whose marks are mk (starting at wb) when every
+// sum of r is in cents (see cents): it finds the summed fields from the
+// row's end by the comma bitmap, parses them with parseCents and adds them.
+// It reports false, having changed nothing, for anything unusual (a field
+// count other than the header's, a value parseCents declines, an
+// overflow), and the caller hands the row to line's general code. It does
+// not count the row.
+func (t *Table) hitSums(p, e int, r *Result, mk *marks, wb int) bool {
+	b := &t.b
+	data := t.data
+	if e > p && data[e-1] == '\r' {
+		e--
+	}
+	if e-p <= 0 {
+		return false
 	}
 	// The row must have the header's field count, or its fields counted
 	// from the end are not the columns named.
@@ -231,7 +257,5 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 			return false
 		}
 	}
-	r.Rows++
-	r.Matched++
 	return true
 }

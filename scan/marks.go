@@ -97,3 +97,31 @@ func countBits(ws *[winBytes / 64]uint64, a, b int) int {
 	}
 	return n
 }
+
+// fieldStart returns the offset in data of field k (k > 0) of the
+// quote-free row data[p:e] inside the window at wb whose marks are mk: the
+// byte after the row's k-th comma, found by the comma bitmap. It returns -1
+// if the row has fewer than k commas (a short row, for line to report).
+// The field may be empty: its first byte is then ',' or the row's end.
+func fieldStart(mk *marks, wb, p, e, k int) int {
+	a, z := p-wb, e-wb
+	w := a >> 6
+	m := mk.cm[w] & (^uint64(0) << (a & 63))
+	for {
+		for m == 0 {
+			if w++; w<<6 >= z {
+				return -1
+			}
+			m = mk.cm[w]
+		}
+		if k--; k == 0 {
+			break
+		}
+		m &= m - 1
+	}
+	c := w<<6 + bits.TrailingZeros64(m)
+	if c >= z {
+		return -1
+	}
+	return wb + c + 1
+}

@@ -264,6 +264,15 @@ type binding struct {
 	hot          bool
 	vword, vmask uint64
 	need         int
+	// sumsHot: Table.hitSums may add a matching row's sums (every summed
+	// column in the last need fields, none the first).
+	sumsHot bool
+	// lead: a filter on column lead > 0 with a value a bare field can
+	// equal: ScanPart finds the row's field there by the comma bitmap
+	// (fieldStart) and turns the row away if it is not the value
+	// (fieldIs), without the call to line. (The general path's binding has
+	// its own, for its first filter.)
+	lead int
 	// hotSums lists byCol for hotWalk: each summed column's slot, and
 	// from, the count of commas from the row's end to the one before it.
 	hotSums [MaxSums]struct{ from, slot uint8 }
@@ -324,18 +333,23 @@ func bind(q *Query, header []string) (binding, error) {
 	b.ncols = len(header)
 	b.back = b.nsum > 0 && b.byCol[0].col >= len(header)/2
 	b.need = b.ncols - b.byCol[0].col
-	if n := len(b.value); b.filter == 0 && b.bareOK && n > 0 && n < 8 && b.value[0] != '\r' &&
-		b.nsum > 0 && b.byCol[0].col > 0 && b.need <= maxNeed {
+	if b.nsum > 0 && b.byCol[0].col > 0 && b.need <= maxNeed {
+		b.sumsHot = true
+		for k := range b.nsum {
+			b.hotSums[k].from = uint8(b.ncols - b.byCol[k].col)
+			b.hotSums[k].slot = uint8(b.byCol[k].slot)
+		}
+	}
+	if b.filter > 0 && b.bareOK && len(b.value) > 0 && b.value[0] != '\r' {
+		b.lead = b.filter
+	}
+	if n := len(b.value); b.filter == 0 && b.bareOK && n > 0 && n < 8 && b.value[0] != '\r' && b.sumsHot {
 		b.hot = true
 		var w [8]byte
 		copy(w[:], b.value)
 		w[n] = ','
 		b.vword = binary.LittleEndian.Uint64(w[:])
 		b.vmask = ^uint64(0) >> (64 - 8*(n+1))
-		for k := range b.nsum {
-			b.hotSums[k].from = uint8(b.ncols - b.byCol[k].col)
-			b.hotSums[k].slot = uint8(b.byCol[k].slot)
-		}
 	}
 	return b, nil
 }

@@ -110,10 +110,12 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	end = min(end, len(data))
 	p := max(start, t.body)
 	var mk marks
-	var sc rowScratch // the general path's per-row fields, zeroed once here
-	lead, lead0 := false, byte(0)
-	if g := t.b.gen; g != nil {
-		lead, lead0 = g.lead, g.lead0
+	var sc rowScratch                // the general path's per-row fields, zeroed once here
+	lead, leadVal := -1, []byte(nil) // see binding.lead
+	if g := t.b.gen; g != nil && g.lead >= 0 {
+		lead, leadVal = g.lead, g.conds[0].val
+	} else if t.b.lead > 0 {
+		lead, leadVal = t.b.lead, t.b.value
 	}
 	wb, we, quotes := 0, 0, false // data[wb:we] is classified into mk
 	quick, v0 := t.b.gen == nil && t.b.filter == 0 && t.b.bareOK && len(t.b.value) > 0 && t.b.value[0] != '\r', byte(0)
@@ -160,12 +162,19 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			p = n
 			continue
 		}
-		// A first filter on the first column rejects most rows by their
-		// first byte right here, without the call to line.
-		if lead && data[p] != '\r' && e > p && data[p] != lead0 {
-			r.Rows++
-			p = next
-			continue
+		// A filter on one column (the first filter of several) rejects most
+		// rows by its field's first byte right here, without the call to
+		// line.
+		if lead >= 0 && e > p && data[p] != '\r' {
+			f := p
+			if lead > 0 {
+				f = fieldStart(&mk, wb, p, e, lead)
+			}
+			if f >= 0 && !fieldIs(data, f, e, leadVal) {
+				r.Rows++
+				p = next
+				continue
+			}
 		}
 		// A filter on the first column rejects most rows by their first byte
 		// right here, without the call to line.
@@ -192,6 +201,17 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 		p = next
 	}
 	return p, nil
+}
+
+// fieldIs reports whether the bare field that starts at data[f], in the
+// quote-free row that ends at e (its '\n', or the end of data), is v.
+func fieldIs(data []byte, f, e int, v []byte) bool {
+	end := e
+	if end > f && data[end-1] == '\r' {
+		end--
+	}
+	n := f + len(v)
+	return n <= end && string(data[f:n]) == string(v) && (n == end || data[n] == ',')
 }
 
 // longRow takes a row longer than a window, finding its end the plain way.
@@ -237,6 +257,10 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 			string(f[:len(v)]) != string(v) || (len(f) > len(v) && f[len(v)] != ',') {
 			return nil
 		}
+	}
+	if t.b.sumsHot && mk != nil && t.cents(r) && t.hitSums(p, e, r, mk, wb) {
+		r.Matched++
+		return nil
 	}
 	r.Matched++
 	// Find every summed field first, then parse: a short row is reported
