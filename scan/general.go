@@ -24,6 +24,9 @@ type general struct {
 	// (fieldStart, fieldIs) without the call to lineGen. Only the first
 	// filter may: a later one must not hide an earlier one's error.
 	lead int // the column, -1 for none
+	// hot, if not nil, is the fast path of the common group-by (see
+	// groupHit).
+	hot *groupHot
 	// split: cols[:split] lie in the header's front half, found from a
 	// row's start (pickFront), the rest from its end (pickBack).
 	split int
@@ -141,6 +144,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 			g.lead = c.field
 		}
 	}
+	g.hot = hotGroups(g, len(header))
 	b.gen = g
 	b.spec.Limit = q.Limit
 	for _, sk := range q.Sort {
@@ -367,3 +371,67 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 
 // Spec returns what the table's query answers, with the header's names.
 func (t *Table) Spec() Spec { return t.b.spec }
+
+// groupHot is the fast path of the most common group-by: one group-by
+// column, sums only, each in the last maxNeed fields, and no filter but
+// possibly a first one that ScanPart tests itself (general.lead): every row
+// that reaches groupHit passes every filter.
+type groupHot struct {
+	key int // the group-by column
+	tp  tailPlan
+}
+
+func hotGroups(g *general, ncols int) *groupHot {
+	if len(g.keys) != 1 || g.need != NeedSum || len(g.slots) == 0 ||
+		!(len(g.conds) == 0 || (len(g.conds) == 1 && g.lead >= 0)) {
+		return nil
+	}
+	h := &groupHot{key: g.cols[g.keys[0]], tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
+	for k, s := range g.slots {
+		h.tp.byCol[k] = struct{ col, slot int }{g.cols[s.fi], k}
+	}
+	slices.SortFunc(h.tp.byCol[:h.tp.nsum], func(a, b struct{ col, slot int }) int { return a.col - b.col })
+	h.tp.need = ncols - h.tp.byCol[0].col
+	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
+		return nil
+	}
+	return h
+}
+
+// groupHit takes a quote-free row data[p:e] (e > p, data[p] not '\r')
+// inside the window at wb whose marks are mk, for the fast group-by: its
+// key field by the comma bitmap, its group by the key, its sums by addTail
+// into the group's (once they are in cents). It reports false, having
+// added nothing (it may have made the row's group, empty), for anything
+// addTail declines; lineGen then takes the row.
+func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
+	g := t.b.gen
+	h := g.hot
+	data := t.data
+	s := p
+	if h.key > 0 {
+		if s = fieldStart(mk, wb, p, e, h.key); s < 0 {
+			return false
+		}
+	}
+	end := e
+	if c := nextBit(&mk.cm, s-wb, (e-wb+63)/64); c >= 0 && wb+c < e {
+		end = wb + c
+	} else if end > s && data[end-1] == '\r' {
+		end--
+	}
+	n := len(g.slots)
+	if r.Groups == nil {
+		r.Groups = newGroups(n, g.need)
+	}
+	gr := r.Groups
+	i := gr.at(data[s:end])
+	sums := gr.Sums[i*n : (i+1)*n]
+	if !h.tp.centsIn(sums) || !addTail(data, p, e, sums, mk, wb, &h.tp) {
+		return false
+	}
+	gr.Count[i]++
+	r.Rows++
+	r.Matched++
+	return true
+}

@@ -132,14 +132,7 @@ const maxNeed = 8
 // Table.hit requires. A sum starts at scale 0 and takes the scale of the
 // values added to it, so on the Sales set this holds from a file's first
 // matching row, which line takes, on.
-func (t *Table) cents(r *Result) bool {
-	for k := range t.b.nsum {
-		if r.Sums[t.b.byCol[k].slot].Scale != 2 {
-			return false
-		}
-	}
-	return true
-}
+func (t *Table) cents(r *Result) bool { return t.b.tp.centsIn(r.Sums[:]) }
 
 // hit is the hot path for the reference query's shape (see binding.hot): a
 // quote-free row data[p:e] inside the window whose marks are mk (starting at
@@ -173,7 +166,7 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 		r.Rows++ // not a match: the first field is longer or different
 		return true
 	}
-	if !t.hitSums(p, e, r, mk, wb) {
+	if !addTail(data, p, e, r.Sums[:], mk, wb, &b.tp) {
 		return false
 	}
 	r.Rows++
@@ -181,17 +174,36 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 	return true
 }
 
-// hitSums is the part of hit after the filter, for any quote-free row
-// data[p:e] in the window whose marks are mk (starting at wb) when every
-// sum of r is in cents (see cents): it finds the summed fields from the
-// row's end by the comma bitmap, parses them with parseCents and adds them.
-// It reports false, having changed nothing, for anything unusual (a field
-// count other than the header's, a value parseCents declines, an
-// overflow), and the caller hands the row to line's general code. It does
-// not count the row.
-func (t *Table) hitSums(p, e int, r *Result, mk *marks, wb int) bool {
-	b := &t.b
-	data := t.data
+// tailPlan says where a row's summed fields are, counted from its end:
+// byCol lists the summed columns in ascending order with each one's slot;
+// every one lies in the last need fields of a row of ncols fields, none is
+// the first. The simple binding's sums (binding.tp) and a group-by's
+// (general.tp) have one each.
+type tailPlan struct {
+	ncols, need, nsum int
+	byCol             [MaxSums]struct{ col, slot int }
+}
+
+// centsIn reports whether every sum of sums that tp adds to is kept in
+// cents (scale 2), as addTail requires.
+func (tp *tailPlan) centsIn(sums []Fixed) bool {
+	for k := range tp.nsum {
+		if sums[tp.byCol[k].slot].Scale != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// addTail is the part of hit after the filter, for any quote-free row
+// data[p:e] in the window whose marks are mk (starting at wb), when every
+// sum tp adds to is in cents (centsIn): it finds the summed fields from the
+// row's end by the comma bitmap, parses them with parseCents and adds them
+// to sums (indexed by slot). It reports false, having changed nothing, for
+// anything unusual (a field count other than ncols, a value parseCents
+// declines, an overflow), and the caller hands the row to the general code.
+// It does not count the row.
+func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPlan) bool {
 	if e > p && data[e-1] == '\r' {
 		e--
 	}
@@ -207,7 +219,7 @@ func (t *Table) hitSums(p, e int, r *Result, mk *marks, wb int) bool {
 		n += bits.OnesCount64(mk.cm[w])
 	}
 	n += bits.OnesCount64(mk.cm[wz] & (^uint64(0) >> (63 - (z-1)&63)))
-	if n != b.ncols-1 {
+	if n != tp.ncols-1 {
 		return false
 	}
 	// tail: the comma bits of bytes [e-64, e), byte e-1 at bit 63. Bits
@@ -222,37 +234,37 @@ func (t *Table) hitSums(p, e int, r *Result, mk *marks, wb int) bool {
 			tail |= mk.cm[z>>6-1] >> s
 		}
 	}
-	if bits.OnesCount64(tail) < b.need {
+	if bits.OnesCount64(tail) < tp.need {
 		return false
 	}
 	// Walk the commas from the end; the summed fields come last to first
 	// (byCol is in column order), each between its comma and the previous.
 	var vals [MaxSums]int64
-	k, end := b.nsum-1, e
-	for col := b.ncols - 1; k >= 0; col-- {
+	k, end := tp.nsum-1, e
+	for col := tp.ncols - 1; k >= 0; col-- {
 		lz := bits.LeadingZeros64(tail)
 		c := e - 1 - lz
 		tail &^= 1 << 63 >> lz
-		if b.byCol[k].col == col {
+		if tp.byCol[k].col == col {
 			v, ok := parseCents(data[c+1 : end])
 			if !ok {
 				return false
 			}
-			for ; k >= 0 && b.byCol[k].col == col; k-- {
+			for ; k >= 0 && tp.byCol[k].col == col; k-- {
 				vals[k] = v
 			}
 		}
 		end = c
 	}
 	// parseCents takes no sign, so a sum overflows iff it comes out smaller;
-	// then it and those before it are put back, and line adds the row
-	// through Fixed.Add, which carries into the wide part.
-	for k := range b.nsum {
-		f := &r.Sums[b.byCol[k].slot]
+	// then it and those before it are put back, and the general code adds
+	// the row through Fixed.Add, which carries into the wide part.
+	for k := range tp.nsum {
+		f := &sums[tp.byCol[k].slot]
 		old := f.V
 		if f.V += vals[k]; f.V < old {
 			for ; k >= 0; k-- {
-				r.Sums[b.byCol[k].slot].V -= vals[k]
+				sums[tp.byCol[k].slot].V -= vals[k]
 			}
 			return false
 		}

@@ -264,9 +264,10 @@ type binding struct {
 	hot          bool
 	vword, vmask uint64
 	need         int
-	// sumsHot: Table.hitSums may add a matching row's sums (every summed
-	// column in the last need fields, none the first).
+	// sumsHot: addTail may add a matching row's sums (every summed column
+	// in the last need fields, none the first), as tp says.
 	sumsHot bool
+	tp      tailPlan
 	// lead: a filter on column lead > 0 with a value a bare field can
 	// equal: ScanPart finds the row's field there by the comma bitmap
 	// (fieldStart) and turns the row away if it is not the value
@@ -333,6 +334,7 @@ func bind(q *Query, header []string) (binding, error) {
 	b.ncols = len(header)
 	b.back = b.nsum > 0 && b.byCol[0].col >= len(header)/2
 	b.need = b.ncols - b.byCol[0].col
+	b.tp = tailPlan{ncols: b.ncols, need: b.need, nsum: b.nsum, byCol: b.byCol}
 	if b.nsum > 0 && b.byCol[0].col > 0 && b.need <= maxNeed {
 		b.sumsHot = true
 		for k := range b.nsum {

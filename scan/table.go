@@ -191,6 +191,10 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 		}
 		var err error
 		if t.b.gen != nil {
+			if t.b.gen.hot != nil && e > p && data[p] != '\r' && t.groupHit(p, e, r, &mk, wb) {
+				p = next
+				continue
+			}
 			err = t.lineGen(p, e, r, &mk, wb, &sc)
 		} else {
 			err = t.line(p, e, r, &mk, wb)
@@ -258,7 +262,7 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 			return nil
 		}
 	}
-	if t.b.sumsHot && mk != nil && t.cents(r) && t.hitSums(p, e, r, mk, wb) {
+	if t.b.sumsHot && mk != nil && t.b.tp.centsIn(r.Sums[:]) && addTail(t.data, p, e, r.Sums[:], mk, wb, &t.b.tp) {
 		r.Matched++
 		return nil
 	}
