@@ -401,7 +401,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 // groupHit takes a quote-free row data[p:e] (e > p, data[p] not '\r')
 // inside the window at wb whose marks are mk, for the fast group-by: its
 // key field by the comma bitmap, its group by the key, its sums by addTail
-// into the group's (once they are in cents). It reports false, having
+// into the group's. It reports false, having
 // added nothing (it may have made the row's group, empty), for anything
 // addTail declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
@@ -427,7 +427,7 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	gr := r.Groups
 	i := gr.at(data[s:end])
 	sums := gr.Sums[i*n : (i+1)*n]
-	if !h.tp.centsIn(sums) || !addTail(data, p, e, sums, mk, wb, &h.tp) {
+	if !addTail(data, p, e, sums, mk, wb, &h.tp) {
 		return false
 	}
 	gr.Count[i]++

@@ -196,12 +196,13 @@ func (tp *tailPlan) centsIn(sums []Fixed) bool {
 }
 
 // addTail is the part of hit after the filter, for any quote-free row
-// data[p:e] in the window whose marks are mk (starting at wb), when every
-// sum tp adds to is in cents (centsIn): it finds the summed fields from the
-// row's end by the comma bitmap, parses them with parseCents and adds them
-// to sums (indexed by slot). It reports false, having changed nothing, for
-// anything unusual (a field count other than ncols, a value parseCents
-// declines, an overflow), and the caller hands the row to the general code.
+// data[p:e] in the window whose marks are mk (starting at wb): it finds the
+// summed fields from the row's end by the comma bitmap, parses them with
+// parseQuick and adds them to sums (indexed by slot). It reports false,
+// having changed nothing, for anything unusual (a field count other than
+// ncols, a value parseQuick declines, a sign, a value whose scale is not
+// its sum's, an overflow), and the caller hands the row to the general
+// code, which also sets a new sum's scale from its first value.
 // It does not count the row.
 func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPlan) bool {
 	if e > p && data[e-1] == '\r' {
@@ -246,8 +247,10 @@ func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPla
 		c := e - 1 - lz
 		tail &^= 1 << 63 >> lz
 		if tp.byCol[k].col == col {
-			v, ok := parseCents(data[c+1 : end])
-			if !ok {
+			// parseQuick: cents, or up to 8 digits before and after a point;
+			// the value must have its sum's scale and no sign.
+			v, sc, ok := parseQuick(data[c+1 : end])
+			if !ok || v < 0 || int64(sc) != sums[tp.byCol[k].slot].Scale {
 				return false
 			}
 			for ; k >= 0 && tp.byCol[k].col == col; k-- {

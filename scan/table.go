@@ -262,7 +262,7 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 			return nil
 		}
 	}
-	if t.b.sumsHot && mk != nil && t.b.tp.centsIn(r.Sums[:]) && addTail(t.data, p, e, r.Sums[:], mk, wb, &t.b.tp) {
+	if t.b.sumsHot && mk != nil && addTail(t.data, p, e, r.Sums[:], mk, wb, &t.b.tp) {
 		r.Matched++
 		return nil
 	}
