@@ -373,16 +373,20 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 func (t *Table) Spec() Spec { return t.b.spec }
 
 // groupHot is the fast path of the most common group-by: one group-by
-// column, sums only, each in the last maxNeed fields, and no filter but
+// column, aggregates each in the last maxNeed fields, and no filter but
 // possibly a first one that ScanPart tests itself (general.lead): every row
-// that reaches groupHit passes every filter.
+// that reaches groupHit passes every filter. tp lists the aggregated
+// columns, each with its slot; sumOnly is tp restricted to the slots that
+// need a sum (for addVals).
 type groupHot struct {
-	key int // the group-by column
-	tp  tailPlan
+	key     int // the group-by column
+	tp      tailPlan
+	need    [MaxSums]Need // per entry of tp.byCol
+	sumOnly tailPlan
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
-	if len(g.keys) != 1 || g.need != NeedSum || len(g.slots) == 0 ||
+	if len(g.keys) != 1 || len(g.slots) == 0 ||
 		!(len(g.conds) == 0 || (len(g.conds) == 1 && g.lead >= 0)) {
 		return nil
 	}
@@ -395,15 +399,24 @@ func hotGroups(g *general, ncols int) *groupHot {
 	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
 		return nil
 	}
+	h.sumOnly = tailPlan{ncols: ncols}
+	for k := range h.tp.nsum {
+		h.need[k] = g.slots[h.tp.byCol[k].slot].need
+		if h.need[k]&NeedSum != 0 {
+			h.sumOnly.byCol[h.sumOnly.nsum] = h.tp.byCol[k]
+			h.sumOnly.nsum++
+		}
+	}
 	return h
 }
 
 // groupHit takes a quote-free row data[p:e] (e > p, data[p] not '\r')
 // inside the window at wb whose marks are mk, for the fast group-by: its
-// key field by the comma bitmap, its group by the key, its sums by addTail
-// into the group's. It reports false, having
+// key field by the comma bitmap, its values from the row's end by
+// tailValues, its group by the key, and the values into the group's sums
+// (addVals), minimums and maximums. It reports false, having
 // added nothing (it may have made the row's group, empty), for anything
-// addTail declines; lineGen then takes the row.
+// tailValues or addVals declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	g := t.b.gen
 	h := g.hot
@@ -425,10 +438,35 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 		r.Groups = newGroups(n, g.need)
 	}
 	gr := r.Groups
-	i := gr.at(data[s:end])
-	sums := gr.Sums[i*n : (i+1)*n]
-	if !addTail(data, p, e, sums, mk, wb, &h.tp) {
+	var vals [MaxSums]int64
+	var scales [MaxSums]int
+	if !tailValues(data, p, e, mk, wb, &h.tp, &vals, &scales) {
 		return false
+	}
+	i := gr.at(data[s:end])
+	if gr.Sums != nil {
+		// addVals reads the values of the summed slots only, in their order
+		var sv [MaxSums]int64
+		var ss [MaxSums]int
+		j := 0
+		for k := range h.tp.nsum {
+			if h.need[k]&NeedSum != 0 {
+				sv[j], ss[j] = vals[k], scales[k]
+				j++
+			}
+		}
+		if !addVals(gr.Sums[i*n:(i+1)*n], &h.sumOnly, &sv, &ss) {
+			return false
+		}
+	}
+	for k := range h.tp.nsum {
+		slot := i*n + h.tp.byCol[k].slot
+		if h.need[k]&NeedMin != 0 {
+			gr.Mins[slot].takeMin(vals[k], scales[k])
+		}
+		if h.need[k]&NeedMax != 0 {
+			gr.Maxs[slot].takeMax(vals[k], scales[k])
+		}
 	}
 	gr.Count[i]++
 	r.Rows++

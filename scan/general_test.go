@@ -11,6 +11,8 @@ var generalQueries = []Query{
 	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
 	{By: []string{"Region"}},
 	{By: []string{"Country"}, Sum: []string{"Units Sold", "Total Profit"}},
+	{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price", "Total Profit"}, Avg: []string{"Total Profit"}, Sum: []string{"Total Cost"}},
+	{Where: "Sales Channel", Equals: "Offline", By: []string{"Order Priority"}, Max: []string{"Units Sold"}},
 	{By: []string{"Region", "Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
 	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015"}, {"Order Date", OpLt, "2016-01-01"}, {"Unit Price", OpLe, "100.5"}}},
 	{Filters: []Cond{{"Region", OpGe, "M"}, {"Country", OpNe, "Chad"}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},

@@ -195,16 +195,13 @@ func (tp *tailPlan) centsIn(sums []Fixed) bool {
 	return true
 }
 
-// addTail is the part of hit after the filter, for any quote-free row
+// tailValues is the part of hit after the filter, for any quote-free row
 // data[p:e] in the window whose marks are mk (starting at wb): it finds the
-// summed fields from the row's end by the comma bitmap, parses them with
-// parseQuick and adds them to sums (indexed by slot). It reports false,
-// having changed nothing, for anything unusual (a field count other than
-// ncols, a value parseQuick declines, a sign, a value whose scale is not
-// its sum's, an overflow), and the caller hands the row to the general
-// code, which also sets a new sum's scale from its first value.
-// It does not count the row.
-func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPlan) bool {
+// fields tp names from the row's end by the comma bitmap and parses them
+// with parseQuick into vals and scales (in byCol order). It reports false
+// for anything unusual (a field count other than ncols, a value parseQuick
+// declines), and the caller hands the row to the general code.
+func tailValues(data []byte, p, e int, mk *marks, wb int, tp *tailPlan, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
 	if e > p && data[e-1] == '\r' {
 		e--
 	}
@@ -238,39 +235,62 @@ func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPla
 	if bits.OnesCount64(tail) < tp.need {
 		return false
 	}
-	// Walk the commas from the end; the summed fields come last to first
-	// (byCol is in column order), each between its comma and the previous.
-	var vals [MaxSums]int64
+	// Walk the commas from the end; the fields come last to first (byCol
+	// is in column order), each between its comma and the previous.
 	k, end := tp.nsum-1, e
 	for col := tp.ncols - 1; k >= 0; col-- {
 		lz := bits.LeadingZeros64(tail)
 		c := e - 1 - lz
 		tail &^= 1 << 63 >> lz
 		if tp.byCol[k].col == col {
-			// parseQuick: cents, or up to 8 digits before and after a point;
-			// the value must have its sum's scale and no sign.
+			// parseQuick: cents, or up to 8 digits before and after a point
 			v, sc, ok := parseQuick(data[c+1 : end])
-			if !ok || v < 0 || int64(sc) != sums[tp.byCol[k].slot].Scale {
+			if !ok {
 				return false
 			}
 			for ; k >= 0 && tp.byCol[k].col == col; k-- {
-				vals[k] = v
+				vals[k], scales[k] = v, sc
 			}
 		}
 		end = c
 	}
-	// parseCents takes no sign, so a sum overflows iff it comes out smaller;
-	// then it and those before it are put back, and the general code adds
-	// the row through Fixed.Add, which carries into the wide part.
+	return true
+}
+
+// addTail is tailValues that adds the values to sums (indexed by slot). It
+// reports false, having changed nothing, when tailValues does, or when a
+// value's scale is not its sum's or a sum would leave V's range; the
+// general code then adds the row (and sets a new sum's scale from its
+// first value). It does not count the row.
+func addTail(data []byte, p, e int, sums []Fixed, mk *marks, wb int, tp *tailPlan) bool {
+	var vals [MaxSums]int64
+	var scales [MaxSums]int
+	if !tailValues(data, p, e, mk, wb, tp, &vals, &scales) {
+		return false
+	}
+	return addVals(sums, tp, &vals, &scales)
+}
+
+// addVals adds vals (at scales, in tp.byCol order) to their sums, or
+// changes nothing and reports false if a scale differs from its sum's or a
+// sum would overflow V (the general code's Fixed.Add then carries).
+func addVals(sums []Fixed, tp *tailPlan, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+	for k := range tp.nsum {
+		if int64(scales[k]) != sums[tp.byCol[k].slot].Scale {
+			return false
+		}
+	}
 	for k := range tp.nsum {
 		f := &sums[tp.byCol[k].slot]
-		old := f.V
-		if f.V += vals[k]; f.V < old {
-			for ; k >= 0; k-- {
+		sum := f.V + vals[k]
+		// Signed overflow happened iff both operands have the sign the sum lacks.
+		if (f.V^sum)&(vals[k]^sum) < 0 {
+			for k--; k >= 0; k-- {
 				sums[tp.byCol[k].slot].V -= vals[k]
 			}
 			return false
 		}
+		f.V = sum
 	}
 	return true
 }
