@@ -219,6 +219,7 @@ type GroupTable struct {
 	Header []string
 	a      *Answer
 	order  []int
+	cols   [][]string // cols[j][i]: group i's value of group-by column j
 }
 
 // Groups returns the group-by's table (nil for an answer without
@@ -239,12 +240,21 @@ func (a *Answer) Groups() *GroupTable {
 		return t
 	}
 	keys := make([]keyOrder, len(a.By))
-	fields := make([][]string, g.Len())
-	for i, k := range g.Keys {
-		fields[i] = KeyFields(k, len(a.By))
+	t.cols = make([][]string, len(a.By))
+	for j := range t.cols {
+		t.cols[j] = make([]string, g.Len())
+	}
+	for i := range g.Len() {
+		if len(a.By) == 1 {
+			t.cols[0][i] = g.Key(i)
+			continue
+		}
+		for j, f := range KeyFields(g.Key(i), len(a.By)) {
+			t.cols[j][i] = f
+		}
 	}
 	for j := range keys {
-		keys[j] = newKeyOrder(fields, j)
+		keys[j] = newKeyOrder(t.cols[j])
 	}
 	t.order = make([]int, g.Len())
 	for i := range t.order {
@@ -252,7 +262,7 @@ func (a *Answer) Groups() *GroupTable {
 	}
 	byKey := func(x, y int) int {
 		for j := range keys {
-			if c := keys[j].cmp(fields, x, y); c != 0 {
+			if c := keys[j].cmp(x, y); c != 0 {
 				return c
 			}
 		}
@@ -263,7 +273,7 @@ func (a *Answer) Groups() *GroupTable {
 			c := 0
 			switch {
 			case s.col < 0:
-				c = keys[-1-s.col].cmp(fields, x, y)
+				c = keys[-1-s.col].cmp(x, y)
 			case s.col == 0:
 				c = cmpInt(g.Count[x], g.Count[y])
 			default:
@@ -293,7 +303,9 @@ func (t *GroupTable) Len() int { return len(t.order) }
 func (t *GroupTable) Row(dst []string, i int, group bool) []string {
 	a, g := t.a, t.a.Result.Groups
 	x := t.order[i]
-	dst = append(dst, KeyFields(g.Keys[x], len(a.By))...)
+	for j := range t.cols {
+		dst = append(dst, t.cols[j][x])
+	}
 	n := g.Count[x]
 	if group {
 		dst = append(dst, string(Fixed{V: n}.Append(nil, true)))
@@ -379,18 +391,19 @@ func cmpFixed(a, b Fixed) int {
 // keyOrder is how one group-by column sorts: as numbers if every group's
 // value parses as one, else as dates if every one is a date, else as bytes.
 type keyOrder struct {
-	j    int
+	col  []string // per group
 	kind kind
 	m    []int64
 	s    []int
 	d    []int32
 }
 
-func newKeyOrder(fields [][]string, j int) keyOrder {
-	o := keyOrder{j: j, kind: kindNumber}
-	o.m, o.s = make([]int64, len(fields)), make([]int, len(fields))
-	for i, f := range fields {
-		m, s, err := ParseFixed([]byte(f[j]))
+func newKeyOrder(col []string) keyOrder {
+	o := keyOrder{col: col, kind: kindNumber}
+	o.m, o.s = make([]int64, len(col)), make([]int, len(col))
+	var buf [64]byte
+	for i, f := range col {
+		m, s, err := ParseFixed(append(buf[:0], f...))
 		if err != nil {
 			o.kind = kindDate
 			break
@@ -401,18 +414,18 @@ func newKeyOrder(fields [][]string, j int) keyOrder {
 		return o
 	}
 	o.m, o.s = nil, nil
-	o.d = make([]int32, len(fields))
-	for i, f := range fields {
-		d, ok := parseDate([]byte(f[j]))
+	o.d = make([]int32, len(col))
+	for i, f := range col {
+		d, ok := parseDate(append(buf[:0], f...))
 		if !ok {
-			return keyOrder{j: j, kind: kindBytes}
+			return keyOrder{col: col, kind: kindBytes}
 		}
 		o.d[i] = d
 	}
 	return o
 }
 
-func (o *keyOrder) cmp(fields [][]string, x, y int) int {
+func (o *keyOrder) cmp(x, y int) int {
 	switch o.kind {
 	case kindNumber:
 		if c := cmpDec(o.m[x], o.s[x], o.m[y], o.s[y]); c != 0 {
@@ -425,5 +438,5 @@ func (o *keyOrder) cmp(fields [][]string, x, y int) int {
 	}
 	// Equal numbers or dates in different spellings (7.1, 7.10) still
 	// differ as keys: their bytes decide, so the order is total.
-	return strings.Compare(fields[x][o.j], fields[y][o.j])
+	return strings.Compare(o.col[x], o.col[y])
 }

@@ -250,6 +250,15 @@ func (f *Fixed) Add(mant int64, scale int) {
 // addSlow adds m·10^-s: V moves into C, and C or m is brought to the larger
 // scale.
 func (f *Fixed) addSlow(m wide, s int64) {
+	// An empty sum takes the first value as it is (at the larger scale, and
+	// in V when it fits), so a group's sums merged from units stay in V
+	// and compare without math/big.
+	if f.V == 0 && f.C.isZero() && s >= f.Scale {
+		if sign := uint64(int64(m[0]) >> 63); m[1] == sign && m[2] == sign {
+			f.V, f.Scale = int64(m[0]), s
+			return
+		}
+	}
 	f.C.add(wideOf(f.V))
 	f.V = 0
 	switch {

@@ -63,17 +63,23 @@ func (x *Extreme) mergeMax(o Extreme) {
 // Groups is a group-by's accumulators: per distinct key, the count of
 // matching rows and, per aggregate slot, the exact sum, the minimum and the
 // maximum (each kept only if some aggregate needs it: Need). Group i's key
-// is Keys[i] (see groupKey for how several columns make one key); its slot
-// k is at i·Slots+k of Sums, Mins and Maxs.
+// is Key(i) (see groupKey for how several columns make one key); its slot k
+// is at i·Slots+k of Sums, Mins and Maxs.
+//
+// The keys' bytes live in one arena, and keys of up to 15 bytes are found
+// through a map whose keys hold no pointer, so ten million groups are a few
+// large objects for the garbage collector, not ten million strings.
 //
 // A Groups belongs to one scan at a time; Merge and Equal leave their
 // argument unchanged. It grows without bound: one entry per distinct key
-// (docs/design.md states what a group costs).
+// (docs/performance.md states what a group costs).
 type Groups struct {
 	Slots int
 	Need  Need
-	index map[string]int32
-	Keys  []string
+	short map[[16]byte]int32 // a key of ≤ 15 bytes: its bytes, then its length in byte 15
+	long  map[string]int32
+	arena []byte // every key's bytes, in group order
+	ends  []int  // group i's key is arena[ends[i-1]:ends[i]] (0 for i = 0)
 	Count []int64
 	Sums  []Fixed
 	Mins  []Extreme
@@ -91,25 +97,68 @@ const (
 )
 
 func newGroups(slots int, need Need) *Groups {
-	return &Groups{Slots: slots, Need: need, index: make(map[string]int32)}
+	return &Groups{Slots: slots, Need: need, short: make(map[[16]byte]int32), long: make(map[string]int32)}
 }
 
 // Len is the number of groups.
-func (g *Groups) Len() int { return len(g.Keys) }
+func (g *Groups) Len() int { return len(g.ends) }
 
-// at returns the index of key's group, adding an empty one if it is new.
-// key is not kept: the map holds its own copy.
-func (g *Groups) at(key []byte) int {
-	if i, ok := g.index[string(key)]; ok {
-		return int(i)
+// keyBytes is group i's key; it stays valid until the next group is added.
+func (g *Groups) keyBytes(i int) []byte {
+	s := 0
+	if i > 0 {
+		s = g.ends[i-1]
 	}
-	return g.add(string(key))
+	return g.arena[s:g.ends[i]:g.ends[i]]
 }
 
-func (g *Groups) add(key string) int {
-	i := len(g.Keys)
-	g.index[key] = int32(i)
-	g.Keys = append(g.Keys, key)
+// Key is group i's key.
+func (g *Groups) Key(i int) string { return string(g.keyBytes(i)) }
+
+// find returns key's group, or -1.
+func (g *Groups) find(key []byte) int {
+	if len(key) < 16 {
+		var k [16]byte
+		copy(k[:], key)
+		k[15] = byte(len(key))
+		if i, ok := g.short[k]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	if i, ok := g.long[string(key)]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// at returns the index of key's group, adding an empty one if it is new.
+// key is not kept: its bytes are copied into the arena.
+func (g *Groups) at(key []byte) int {
+	if len(key) < 16 {
+		var k [16]byte
+		copy(k[:], key)
+		k[15] = byte(len(key))
+		if i, ok := g.short[k]; ok {
+			return int(i)
+		}
+		i := g.add(key)
+		g.short[k] = int32(i)
+		return i
+	}
+	if i, ok := g.long[string(key)]; ok {
+		return int(i)
+	}
+	i := g.add(key)
+	g.long[string(key)] = int32(i)
+	return i
+}
+
+// add appends an empty group for key (not yet in the maps).
+func (g *Groups) add(key []byte) int {
+	i := len(g.ends)
+	g.arena = append(g.arena, key...)
+	g.ends = append(g.ends, len(g.arena))
 	g.Count = append(g.Count, 0)
 	if g.Need&NeedSum != 0 {
 		g.Sums = append(g.Sums, make([]Fixed, g.Slots)...)
@@ -125,16 +174,13 @@ func (g *Groups) add(key string) int {
 
 // Merge adds o's groups into g. Both must come from the same query.
 func (g *Groups) Merge(o *Groups) {
-	if len(g.Keys) == 0 && g.index == nil {
-		g.index = make(map[string]int32, len(o.Keys))
+	if g.Len() == 0 && o.Len() > 1024 { // size the maps once
+		g.short, g.long = make(map[[16]byte]int32, len(o.short)), make(map[string]int32, len(o.long))
 	}
-	for j, key := range o.Keys {
-		i, ok := g.index[key]
-		if !ok {
-			i = int32(g.add(key))
-		}
+	for j := range o.Len() {
+		i := g.at(o.keyBytes(j))
 		g.Count[i] += o.Count[j]
-		a, b := int(i)*g.Slots, j*g.Slots
+		a, b := i*g.Slots, j*g.Slots
 		for k := range g.Slots {
 			if g.Sums != nil {
 				g.Sums[a+k].AddFixed(o.Sums[b+k])
@@ -158,12 +204,12 @@ func (g *Groups) Equal(o *Groups) bool {
 	if g.Len() != o.Len() || g.Slots != o.Slots || g.Need != o.Need {
 		return false
 	}
-	for j, key := range o.Keys {
-		i, ok := g.index[key]
-		if !ok || g.Count[i] != o.Count[j] {
+	for j := range o.Len() {
+		i := g.find(o.keyBytes(j))
+		if i < 0 || g.Count[i] != o.Count[j] {
 			return false
 		}
-		a, b := int(i)*g.Slots, j*g.Slots
+		a, b := i*g.Slots, j*g.Slots
 		for k := range g.Slots {
 			if g.Sums != nil && !g.Sums[a+k].Equal(o.Sums[b+k]) ||
 				g.Mins != nil && g.Mins[a+k] != o.Mins[b+k] ||
@@ -186,7 +232,7 @@ func (g *Groups) Equal(o *Groups) bool {
 func (g *Groups) AppendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(g.Slots))
 	b = binary.AppendUvarint(b, uint64(g.Need))
-	b = binary.AppendUvarint(b, uint64(len(g.Keys)))
+	b = binary.AppendUvarint(b, uint64(g.Len()))
 	ext := func(b []byte, x Extreme) []byte {
 		if !x.Set {
 			return append(b, 0)
@@ -195,7 +241,8 @@ func (g *Groups) AppendBinary(b []byte) []byte {
 		b = binary.AppendVarint(b, x.M)
 		return append(b, byte(x.S))
 	}
-	for i, key := range g.Keys {
+	for i := range g.Len() {
+		key := g.keyBytes(i)
 		b = binary.AppendUvarint(b, uint64(len(key)))
 		b = append(b, key...)
 		b = binary.AppendVarint(b, g.Count[i])
@@ -245,7 +292,6 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		return nil, bad
 	}
 	g := newGroups(int(slots), Need(need))
-	g.index = make(map[string]int32, n)
 	ext := func() Extreme {
 		if len(b) == 0 {
 			b = nil
@@ -270,12 +316,12 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		if b == nil || kl > uint64(len(b)) {
 			return nil, bad
 		}
-		key := string(b[:kl])
+		key := b[:kl]
 		b = b[kl:]
-		if _, dup := g.index[key]; dup {
+		if g.find(key) >= 0 {
 			return nil, bad
 		}
-		i := g.add(key)
+		i := g.at(key)
 		g.Count[i] = sv()
 		for k := i * g.Slots; k < (i+1)*g.Slots; k++ {
 			if g.Sums != nil {
