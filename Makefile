@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOAMD64 ?= $(shell scripts/goamd64.sh)
 export GOAMD64
 
-.PHONY: all build run data test vet lint fmt-check fuzz bench vs-awk pgo clean
+.PHONY: all build run data test vet lint fmt-check fuzz bench vs-awk vs-duckdb shapes ftp-study pgo clean
 
 all: build
 
@@ -65,6 +65,26 @@ bench:
 
 vs-awk: build data
 	scripts/vs-awk.sh $(DATA)
+
+# The query shapes against Region = Europe, whole processes, alternating
+# (docs/performance.md); SHAPES_DATA wants a big set, say parlab gen --rows
+# 10000000 --out data/sales-10M.
+SHAPES_DATA ?= $(DATA)
+shapes: build data
+	scripts/shapes.sh $(SHAPES_DATA)
+
+# The same shapes in DuckDB (2 threads, the schema given): npm's
+# @duckdb/node-api, installed into out/duckdb.
+vs-duckdb: data
+	mkdir -p out/duckdb && cd out/duckdb && [ -d node_modules/@duckdb/node-api ] || npm install --no-save @duckdb/node-api
+	cp scripts/vs-duckdb.mjs out/duckdb/ && cd out/duckdb && node vs-duckdb.mjs $(abspath $(SHAPES_DATA)) 5
+
+# The FTP load lab: the reference's three sweeps against every model and
+# vsftpd. Quick by default (about a minute); FTPFLAGS= runs the full sweeps
+# (about 75 minutes, docs/ftp.md).
+FTPFLAGS ?= --quick
+ftp-study: build
+	$(BIN) ftp experiment $(FTPFLAGS) --out out/ftp
 
 # cmd/parlab/default.pgo is a CPU profile of the scanner's benchmark on the
 # reference query; go build uses it to inline the hot calls (hit, parseCents):

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"parlab/ftp/experiment"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +21,7 @@ import (
 
 func (a *app) ftp(args []string) error {
 	if len(args) == 0 {
-		return usagef("ftp wants a subcommand: serve, passwd or load")
+		return usagef("ftp wants a subcommand: serve, passwd, load or experiment")
 	}
 	switch args[0] {
 	case "serve":
@@ -28,8 +30,10 @@ func (a *app) ftp(args []string) error {
 		return a.ftpPasswd(args[1:])
 	case "load":
 		return a.ftpLoad(args[1:])
+	case "experiment":
+		return a.ftpExperiment(args[1:])
 	}
-	return usagef("unknown ftp subcommand %q (want serve, passwd or load)", args[0])
+	return usagef("unknown ftp subcommand %q (want serve, passwd, load or experiment)", args[0])
 }
 
 func (a *app) ftpServe(args []string) error {
@@ -233,4 +237,60 @@ func (a *app) ftpLoad(args []string) error {
 	}
 	res.WriteText(out)
 	return nil
+}
+
+// ftpExperiment runs the load lab's sweeps against every model (and
+// vsftpd) and writes the report into --out.
+func (a *app) ftpExperiment(args []string) error {
+	fs := flag.NewFlagSet("ftp experiment", flag.ContinueOnError)
+	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run")
+	peers := fs.String("peers", "vsftpd", "outside servers to run on the same points (vsftpd; none: \"\")")
+	sweeps := fs.String("sweeps", "backlog,users,delay", "the reference's sweeps to run")
+	trials := fs.Int("trials", 1, "runs of every point and server")
+	quick := fs.Bool("quick", false, "small points, a couple of minutes in all")
+	think := fs.Duration("think", 50*time.Millisecond, "every point runs again with this pause between commands (a client a continent away); 0: not")
+	out := fs.String("out", "out/ftp", "directory for experiment.json, experiment.txt and plots/")
+	pos, err := a.parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("ftp experiment takes no arguments")
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cfg := experiment.Config{Bin: bin, Models: splitList(*models), Peers: splitList(*peers), Sweeps: splitList(*sweeps),
+		Trials: *trials, Quick: *quick, Think: *think, Out: *out}
+	for _, m := range cfg.Models {
+		if _, err := ftp.ParseModel(m); err != nil {
+			return usagef("--models: %v", err)
+		}
+	}
+	for _, sw := range cfg.Sweeps {
+		if _, err := experiment.Points(sw, false, 0); err != nil {
+			return usagef("--sweeps: %v", err)
+		}
+	}
+	if *trials < 1 || *think < 0 {
+		return usagef("--trials must be at least 1 and --think not negative")
+	}
+	if a.tty(a.stderr) {
+		bar := a.progressBar("ftp experiment", 1).withTotal()
+		cfg.Progress = func(done, total int, what string) { bar(done, total) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doc, err := experiment.Run(ctx, cfg)
+	if err != nil && doc == nil {
+		return err
+	}
+	files, werr := doc.Write(*out)
+	if werr != nil {
+		return werr
+	}
+	doc.WriteText(a.stdout)
+	fmt.Fprintf(a.stdout, "wrote %s and %d plot files\n", strings.Join(files[:2], ", "), len(files)-2)
+	return err
 }

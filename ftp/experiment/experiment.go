@@ -1,0 +1,482 @@
+// Package experiment is the FTP load lab's experiment: the reference
+// project's three sweeps (the listen backlog, the number of users, the delay
+// between arrivals), each point run against every server model and against
+// vsftpd, each server started fresh for each point in its own process and
+// stopped after, with ftp/load measuring every client. It owns the points,
+// the servers' lives and the results; the report (tables, plots, JSON) is
+// in report.go.
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"parlab/ftp/load"
+)
+
+// Config is one experiment.
+type Config struct {
+	Bin    string   // the parlab binary that serves (os.Executable for the CLI)
+	Models []string // parlab's models
+	Peers  []string // outside servers: "vsftpd"
+	Sweeps []string // backlog, users, delay
+	Trials int
+	Quick  bool          // the small points (see Points): minutes, not hours
+	Think  time.Duration // the second run of every point: this pause between commands
+	Out    string        // where the JSON, tables and plots go
+	// Vsftpd is vsftpd's binary ("" for /usr/sbin/vsftpd).
+	Vsftpd string
+	// Progress, if set, is told each run as it starts.
+	Progress func(done, total int, what string)
+}
+
+// Point is one load: a sweep's parameter value and everything the load
+// and the server need.
+type Point struct {
+	Sweep   string        `json:"sweep"`
+	Value   float64       `json:"value"` // the swept parameter: backlog, users or delay in ms
+	Users   int           `json:"users"`
+	Delay   time.Duration `json:"-"`
+	Backlog int           `json:"backlog"`
+	Script  string        `json:"script"`
+	Think   time.Duration `json:"-"`
+}
+
+// BigFile is the name of the file the scripts RETR; its size is the
+// point's (8 MB, 1 MB in quick points).
+const BigFile = "img.bin"
+
+// Points are a sweep's loads, as the reference ran them (quick: a few
+// small ones that keep the shape), each once with no think time and once
+// with think.
+func Points(sweep string, quick bool, think time.Duration) ([]Point, error) {
+	heavy, light := "LIST*60,RETR "+BigFile, "LIST*2"
+	var ps []Point
+	switch sweep {
+	case "backlog":
+		vals := []int{30, 40, 50, 60, 70, 80, 90, 100}
+		users, delay := 150, 350*time.Millisecond
+		if quick {
+			vals, users, delay, heavy = []int{5, 100}, 24, 10*time.Millisecond, "LIST*4,RETR "+BigFile
+		}
+		for _, v := range vals {
+			ps = append(ps, Point{Sweep: sweep, Value: float64(v), Users: users, Delay: delay, Backlog: v, Script: heavy})
+		}
+	case "users":
+		vals := []int{50, 100, 150, 200, 250, 300, 350, 400, 450}
+		if quick {
+			vals = []int{10, 40}
+		}
+		for _, v := range vals {
+			ps = append(ps, Point{Sweep: sweep, Value: float64(v), Users: v, Delay: 50 * time.Millisecond, Backlog: 100, Script: light})
+		}
+		if quick {
+			for i := range ps {
+				ps[i].Delay = 10 * time.Millisecond
+			}
+		}
+	case "delay":
+		vals := []int{350, 300, 250, 200, 150, 100, 50}
+		users := 150
+		if quick {
+			vals, users, heavy = []int{40, 5}, 16, "LIST*4,RETR "+BigFile
+		}
+		for _, v := range vals {
+			ps = append(ps, Point{Sweep: sweep, Value: float64(v), Users: users, Delay: time.Duration(v) * time.Millisecond, Backlog: 100, Script: heavy})
+		}
+	default:
+		return nil, fmt.Errorf("unknown sweep %q (want backlog, users or delay)", sweep)
+	}
+	if think > 0 {
+		n := len(ps)
+		for _, p := range ps[:n] {
+			p.Think = think
+			ps = append(ps, p)
+		}
+	}
+	return ps, nil
+}
+
+// Sample is one point against one server, one trial.
+type Sample struct {
+	Server  string       `json:"server"`
+	Point   Point        `json:"point"`
+	Trial   int          `json:"trial"`
+	Summary load.Summary `json:"-"`
+	Result  *load.Result `json:"-"`
+	Err     string       `json:"error,omitempty"` // the run could not be made (the server did not start)
+	Note    string       `json:"note,omitempty"`
+}
+
+// Doc is the experiment's result.
+type Doc struct {
+	Config  Config
+	Started time.Time
+	Runs    []Sample
+	Notes   []string // peers skipped and why, and the like
+}
+
+// Run runs every sweep's points against every server, in order: for each
+// point, each server in turn (so a drift of the machine hits all alike).
+func Run(ctx context.Context, cfg Config) (*Doc, error) {
+	if cfg.Trials < 1 {
+		cfg.Trials = 1
+	}
+	doc := &Doc{Config: cfg, Started: time.Now()}
+	// Orphans (a processes-model session outliving its server) come back
+	// to this process, so each stop can check that nothing was left.
+	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	servers := append([]string{}, cfg.Models...)
+	for _, p := range cfg.Peers {
+		if p != "vsftpd" {
+			return nil, fmt.Errorf("unknown peer %q (want vsftpd)", p)
+		}
+		bin := cfg.Vsftpd
+		if bin == "" {
+			bin = "/usr/sbin/vsftpd"
+		}
+		if _, err := os.Stat(bin); err != nil {
+			doc.Notes = append(doc.Notes, fmt.Sprintf("vsftpd skipped: %v (apt-get install vsftpd)", err))
+			continue
+		}
+		if os.Geteuid() != 0 {
+			doc.Notes = append(doc.Notes, "vsftpd skipped: it must start as root (it drops to the ftp user itself)")
+			continue
+		}
+		cfg.Vsftpd = bin
+		servers = append(servers, "vsftpd")
+	}
+	var points []Point
+	for _, sw := range cfg.Sweeps {
+		ps, err := Points(sw, cfg.Quick, cfg.Think)
+		if err != nil {
+			return nil, err
+		}
+		points = append(points, ps...)
+	}
+	roots := map[int64]string{}
+	defer func() {
+		for _, r := range roots {
+			os.RemoveAll(r)
+		}
+	}()
+	total, done := len(points)*len(servers)*cfg.Trials, 0
+	for _, p := range points {
+		size := int64(8 << 20)
+		if cfg.Quick {
+			size = 1 << 20
+		}
+		root, ok := roots[size]
+		if !ok {
+			var err error
+			if root, err = makeRoot(size); err != nil {
+				return nil, err
+			}
+			roots[size] = root
+		}
+		for trial := range cfg.Trials {
+			for _, srv := range servers {
+				if err := ctx.Err(); err != nil {
+					return doc, err
+				}
+				if cfg.Progress != nil {
+					cfg.Progress(done, total, fmt.Sprintf("%s %s=%g think=%v", srv, p.Sweep, p.Value, p.Think))
+				}
+				doc.Runs = append(doc.Runs, runPoint(cfg, srv, p, trial, root, size))
+				done++
+			}
+		}
+	}
+	return doc, nil
+}
+
+// makeRoot writes the served tree: BigFile of size bytes (random, so no
+// layer compresses it) and 20 small files for LIST to list, readable by
+// everyone (vsftpd serves it as its ftp user).
+func makeRoot(size int64) (string, error) {
+	root, err := os.MkdirTemp("", "parlab-ftplab-")
+	if err != nil {
+		return "", err
+	}
+	os.Chmod(root, 0o755)
+	f, err := os.OpenFile(filepath.Join(root, BigFile), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.CopyN(f, rand.Reader, size); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("file%02d.txt", i)), []byte("parlab\n"), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
+}
+
+// runPoint starts the server, runs the load, stops the server and checks
+// that nothing of it is left running.
+func runPoint(cfg Config, srv string, p Point, trial int, root string, size int64) Sample {
+	run := Sample{Server: srv, Point: p, Trial: trial}
+	var s *server
+	var err error
+	if srv == "vsftpd" {
+		s, err = startVsftpd(cfg.Vsftpd, root, p)
+	} else {
+		s, err = startParlab(cfg.Bin, srv, root, p)
+	}
+	if err != nil {
+		run.Err = err.Error()
+		return run
+	}
+	script, _ := load.ParseScript(p.Script)
+	lc := load.Config{Addr: s.addr, Users: p.Users, Delay: p.Delay, Script: script, Think: p.Think,
+		User: "anonymous", Pass: "lab@parlab", Connect: 5 * time.Second, Greeting: 10 * time.Second,
+		Transfer: 30 * time.Second, Cap: 5 * time.Minute, Seed: uint64(trial + 1)}
+	res, lerr := load.Run(lc)
+	if serr := s.stop(); serr != nil {
+		run.Note = serr.Error()
+	}
+	if lerr != nil {
+		run.Err = lerr.Error()
+		return run
+	}
+	run.Result, run.Summary = res, res.Summarize()
+	return run
+}
+
+// server is a started server process.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	dir  string // vsftpd's config directory, removed at stop
+}
+
+// startParlab starts `parlab ftp serve` with the point's backlog on a free
+// loopback port and waits for the line that says where it listens.
+func startParlab(bin, model, root string, p Point) (*server, error) {
+	cmd := exec.Command(bin, "ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
+		"--backlog", strconv.Itoa(p.Backlog), "--anonymous", "--max-conns", "5000", "--max-per-ip", "5000",
+		"--grace", "2s", "--login-delay", "0s")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case l, ok := <-line:
+		// "parlab ftp: serving ROOT on ADDR (model M, backlog B)"
+		if i := strings.LastIndex(l, " on "); ok && i >= 0 {
+			if f := strings.Fields(l[i+4:]); len(f) > 0 {
+				s.addr = f[0]
+				return s, nil
+			}
+		}
+		s.stop()
+		return nil, fmt.Errorf("parlab ftp serve --model %s said %q, not where it listens", model, l)
+	case <-time.After(10 * time.Second):
+		s.stop()
+		return nil, fmt.Errorf("parlab ftp serve --model %s did not start within 10 s", model)
+	}
+}
+
+// startVsftpd writes a config for the point into a temporary directory
+// and starts vsftpd on a free loopback port. Its listen backlog is fixed
+// at 32 (vsftpd has no setting): the tables say so.
+func startVsftpd(bin, root string, p Point) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	pasv, err := freePortRange(50)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "parlab-vsftpd-")
+	if err != nil {
+		return nil, err
+	}
+	conf := fmt.Sprintf(`listen=YES
+listen_ipv6=NO
+listen_address=127.0.0.1
+listen_port=%d
+background=NO
+anonymous_enable=YES
+no_anon_password=YES
+anon_root=%s
+local_enable=NO
+write_enable=NO
+pasv_enable=YES
+pasv_address=127.0.0.1
+pasv_min_port=%d
+pasv_max_port=%d
+secure_chroot_dir=/var/run/vsftpd/empty
+max_clients=5000
+max_per_ip=5000
+xferlog_enable=NO
+`, port, root, pasv, pasv+49)
+	path := filepath.Join(dir, "vsftpd.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		return nil, err
+	}
+	os.MkdirAll("/var/run/vsftpd/empty", 0o755)
+	cmd := exec.Command(bin, path)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &server{cmd: cmd, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
+			// read its 220, so this probe is a whole session, then go
+			c.SetDeadline(time.Now().Add(2 * time.Second))
+			bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			return s, nil
+		}
+	}
+	s.stop()
+	return nil, errors.New("vsftpd did not listen within 10 s")
+}
+
+// stop ends the server (SIGTERM, then SIGKILL after 10 s), reaps it, and
+// checks that no process of it is left: a session child orphaned by it
+// comes back to this process (a child subreaper) and is killed and
+// reported.
+func (s *server) stop() error {
+	defer func() {
+		if s.dir != "" {
+			os.RemoveAll(s.dir)
+		}
+	}()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+	// vsftpd's session processes end with their connections; give the
+	// last ones a moment before calling them left over.
+	var left []int
+	for range 50 {
+		if left = orphans(); len(left) == 0 {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+	}
+	return fmt.Errorf("%d processes of the server were left running after it stopped (killed)", len(left))
+}
+
+// orphans are this process's children that are not its own commands:
+// server sessions reparented here. It reaps those that already exited.
+func orphans() []int {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err != nil || pid <= 0 {
+			break
+		}
+	}
+	var out []int
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", t.Name(), "children"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			pid, _ := strconv.Atoi(f)
+			if pid > 0 && !ourCommand(pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// ourCommand reports whether pid is a process this program started on
+// purpose and still runs (a test's helper, say): anything but a server's
+// session. A session is recognised by its parent having been a server:
+// its command line is parlab's session mode, or vsftpd.
+func ourCommand(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return true // gone already
+	}
+	cmd := string(b)
+	return !strings.Contains(cmd, "__parlab_ftp_session") && !strings.Contains(cmd, "vsftpd")
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// freePortRange finds n consecutive ports that are free now (for vsftpd's
+// passive range), at random in 30000–59999.
+func freePortRange(n int) (int, error) {
+	var b [2]byte
+	for range 50 {
+		rand.Read(b[:])
+		lo := 30000 + int(b[0])<<8%29000 + int(b[1])
+		ok := true
+		for p := lo; p < lo+n && ok; p++ {
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				ok = false
+				continue
+			}
+			ln.Close()
+		}
+		if ok {
+			return lo, nil
+		}
+	}
+	return 0, errors.New("no free range of passive ports for vsftpd")
+}

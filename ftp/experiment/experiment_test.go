@@ -1,0 +1,110 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parlab/ftp/load"
+)
+
+// parlabBin builds the parlab binary the experiment starts its servers
+// with.
+func parlabBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "parlab")
+	cmd := exec.Command("go", "build", "-o", bin, "parlab/cmd/parlab")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestPoints(t *testing.T) {
+	for sweep, n := range map[string]int{"backlog": 8, "users": 9, "delay": 7} {
+		ps, err := Points(sweep, false, 50*time.Millisecond)
+		if err != nil || len(ps) != 2*n {
+			t.Fatalf("%s: %d points, %v", sweep, len(ps), err)
+		}
+		if ps[0].Think != 0 || ps[n].Think != 50*time.Millisecond || ps[n].Value != ps[0].Value {
+			t.Errorf("%s: the think half is not the same points: %+v %+v", sweep, ps[0], ps[n])
+		}
+	}
+	ps, _ := Points("backlog", false, 0)
+	if p := ps[0]; p.Backlog != 30 || p.Users != 150 || p.Delay != 350*time.Millisecond || p.Script != "LIST*60,RETR img.bin" {
+		t.Errorf("the reference's first backlog point: %+v", p)
+	}
+	if _, err := Points("latency", false, 0); err == nil {
+		t.Error("an unknown sweep")
+	}
+}
+
+// A small experiment end to end: two models and vsftpd (when this machine
+// has it) on the users sweep, with and without think time; every server
+// starts, serves every client and stops leaving nothing behind, and the
+// report, JSON and plots are written. single serializes sessions, so with
+// think time it takes longer than goroutines: the experiment must show it.
+func TestExperiment(t *testing.T) {
+	bin := parlabBin(t)
+	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Peers: []string{"vsftpd"}, Sweeps: []string{"users"},
+		Quick: true, Think: 30 * time.Millisecond}
+	doc, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := 2
+	if len(doc.Notes) == 0 {
+		servers = 3 // vsftpd ran
+	}
+	if len(doc.Runs) != 4*servers {
+		t.Fatalf("%d runs, want %d: %+v", len(doc.Runs), 4*servers, doc.Notes)
+	}
+	slow := map[string]time.Duration{}
+	for _, r := range doc.Runs {
+		if r.Err != "" || r.Note != "" {
+			t.Fatalf("%s %+v: %s %s", r.Server, r.Point, r.Err, r.Note)
+		}
+		if ok := r.Summary.ByOutcome[load.OK]; ok != r.Point.Users {
+			t.Errorf("%s %+v: %d ok of %d: %v", r.Server, r.Point, ok, r.Point.Users, r.Summary.ByOutcome)
+		}
+		if r.Point.Think > 0 && r.Point.Value == 40 {
+			slow[r.Server] = r.Summary.Processed
+		}
+	}
+	if slow["single"] < 2*slow["goroutines"] {
+		t.Errorf("with think time single took %v, goroutines %v: single should serialize", slow["single"], slow["goroutines"])
+	}
+	out := t.TempDir()
+	files, err := doc.Write(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(filepath.Join(out, "experiment.txt"))
+	for _, want := range []string{"Sweep 2, the number of users", "Upper bound", "fixed at 32", "ListenOverflows"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+	var j struct {
+		Parameters map[string]any `json:"parameters"`
+		Runs       []struct {
+			Server    string         `json:"server"`
+			Processed float64        `json:"processed"`
+			Outcomes  map[string]int `json:"outcomes"`
+		} `json:"runs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err := json.Unmarshal(b, &j); err != nil || len(j.Runs) != len(doc.Runs) || j.Parameters["quick"] != true {
+		t.Fatalf("JSON: %v %+v", err, j)
+	}
+	for _, f := range []string{"processed-users.png", "failures-users-think.svg", "p99-users.png", "timeline-goroutines-users-think.png"} {
+		if !strings.Contains(strings.Join(files, " "), f) {
+			t.Errorf("no %s in %v", f, files)
+		}
+	}
+}
