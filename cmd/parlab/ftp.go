@@ -180,6 +180,7 @@ func (a *app) ftpLoad(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the Poisson arrivals")
 	jsonOut := fs.String("json", "", "write the run as JSON to FILE, or - for stdout")
 	remote := fs.Bool("allow-remote", false, "allow a server off this machine")
+	clients := fs.String("clients", "goroutines", "goroutines, or processes: each client its own process, as the reference forked its clients")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -193,6 +194,10 @@ func (a *app) ftpLoad(args []string) error {
 	if *arrivals != "fixed" && *arrivals != "poisson" {
 		return usagef("--arrivals wants fixed or poisson, got %q", *arrivals)
 	}
+	if *clients != "goroutines" && *clients != "processes" {
+		return usagef("--clients wants goroutines or processes, got %q", *clients)
+	}
+	cfg.Processes = *clients == "processes"
 	if *users < 1 || *delay < 0 || *think < 0 || *capF <= 0 {
 		return usagef("ftp load: --users at least 1, --delay and --think not negative, --cap positive")
 	}

@@ -80,6 +80,10 @@ type Config struct {
 	Expect map[string]string
 	// AllowRemote permits an address off this machine's loopback.
 	AllowRemote bool
+	// Processes runs each client as its own process (this program in a
+	// hidden client mode, see ClientArg), as the reference forked its
+	// clients; otherwise each client is a goroutine.
+	Processes bool
 	// Progress, if set, is told how many clients have ended.
 	Progress func(done, total int)
 }
@@ -123,6 +127,10 @@ type Result struct {
 	// over the run, and Sysctls the settings that decide them.
 	Kernel  map[string]int64
 	Sysctls map[string]string
+	// Wall is the run's length; CPU the generator's own CPU time over it
+	// (user and system, its client processes included), so a report can
+	// say whether the generator, not the server, was the bottleneck.
+	Wall, CPU time.Duration
 }
 
 // CheckAddr refuses an address off loopback unless allowed: load runs talk
@@ -150,6 +158,7 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg, Clients: make([]Client, cfg.Users), Sysctls: sysctls()}
 	before, _ := netstat()
+	self0, kids0 := cpuTime()
 	res.Start = time.Now()
 	deadline := res.Start.Add(cfg.Cap)
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
@@ -175,7 +184,12 @@ func Run(cfg Config) (*Result, error) {
 			break
 		}
 		wg.Go(func() {
-			c := runClient(&cfg, i, res.Start, deadline)
+			var c Client
+			if cfg.Processes {
+				c = runProcess(&cfg, i, res.Start, deadline)
+			} else {
+				c = runClient(&cfg, i, res.Start, deadline)
+			}
 			mu.Lock()
 			res.Clients[i] = c
 			done++
@@ -186,6 +200,9 @@ func Run(cfg Config) (*Result, error) {
 		})
 	}
 	wg.Wait()
+	res.Wall = time.Since(res.Start)
+	self1, kids1 := cpuTime()
+	res.CPU = self1 - self0 + kids1 - kids0
 	if after, err := netstat(); err == nil {
 		res.Kernel = map[string]int64{}
 		for _, k := range Counters {

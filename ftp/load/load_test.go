@@ -178,3 +178,43 @@ func TestScriptAndAddr(t *testing.T) {
 		t.Error("Run took a remote address")
 	}
 }
+
+// Clients as processes (this test binary in client mode) give the same
+// outcomes as goroutines, file checks included, and the generator's CPU,
+// children's included, is reported.
+func TestProcessClients(t *testing.T) {
+	addr, body := server(t, ftp.Goroutines, 64, nil)
+	cfg := config(addr, 8)
+	cfg.Processes = true
+	sum := sha256.Sum256(body)
+	cfg.Expect = map[string]string{"img.bin": hex.EncodeToString(sum[:])}
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summarize()
+	if s.ByOutcome[OK] != 8 {
+		for _, c := range res.Clients {
+			t.Logf("client %d: %s %s", c.ID, c.Outcome, c.Detail)
+		}
+		t.Fatalf("outcomes %v", s.ByOutcome)
+	}
+	for _, c := range res.Clients {
+		if c.Arrive < 0 || c.End < c.Arrive || c.Connect <= 0 || c.Bytes < int64(len(body)) {
+			t.Errorf("client %+v", c)
+		}
+	}
+	if res.CPU <= 0 || s.GeneratorCPU <= 0 || s.GeneratorShare > 1.5 {
+		t.Errorf("generator CPU %v over %v: %+v", res.CPU, res.Wall, s)
+	}
+	js, _ := json.Marshal(res)
+	if !strings.Contains(string(js), `"clients":"processes"`) || !strings.Contains(string(js), `"generator_cpu"`) {
+		t.Errorf("JSON: %.400s", js)
+	}
+	// a wrong file is caught in the child too
+	cfg.Users, cfg.Expect = 2, map[string]string{"img.bin": strings.Repeat("0", 64)}
+	res, _ = Run(cfg)
+	if s := res.Summarize(); s.ByOutcome[TransferBroken] != 2 {
+		t.Errorf("outcomes %v", s.ByOutcome)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -126,6 +127,10 @@ type Summary struct {
 	Session           Percentiles // of the clients that ended ok
 	SessionsPerSecond float64     // ok sessions over the processed time
 	MBPerSecond       float64
+	// GeneratorCPU is the generator's CPU time over the run's wall time, in
+	// cores (0.5: half of one core), and GeneratorShare that over the
+	// machine's cores: near 1, the generator itself limited the load.
+	GeneratorCPU, GeneratorShare float64
 }
 
 // Percentiles are a phase's p50, p90, p99 and max, in seconds.
@@ -174,6 +179,10 @@ func (r *Result) Summarize() Summary {
 		s.SessionsPerSecond = float64(s.ByOutcome[OK]) / sec
 		s.MBPerSecond = float64(bytes) / 1e6 / sec
 	}
+	if r.Wall > 0 {
+		s.GeneratorCPU = r.CPU.Seconds() / r.Wall.Seconds()
+		s.GeneratorShare = s.GeneratorCPU / float64(runtime.NumCPU())
+	}
 	return s
 }
 
@@ -185,6 +194,12 @@ func (r *Result) WriteText(w io.Writer) {
 		cfg.Users, cfg.Addr, cfg.Delay, map[bool]string{true: "Poisson", false: "fixed"}[cfg.Poisson], cfg.Script, cfg.Think)
 	fmt.Fprintf(w, "processed time (first connect to last end, the reference's metric): %.3f s; ok sessions/s %.1f; %.1f MB/s\n",
 		s.Processed.Seconds(), s.SessionsPerSecond, s.MBPerSecond)
+	how := "goroutines"
+	if cfg.Processes {
+		how = "a process each"
+	}
+	fmt.Fprintf(w, "the generator (clients: %s) used %.2f s of CPU in %.2f s: %.2f cores, %.0f%% of this machine's %d\n",
+		how, r.CPU.Seconds(), r.Wall.Seconds(), s.GeneratorCPU, 100*s.GeneratorShare, runtime.NumCPU())
 	t := bench.Table{Title: "Sessions by outcome:", Header: []string{"outcome", "sessions"}}
 	for _, o := range Outcomes {
 		if n := s.ByOutcome[o]; n > 0 {
@@ -257,12 +272,16 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Session    Percentiles       `json:"session"`
 		Rate       float64           `json:"sessions_per_second"`
 		MBs        float64           `json:"mb_per_second"`
+		Wall       float64           `json:"wall"`
+		CPU        float64           `json:"generator_cpu"`
+		Share      float64           `json:"generator_share"`
 		Kernel     map[string]int64  `json:"kernel,omitempty"`
 		Sysctls    map[string]string `json:"sysctls"`
 		Clients    []client          `json:"clients"`
 	}{bench.Params{{Name: "addr", Value: cfg.Addr}, {Name: "users", Value: cfg.Users}, {Name: "delay", Value: cfg.Delay.Seconds()},
 		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
-		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed}},
+		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed},
+		{Name: "clients", Value: map[bool]string{true: "processes", false: "goroutines"}[cfg.Processes]}},
 		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Session,
-		s.SessionsPerSecond, s.MBPerSecond, r.Kernel, r.Sysctls, cs})
+		s.SessionsPerSecond, s.MBPerSecond, r.Wall.Seconds(), r.CPU.Seconds(), s.GeneratorShare, r.Kernel, r.Sysctls, cs})
 }
