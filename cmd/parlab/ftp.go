@@ -255,6 +255,7 @@ func (a *app) ftpExperiment(args []string) error {
 	quick := fs.Bool("quick", false, "small points, a couple of minutes in all")
 	think := fs.Duration("think", 50*time.Millisecond, "every point runs again with this pause between commands (a client a continent away); 0: not")
 	out := fs.String("out", "out/ftp", "directory for experiment.json, experiment.txt and plots/")
+	maxUsers := fs.Int("max-users", 0, "the users sweep goes on past 450, 50 at a time with the servers that have not failed, up to this many (0: 1000; none in a quick run)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -267,7 +268,7 @@ func (a *app) ftpExperiment(args []string) error {
 		return err
 	}
 	cfg := experiment.Config{Bin: bin, Models: splitList(*models), Peers: splitList(*peers), Sweeps: splitList(*sweeps),
-		Trials: *trials, Quick: *quick, Think: *think, Out: *out}
+		Trials: *trials, Quick: *quick, Think: *think, Out: *out, MaxUsers: *maxUsers}
 	for _, m := range cfg.Models {
 		if _, err := ftp.ParseModel(m); err != nil {
 			return usagef("--models: %v", err)

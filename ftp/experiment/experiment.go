@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +39,9 @@ type Config struct {
 	Quick  bool          // the small points (see Points): minutes, not hours
 	Think  time.Duration // the second run of every point: this pause between commands
 	Out    string        // where the JSON, tables and plots go
+	// MaxUsers is where the users sweep stops going on (0: MaxUsers, or
+	// no going on in a quick run).
+	MaxUsers int
 	// Vsftpd is vsftpd's binary ("" for /usr/sbin/vsftpd).
 	Vsftpd string
 	// Progress, if set, is told each run as it starts.
@@ -55,6 +59,9 @@ type Point struct {
 	Script  string        `json:"script"`
 	Think   time.Duration `json:"-"`
 }
+
+// MaxUsers is where the users sweep stops going on by default (see Run).
+const MaxUsers = 1000
 
 // BigFile is the name of the file the scripts RETR; its size is the
 // point's (8 MB, 1 MB in quick points).
@@ -175,7 +182,19 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 		}
 	}()
 	total, done := len(points)*len(servers)*cfg.Trials, 0
+	type job struct {
+		p    Point
+		only []string // the servers to run (nil: all)
+	}
+	var jobs []job
 	for _, p := range points {
+		jobs = append(jobs, job{p: p})
+	}
+	for i := 0; i < len(jobs); i++ {
+		p, run := jobs[i].p, servers
+		if jobs[i].only != nil {
+			run = jobs[i].only
+		}
 		size := int64(8 << 20)
 		if cfg.Quick {
 			size = 1 << 20
@@ -188,17 +207,37 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 			}
 			roots[size] = root
 		}
+		var clean []string // the servers with no failure at this point
 		for trial := range cfg.Trials {
-			for _, srv := range servers {
+			for _, srv := range run {
 				if err := ctx.Err(); err != nil {
 					return doc, err
 				}
 				if cfg.Progress != nil {
 					cfg.Progress(done, total, fmt.Sprintf("%s %s=%g think=%v", srv, p.Sweep, p.Value, p.Think))
 				}
-				doc.Runs = append(doc.Runs, runPoint(cfg, srv, p, trial, root, size))
+				r := runPoint(cfg, srv, p, trial, root, size)
+				doc.Runs = append(doc.Runs, r)
 				done++
+				if n, _ := failures(r.Summary); trial == 0 && r.Err == "" && n == 0 && r.Summary.Processed <= 30*time.Second {
+					clean = append(clean, srv)
+				}
 			}
+		}
+		// The users sweep goes on past its last point, 50 users at a time,
+		// with the servers that have not failed yet, until each fails (or
+		// MaxUsers): a server's upper bound is then measured, not assumed.
+		last := i+1 == len(jobs) || jobs[i+1].p.Sweep != p.Sweep || jobs[i+1].p.Think != p.Think
+		limit := cfg.MaxUsers
+		if limit == 0 && !cfg.Quick {
+			limit = MaxUsers
+		}
+		if p.Sweep == "users" && last && len(clean) > 0 && p.Users+50 <= limit {
+			next := p
+			next.Users += 50
+			next.Value = float64(next.Users)
+			jobs = slices.Insert(jobs, i+1, job{p: next, only: clean})
+			total += len(clean) * cfg.Trials
 		}
 	}
 	return doc, nil

@@ -52,7 +52,7 @@ func TestPoints(t *testing.T) {
 func TestExperiment(t *testing.T) {
 	bin := parlabBin(t)
 	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Peers: []string{"vsftpd"}, Sweeps: []string{"users"},
-		Quick: true, Think: 30 * time.Millisecond}
+		Quick: true, Think: 30 * time.Millisecond, MaxUsers: 90}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +61,13 @@ func TestExperiment(t *testing.T) {
 	if len(doc.Notes) == 0 {
 		servers = 3 // vsftpd ran
 	}
-	if len(doc.Runs) != 4*servers {
-		t.Fatalf("%d runs, want %d: %+v", len(doc.Runs), 4*servers, doc.Notes)
+	// 10 and 40 users, then on to 90 for the servers with no failure yet:
+	// all of them, with and without think time
+	if len(doc.Runs) != 6*servers {
+		t.Fatalf("%d runs, want %d: %+v", len(doc.Runs), 6*servers, doc.Notes)
+	}
+	if r := doc.Runs[len(doc.Runs)-1]; r.Point.Users != 90 || r.Point.Think == 0 {
+		t.Errorf("the last run is %+v, want the think half's 90 users", r.Point)
 	}
 	slow := map[string]time.Duration{}
 	for _, r := range doc.Runs {
@@ -72,7 +77,7 @@ func TestExperiment(t *testing.T) {
 		if ok := r.Summary.ByOutcome[load.OK]; ok != r.Point.Users {
 			t.Errorf("%s %+v: %d ok of %d: %v", r.Server, r.Point, ok, r.Point.Users, r.Summary.ByOutcome)
 		}
-		if r.Point.Think > 0 && r.Point.Value == 40 {
+		if r.Point.Think > 0 && r.Point.Value == 90 {
 			slow[r.Server] = r.Summary.Processed
 		}
 	}
