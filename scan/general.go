@@ -383,6 +383,7 @@ type groupHot struct {
 	tp      tailPlan
 	need    [MaxSums]Need // per entry of tp.byCol
 	sumOnly tailPlan
+	sums    bool // every slot is a sum alone: tp is sumOnly
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
@@ -399,7 +400,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
 		return nil
 	}
-	h.sumOnly = tailPlan{ncols: ncols}
+	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
 		if h.need[k]&NeedSum != 0 {
@@ -444,6 +445,15 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 		return false
 	}
 	i := gr.at(data[s:end])
+	if h.sums {
+		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, &vals, &scales) {
+			return false
+		}
+		gr.Count[i]++
+		r.Rows++
+		r.Matched++
+		return true
+	}
 	if gr.Sums != nil {
 		// addVals reads the values of the summed slots only, in their order
 		var sv [MaxSums]int64

@@ -294,3 +294,53 @@ func addVals(sums []Fixed, tp *tailPlan, vals *[MaxSums]int64, scales *[MaxSums]
 	}
 	return true
 }
+
+// bulkEvery takes every row that starts in the quote-free window
+// data[wb:we] (just classified into mk) before end and ends inside it, for
+// a query that takes every row the same way (see ScanPart's every): no
+// filter and sums from the row's end (tailValues, addVals), or the fast
+// group-by (groupHit). It walks the window's newline bits itself, and a row
+// the fast code declines goes to line or lineGen as ScanPart would send it.
+// It returns where the next row starts: wb if no row ends in the window.
+func (t *Table) bulkEvery(end int, r *Result, mk *marks, wb, we int, sc *rowScratch) (int, error) {
+	data := t.data
+	words := (we - wb + 63) / 64
+	p := wb
+	g := t.b.gen
+	for w := range words {
+		for m := mk.nl[w]; m != 0; m &= m - 1 {
+			if p >= end {
+				return p, nil
+			}
+			e := wb + w<<6 + bits.TrailingZeros64(m)
+			if e > p && data[p] != '\r' {
+				if g != nil {
+					if t.groupHit(p, e, r, mk, wb) {
+						p = e + 1
+						continue
+					}
+				} else {
+					var vals [MaxSums]int64
+					var scales [MaxSums]int
+					if tailValues(data, p, e, mk, wb, &t.b.tp, &vals, &scales) && addVals(r.Sums[:], &t.b.tp, &vals, &scales) {
+						r.Rows++
+						r.Matched++
+						p = e + 1
+						continue
+					}
+				}
+			}
+			var err error
+			if g != nil {
+				err = t.lineGen(p, e, r, mk, wb, sc)
+			} else {
+				err = t.line(p, e, r, mk, wb)
+			}
+			if err != nil {
+				return p, err
+			}
+			p = e + 1
+		}
+	}
+	return p, nil
+}
