@@ -297,16 +297,19 @@ func addVals(sums []Fixed, tp *tailPlan, vals *[MaxSums]int64, scales *[MaxSums]
 
 // bulkEvery takes every row that starts in the quote-free window
 // data[wb:we] (just classified into mk) before end and ends inside it, for
-// a query that takes every row the same way (see ScanPart's every): no
-// filter and sums from the row's end (tailValues, addVals), or the fast
-// group-by (groupHit). It walks the window's newline bits itself, and a row
-// the fast code declines goes to line or lineGen as ScanPart would send it.
-// It returns where the next row starts: wb if no row ends in the window.
-func (t *Table) bulkEvery(end int, r *Result, mk *marks, wb, we int, sc *rowScratch) (int, error) {
+// a query that takes every row the same way (see ScanPart's every): a first
+// filter on column lead (≥ 0) with the value leadVal, tested on the field
+// the comma bitmap finds, then sums from the row's end (tailValues,
+// addVals) or the fast group-by (groupHit). It walks the window's newline
+// bits itself, and a row the fast code declines goes to line or lineGen as
+// ScanPart would send it. It returns where the next row starts: wb if no
+// row ends in the window.
+func (t *Table) bulkEvery(end int, r *Result, mk *marks, wb, we int, sc *rowScratch, lead int, leadVal []byte) (int, error) {
 	data := t.data
 	words := (we - wb + 63) / 64
 	p := wb
 	g := t.b.gen
+	simple := g == nil && t.b.sumsHot
 	for w := range words {
 		for m := mk.nl[w]; m != 0; m &= m - 1 {
 			if p >= end {
@@ -314,12 +317,21 @@ func (t *Table) bulkEvery(end int, r *Result, mk *marks, wb, we int, sc *rowScra
 			}
 			e := wb + w<<6 + bits.TrailingZeros64(m)
 			if e > p && data[p] != '\r' {
-				if g != nil {
+				f := p
+				if lead > 0 {
+					f = fieldStart(mk, wb, p, e, lead)
+				}
+				switch {
+				case lead >= 0 && f >= 0 && !fieldIs(data, f, e, leadVal):
+					r.Rows++ // the first filter fails
+					p = e + 1
+					continue
+				case g != nil && g.hot != nil && (lead < 0 || f >= 0):
 					if t.groupHit(p, e, r, mk, wb) {
 						p = e + 1
 						continue
 					}
-				} else {
+				case simple && (lead < 0 || f >= 0):
 					var vals [MaxSums]int64
 					var scales [MaxSums]int
 					if tailValues(data, p, e, mk, wb, &t.b.tp, &vals, &scales) && addVals(r.Sums[:], &t.b.tp, &vals, &scales) {

@@ -122,10 +122,10 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	if quick {
 		v0 = t.b.value[0]
 	}
-	// every: a query that takes every row the same way (no filter, sums
-	// from the row's end, or the fast group-by): bulkEvery walks a
-	// quote-free window's rows itself.
-	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil && t.b.gen.lead < 0)
+	// every: a query that takes every row the same way (no filter and sums
+	// from the row's end, the fast group-by, or a first filter ScanPart
+	// tests itself): bulkEvery walks a quote-free window's rows itself.
+	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
@@ -142,7 +142,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				}
 			}
 			if every && !quotes {
-				next, err := t.bulkEvery(end, r, &mk, wb, we, &sc)
+				next, err := t.bulkEvery(end, r, &mk, wb, we, &sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -186,6 +186,14 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			}
 			if f >= 0 && !fieldIs(data, f, e, leadVal) {
 				r.Rows++
+				p = next
+				continue
+			}
+			// The simple shape's one filter holds: its sums from the row's
+			// end, without line's walk to the filter again.
+			if f >= 0 && t.b.gen == nil && t.b.sumsHot && addTail(data, p, e, r.Sums[:], &mk, wb, &t.b.tp) {
+				r.Rows++
+				r.Matched++
 				p = next
 				continue
 			}
