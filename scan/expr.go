@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"bytes"
 	"errors"
 	"fmt"
@@ -255,15 +256,7 @@ func (c *cond) test(f []byte) (bool, error) {
 	return r >= 0, nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 // cmpDec compares a·10^-sa with b·10^-sb exactly (scales at most MaxScale):
 // the one with the smaller scale is brought to the larger in 128 bits.
@@ -291,12 +284,9 @@ func cmpDec(a int64, sa int, b int64, sb int) int {
 		bh, bl = bits.Mul64(ub, uint64(pow10[sa-sb]))
 		al = ua
 	}
-	r := 0
-	switch {
-	case ah != bh:
-		r = cmpU(ah, bh)
-	default:
-		r = cmpU(al, bl)
+	r := cmp.Compare(ah, bh)
+	if r == 0 {
+		r = cmp.Compare(al, bl)
 	}
 	if neg {
 		return -r
@@ -304,15 +294,6 @@ func cmpDec(a int64, sa int, b int64, sb int) int {
 	return r
 }
 
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // parseDate reads M/D/YYYY (month and day of one or two digits) or
 // YYYY-MM-DD, a real calendar day, as a number that orders as the dates do.

@@ -206,10 +206,7 @@ type rowScratch struct {
 // window at wb that covers it.
 func (t *Table) lineGen(p, e int, r *Result, mk *marks, wb int, sc *rowScratch) error {
 	g := t.b.gen
-	line := t.data[p:e]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line := stripCR(t.data[p:e])
 	if len(line) == 0 {
 		return nil // a blank line is not a row
 	}
@@ -243,28 +240,12 @@ func (t *Table) lineGen(p, e int, r *Result, mk *marks, wb int, sc *rowScratch) 
 func (t *Table) slowGen(p int, r *Result) (int, error) {
 	g := t.b.gen
 	var spans [MaxFields]span
-	got, fi, i := 0, 0, p
-	for {
-		f, next, last, err := readField(t.data, i)
-		if err != nil {
-			return 0, errAt(t.name, t.data, next, "", nil, err)
-		}
-		for got < len(g.cols) && g.cols[got] == fi {
-			spans[got] = f
-			got++
-		}
-		fi++
-		i = next
-		if last {
-			break
-		}
+	got, fi, i, end, _, err := t.record(p, g.cols, spans[:], -1)
+	if err != nil {
+		return 0, err
 	}
 	r.Rows++
 	r.Quoted++
-	end := i
-	if end > p && t.data[end-1] == '\n' {
-		end--
-	}
 	var fields [MaxFields][]byte
 	var offs [MaxFields]int
 	var buf [512]byte

@@ -103,33 +103,7 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 		if err != nil {
 			return err
 		}
-		// the documented rules: exact, then loose, then the two aliases
-		loose := strings.NewReplacer(" ", "", "_", "", "-", "")
-		fold := func(s string) string { return loose.Replace(strings.ToLower(s)) }
-		col := func(name string) (int, error) {
-			tries := []string{name, fold(name)}
-			switch fold(name) {
-			case "item":
-				tries = append(tries, "itemtype")
-			case "channel":
-				tries = append(tries, "saleschannel")
-			}
-			for k, want := range tries {
-				var at []int
-				for i, h := range header {
-					if (k == 0 && h == want) || (k > 0 && fold(h) == want) {
-						at = append(at, i)
-					}
-				}
-				if len(at) > 1 {
-					return 0, ErrDupColumn
-				}
-				if len(at) == 1 {
-					return at[0], nil
-				}
-			}
-			return 0, ErrColumn
-		}
+		col := func(name string) (int, error) { return refCol(header, name) }
 		filter := -1
 		if q.Where != "" {
 			if filter, err = col(q.Where); err != nil {

@@ -22,6 +22,15 @@ func benchScanFiles(b *testing.B, q Query, files []refFile) {
 	if err := refQuery(files, q, &want); err != nil {
 		b.Fatal(err)
 	}
+	r := loopScan(b, files, q)
+	if r.Matched != want.matched || r.Sums[0].String() != want.sums[0].String() {
+		b.Fatalf("answer %d %s, reference %d %s", r.Matched, r.Sums[0], want.matched, want.sums[0])
+	}
+}
+
+// loopScan binds q to files and scans them whole in the benchmark's loop,
+// reporting bytes and allocations; it returns the last answer.
+func loopScan(b *testing.B, files []refFile, q Query) Result {
 	var tables []*Table
 	n := 0
 	for _, f := range files {
@@ -44,9 +53,7 @@ func benchScanFiles(b *testing.B, q Query, files []refFile) {
 			}
 		}
 	}
-	if r.Matched != want.matched || r.Sums[0].String() != want.sums[0].String() {
-		b.Fatalf("answer %d %s, reference %d %s", r.Matched, r.Sums[0], want.matched, want.sums[0])
-	}
+	return r
 }
 
 // The reference query: Region is the first column, 26% of rows match.
@@ -178,28 +185,7 @@ func benchShape(b *testing.B, q Query) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tables []*Table
-	n := 0
-	for _, f := range files {
-		tb, err := NewTable(f.name, f.data, &q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tables = append(tables, tb)
-		n += len(f.data)
-	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	var r Result
-	for b.Loop() {
-		r = Result{}
-		for _, tb := range tables {
-			s, e := tb.Body()
-			if err := tb.Scan(s, e, &r); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	r := loopScan(b, files, q)
 	got, _, err := answerOf(files, q)
 	if err != nil || r.Matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
 		b.Fatalf("answer %d %v (%v), reference %d %v", r.Matched, head(got.cells), err, want.matched, head(want.cells))

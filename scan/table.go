@@ -229,6 +229,14 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	return p, nil
 }
 
+// stripCR is a line without the CR of its CR LF (or of the data's end).
+func stripCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}
+
 // fieldIs reports whether the bare field that starts at data[f], in the
 // quote-free row that ends at e (its '\n', or the end of data), is v.
 func fieldIs(data []byte, f, e int, v []byte) bool {
@@ -260,10 +268,7 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 		var sc rowScratch
 		return t.lineGen(p, e, r, mk, wb, &sc)
 	}
-	line := t.data[p:e]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line := stripCR(t.data[p:e])
 	if len(line) == 0 {
 		return nil // a blank line is not a row
 	}
@@ -342,32 +347,13 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 	}
 	b := &t.b
 	var spans [MaxSums]span
-	matched, got, fi := b.filter < 0, 0, 0
-	i := p
-	for {
-		f, next, last, err := readField(t.data, i)
-		if err != nil {
-			return 0, errAt(t.name, t.data, next, "", nil, err)
-		}
-		if fi == b.filter {
-			matched = equalField(t.data[f.s:f.e], f.quoted, b.value)
-		}
-		for got < b.nsum && b.byCol[got].col == fi {
-			spans[got] = f
-			got++
-		}
-		fi++
-		i = next
-		if last {
-			break
-		}
+	got, fi, i, end, fsp, err := t.record(p, b.sumCols[:b.nsum], spans[:], b.filter)
+	if err != nil {
+		return 0, err
 	}
+	matched := b.filter < 0 || (fi > b.filter && equalField(t.data[fsp.s:fsp.e], fsp.quoted, b.value))
 	r.Rows++
 	r.Quoted++
-	end := i
-	if end > p && t.data[end-1] == '\n' {
-		end--
-	}
 	if fi <= b.filter {
 		return 0, t.shortRow(end, b.fname, b.filter, fi)
 	}
@@ -385,6 +371,38 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 		}
 	}
 	return i, nil
+}
+
+// record reads the record at p with the full parser: spans[k] is the field
+// of column cols[k] (cols ascending; got of them found), and extra's field
+// (a column, -1 for none) is fsp. It returns how many fields the record has,
+// where the next record starts, and where this one ends (its '\n' or the
+// end of the data).
+func (t *Table) record(p int, cols []int, spans []span, extra int) (got, fields, next, end int, fsp span, err error) {
+	i := p
+	for {
+		f, n, last, ferr := readField(t.data, i)
+		if ferr != nil {
+			return 0, 0, 0, 0, fsp, errAt(t.name, t.data, n, "", nil, ferr)
+		}
+		if fields == extra {
+			fsp = f
+		}
+		for got < len(cols) && cols[got] == fields {
+			spans[got] = f
+			got++
+		}
+		fields++
+		i = n
+		if last {
+			break
+		}
+	}
+	end = i
+	if end > p && t.data[end-1] == '\n' {
+		end--
+	}
+	return got, fields, i, end, fsp, nil
 }
 
 // readField reads the field that starts at data[i]. It returns the field, where
