@@ -1,8 +1,8 @@
 package scan
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -293,7 +293,6 @@ func cmpDec(a int64, sa int, b int64, sb int) int {
 	}
 	return r
 }
-
 
 // parseDate reads M/D/YYYY (month and day of one or two digits) or
 // YYYY-MM-DD, a real calendar day, as a number that orders as the dates do.
