@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"parlab/ftp/experiment"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"parlab/ftp"
+	"parlab/ftp/experiment"
 	"parlab/ftp/load"
 )
 
