@@ -56,6 +56,7 @@ test: fmt-check vet lint
 # Fuzz each target for FUZZTIME (make fuzz FUZZTIME=5m).
 fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzParseFixed$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
