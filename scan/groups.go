@@ -77,6 +77,7 @@ type Groups struct {
 	Slots int
 	Need  Need
 	short map[[16]byte]int32 // a key of ≤ 15 bytes: its bytes, then its length in byte 15
+	cache *[1 << cacheBits]cacheEntry
 	long  map[string]int32
 	arena []byte // every key's bytes, in group order
 	ends  []int  // group i's key is arena[ends[i-1]:ends[i]] (0 for i = 0)
@@ -84,6 +85,16 @@ type Groups struct {
 	Sums  []Fixed
 	Mins  []Extreme
 	Maxs  []Extreme
+}
+
+// cacheBits sizes Groups' key cache: 256 entries of 24 bytes.
+const cacheBits = 8
+
+// cacheEntry is a short key (as its two words) and its group plus one (0:
+// empty).
+type cacheEntry struct {
+	lo, hi uint64
+	i      int32
 }
 
 // Need says which accumulators a query's aggregates use.
@@ -97,7 +108,8 @@ const (
 )
 
 func newGroups(slots int, need Need) *Groups {
-	return &Groups{Slots: slots, Need: need, short: make(map[[16]byte]int32), long: make(map[string]int32)}
+	return &Groups{Slots: slots, Need: need, short: make(map[[16]byte]int32), long: make(map[string]int32),
+		cache: new([1 << cacheBits]cacheEntry)}
 }
 
 // Len is the number of groups.
@@ -139,12 +151,20 @@ func (g *Groups) at(key []byte) int {
 		var k [16]byte
 		copy(k[:], key)
 		k[15] = byte(len(key))
-		if i, ok := g.short[k]; ok {
-			return int(i)
+		// A direct-mapped cache in front of the map: a few keys (Region's 7,
+		// Country's 185) are found with one multiply and two compares.
+		lo, hi := binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+		c := &g.cache[((lo^hi*0x9E3779B97F4A7C15)*0x9E3779B97F4A7C15)>>(64-cacheBits)]
+		if c.lo == lo && c.hi == hi && c.i > 0 {
+			return int(c.i - 1)
 		}
-		i := g.add(key)
-		g.short[k] = int32(i)
-		return i
+		i, ok := g.short[k]
+		if !ok {
+			i = int32(g.add(key))
+			g.short[k] = i
+		}
+		*c = cacheEntry{lo, hi, i + 1}
+		return int(i)
 	}
 	if i, ok := g.long[string(key)]; ok {
 		return int(i)
