@@ -1,7 +1,10 @@
-// Package scan answers a filter-and-sum query over CSV bytes in place.
+// Package scan answers a query over CSV bytes in place: filters (= != < <=
+// > >=, all of which must hold; see Cond and ParseCond for their grammar),
+// an optional group-by, and per group the count and exact sums, minimums,
+// maximums and averages (see Query).
 //
-// It is pure: functions over []byte, no syscalls, no allocation per row, so it
-// can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
+// It is pure: functions over []byte, no syscalls, no allocation per row
+// (a group-by allocates per new group), so it can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
 // package shm's business; which worker scans which range is package spawn's.
 //
 // # The dialect

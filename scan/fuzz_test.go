@@ -32,7 +32,7 @@ func FuzzScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, value string) {
 		in := append([]byte(fuzzHeader), body...)
 		// the filter on the first column (bulk, hit, hotWalk) and on the
-		// second (fieldStart, hitSums)
+		// second (fieldStart, fieldIs, addTail)
 		for _, q := range []Query{{Where: "f", Equals: value, Sum: []string{"x", "y"}}, {Where: "x", Equals: value, Sum: []string{"y"}}} {
 			fuzzScanOnce(t, in, body, q)
 		}

@@ -6,11 +6,13 @@ import (
 	"slices"
 )
 
-// general is the binding of a query the fast paths do not serve: several
+// general is the binding of a query beyond the reference's shape: several
 // filters, order comparisons, a group-by, minimums, maximums or averages.
-// Each row's fields are found once (pick or pickBack, over every column the
-// query reads), then the filters test them in order and the matching row's
-// values go to its group's accumulators.
+// A row's fields are found once (pickFront and pickBack from a window's
+// comma bitmap, or pick), then the filters test them in order and the
+// matching row's values go to its group's accumulators (lineGen, rowGen);
+// the common group-by takes rows its own quicker way (groupHit), and a
+// first `=` filter is tested before either (lead).
 type general struct {
 	cols  []int    // the columns read, ascending, distinct (at most MaxFields)
 	names []string // header name per entry of cols
@@ -20,8 +22,8 @@ type general struct {
 	need  Need
 	ncols int
 	// lead: the first filter is COLUMN=VALUE on column lead, with a value
-	// that a bare field can equal: ScanPart turns away a row that fails it
-	// (fieldStart, fieldIs) without the call to lineGen. Only the first
+	// that a bare field can equal: ScanPart and bulkEvery turn away a row
+	// that fails it (fieldStart, fieldIs) without the call to lineGen. Only the first
 	// filter may: a later one must not hide an earlier one's error.
 	lead int // the column, -1 for none
 	// hot, if not nil, is the fast path of the common group-by (see
