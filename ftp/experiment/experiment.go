@@ -498,12 +498,13 @@ func freePort() (int, error) {
 }
 
 // freePortRange finds n consecutive ports that are free now (for vsftpd's
-// passive range), at random in 30000–59999.
+// passive range), at random in 20000–31999: below Linux's ephemeral range
+// (32768–60999), so the load's own client ports never take one.
 func freePortRange(n int) (int, error) {
 	var b [2]byte
 	for range 50 {
 		rand.Read(b[:])
-		lo := 30000 + int(b[0])<<8%29000 + int(b[1])
+		lo := 20000 + (int(b[0])<<8|int(b[1]))%11950
 		ok := true
 		for p := lo; p < lo+n && ok; p++ {
 			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
