@@ -82,7 +82,7 @@ vs-duckdb: data
 
 # The FTP load lab: the reference's three sweeps against every model and
 # vsftpd. Quick by default (about a minute); FTPFLAGS= runs the full sweeps
-# (about 75 minutes, docs/ftp.md).
+# (hours: docs/ftp.md has the estimate).
 FTPFLAGS ?= --quick
 ftp-study: build
 	$(BIN) ftp experiment $(FTPFLAGS) --out out/ftp
