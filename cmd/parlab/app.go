@@ -55,11 +55,13 @@ and an FTP server whose concurrency model is a flag.
 
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
-  parlab query --where COLUMN=VALUE [--sum COL,COL] [--io mmap|readat|read] [--populate]
-               [--strategy seq|goroutines|processes] [--workers N]
-               [--split file-naive|file|rows|dynamic] [--timeout 3s] [--json] [--verbose] PATH...
+  parlab query [--where 'COLUMN OP VALUE']... [--by COL,COL] [--sum COL,COL] [--min COL,COL]
+               [--max COL,COL] [--avg COL,COL] [--sort 'COL[:desc]'] [--limit N]
+               [--io mmap|readat|read] [--populate] [--strategy seq|goroutines|processes]
+               [--workers N] [--split file-naive|file|rows|dynamic] [--timeout 3s]
+               [--json | --csv] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic]
-               [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [--where COL=VAL]
+               [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
   parlab report FILE.json [--compare OLD.json] [--plot DIR] [--html OUT.html] [--markdown | --csv]
   parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]
@@ -79,8 +81,11 @@ Usage:
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).
 COLUMN is any header name, case-insensitive; region, country, item and channel
-are short for the Sales Records columns. --sum defaults to
-"Total Revenue,Total Profit".
+are short for the Sales Records columns. OP is = != < <= > >=: = and != compare
+bytes, the others numbers, dates (M/D/YYYY or YYYY-MM-DD) or bytes, by the
+value; every --where must hold. With no aggregate named, a query sums
+"Total Revenue,Total Profit". With no --strategy it runs goroutines, one per
+core.
 
 Exit status: 0 success, 1 bad data or a failed run, 2 bad usage.
 `
