@@ -238,8 +238,13 @@ func stripCR(line []byte) []byte {
 }
 
 // fieldIs reports whether the bare field that starts at data[f], in the
-// quote-free row that ends at e (its '\n', or the end of data), is v.
+// quote-free row that ends at e (its '\n', or the end of data), is v (not
+// empty).
 func fieldIs(data []byte, f, e int, v []byte) bool {
+	// Most rows differ in the first byte: no call to memequal for them.
+	if f >= e || data[f] != v[0] {
+		return false
+	}
 	end := e
 	if end > f && data[end-1] == '\r' {
 		end--
