@@ -297,62 +297,64 @@ func addVals(sums []Fixed, tp *tailPlan, vals *[MaxSums]int64, scales *[MaxSums]
 
 // bulkEvery takes every row that starts in the quote-free window
 // data[wb:we] (just classified into mk) before end and ends inside it, for
-// a query that takes every row the same way (see ScanPart's every): a first
-// filter on column lead (≥ 0) with the value leadVal, tested on the field
-// the comma bitmap finds, then sums from the row's end (tailValues,
-// addVals) or the fast group-by (groupHit). It walks the window's newline
-// bits itself, and a row the fast code declines goes to line or lineGen as
-// ScanPart would send it. It returns where the next row starts: wb if no
-// row ends in the window.
+// a query that takes every row the same way (see ScanPart's every): it
+// walks the window's newline bits itself and gives each row to takeRow,
+// and a row takeRow declines to line or lineGen. It returns where the next
+// row starts: wb if no row ends in the window.
 func (t *Table) bulkEvery(end int, r *Result, mk *marks, wb, we int, sc *rowScratch, lead int, leadVal []byte) (int, error) {
-	data := t.data
 	words := (we - wb + 63) / 64
 	p := wb
-	g := t.b.gen
-	simple := g == nil && t.b.sumsHot
 	for w := range words {
 		for m := mk.nl[w]; m != 0; m &= m - 1 {
 			if p >= end {
 				return p, nil
 			}
 			e := wb + w<<6 + bits.TrailingZeros64(m)
-			if e > p && data[p] != '\r' {
-				f := p
-				if lead > 0 {
-					f = fieldStart(mk, wb, p, e, lead)
+			if !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
+				if err := t.anyLine(p, e, r, mk, wb, sc); err != nil {
+					return p, err
 				}
-				switch {
-				case lead >= 0 && f >= 0 && !fieldIs(data, f, e, leadVal):
-					r.Rows++ // the first filter fails
-					p = e + 1
-					continue
-				case g != nil && g.hot != nil && (lead < 0 || f >= 0):
-					if t.groupHit(p, e, r, mk, wb) {
-						p = e + 1
-						continue
-					}
-				case simple && (lead < 0 || f >= 0):
-					var vals [MaxSums]int64
-					var scales [MaxSums]int
-					if tailValues(data, p, e, mk, wb, &t.b.tp, &vals, &scales) && addVals(r.Sums[:], &t.b.tp, &vals, &scales) {
-						r.Rows++
-						r.Matched++
-						p = e + 1
-						continue
-					}
-				}
-			}
-			var err error
-			if g != nil {
-				err = t.lineGen(p, e, r, mk, wb, sc)
-			} else {
-				err = t.line(p, e, r, mk, wb)
-			}
-			if err != nil {
-				return p, err
 			}
 			p = e + 1
 		}
 	}
 	return p, nil
+}
+
+// takeRow is the fast way with a quote-free row data[p:e] inside the window
+// at wb whose marks are mk, for the queries ScanPart's every names: a first
+// filter on column lead (≥ 0) with the value leadVal, tested on the field
+// the comma bitmap finds (fieldStart, fieldIs); then the fast group-by
+// (groupHit), or the simple shape's sums from the row's end (addTail). It
+// reports whether it took the row (counted it, and added it if it passes);
+// if not, it changed nothing the caller's line or lineGen will not redo,
+// and they take the row (a blank line, a short row, an unusual value).
+func (t *Table) takeRow(p, e int, r *Result, mk *marks, wb int, lead int, leadVal []byte) bool {
+	data := t.data
+	if e == p || data[p] == '\r' {
+		return false
+	}
+	if lead >= 0 {
+		f := p
+		if lead > 0 {
+			f = fieldStart(mk, wb, p, e, lead)
+		}
+		if f < 0 {
+			return false // a short row: line reports it
+		}
+		if !fieldIs(data, f, e, leadVal) {
+			r.Rows++ // the first filter fails
+			return true
+		}
+	}
+	if g := t.b.gen; g != nil {
+		return g.hot != nil && t.groupHit(p, e, r, mk, wb)
+	}
+	// The simple shape: no filter, or its one filter just held.
+	if t.b.sumsHot && (t.b.filter < 0 || lead > 0) && addTail(data, p, e, r.Sums[:], mk, wb, &t.b.tp) {
+		r.Rows++
+		r.Matched++
+		return true
+	}
+	return false
 }

@@ -176,27 +176,9 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			p = n
 			continue
 		}
-		// A filter on one column (the first filter of several) rejects most
-		// rows by its field's first byte right here, without the call to
-		// line.
-		if lead >= 0 && e > p && data[p] != '\r' {
-			f := p
-			if lead > 0 {
-				f = fieldStart(&mk, wb, p, e, lead)
-			}
-			if f >= 0 && !fieldIs(data, f, e, leadVal) {
-				r.Rows++
-				p = next
-				continue
-			}
-			// The simple shape's one filter holds: its sums from the row's
-			// end, without line's walk to the filter again.
-			if f >= 0 && t.b.gen == nil && t.b.sumsHot && addTail(data, p, e, r.Sums[:], &mk, wb, &t.b.tp) {
-				r.Rows++
-				r.Matched++
-				p = next
-				continue
-			}
+		if every && t.takeRow(p, e, r, &mk, wb, lead, leadVal) {
+			p = next
+			continue
 		}
 		// A filter on the first column rejects most rows by their first byte
 		// right here, without the call to line.
@@ -211,22 +193,21 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				continue
 			}
 		}
-		var err error
-		if t.b.gen != nil {
-			if t.b.gen.hot != nil && e > p && data[p] != '\r' && t.groupHit(p, e, r, &mk, wb) {
-				p = next
-				continue
-			}
-			err = t.lineGen(p, e, r, &mk, wb, &sc)
-		} else {
-			err = t.line(p, e, r, &mk, wb)
-		}
-		if err != nil {
+		if err := t.anyLine(p, e, r, &mk, wb, &sc); err != nil {
 			return p, err
 		}
 		p = next
 	}
 	return p, nil
+}
+
+// anyLine takes the quote-free line data[p:e] by the binding's general
+// code: lineGen (with the scan's scratch) or line.
+func (t *Table) anyLine(p, e int, r *Result, mk *marks, wb int, sc *rowScratch) error {
+	if t.b.gen != nil {
+		return t.lineGen(p, e, r, mk, wb, sc)
+	}
+	return t.line(p, e, r, mk, wb)
 }
 
 // stripCR is a line without the CR of its CR LF (or of the data's end).
