@@ -127,30 +127,34 @@ func (g *Groups) keyBytes(i int) []byte {
 // Key is group i's key.
 func (g *Groups) Key(i int) string { return string(g.keyBytes(i)) }
 
+// shortKey is the short map's key for a key of at most 15 bytes: its
+// bytes, then its length in byte 15.
+func shortKey(key []byte) [16]byte {
+	var k [16]byte
+	copy(k[:], key)
+	k[15] = byte(len(key))
+	return k
+}
+
 // find returns key's group, or -1.
 func (g *Groups) find(key []byte) int {
+	i, ok := int32(-1), false
 	if len(key) < 16 {
-		var k [16]byte
-		copy(k[:], key)
-		k[15] = byte(len(key))
-		if i, ok := g.short[k]; ok {
-			return int(i)
-		}
+		i, ok = g.short[shortKey(key)]
+	} else {
+		i, ok = g.long[string(key)]
+	}
+	if !ok {
 		return -1
 	}
-	if i, ok := g.long[string(key)]; ok {
-		return int(i)
-	}
-	return -1
+	return int(i)
 }
 
 // at returns the index of key's group, adding an empty one if it is new.
 // key is not kept: its bytes are copied into the arena.
 func (g *Groups) at(key []byte) int {
 	if len(key) < 16 {
-		var k [16]byte
-		copy(k[:], key)
-		k[15] = byte(len(key))
+		k := shortKey(key)
 		// A direct-mapped cache in front of the map: a few keys (Region's 7,
 		// Country's 185) are found with one multiply and two compares.
 		lo, hi := binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])

@@ -52,6 +52,12 @@ func config(addr string, users int) Config {
 		Connect: 2 * time.Second, Greeting: 2 * time.Second, Transfer: 5 * time.Second, Cap: 30 * time.Second, Seed: 1}
 }
 
+// expect is Config.Expect for the test server's file.
+func expect(body []byte) map[string]string {
+	sum := sha256.Sum256(body)
+	return map[string]string{"img.bin": hex.EncodeToString(sum[:])}
+}
+
 // Every client ends ok in every model, the file checked by size and sha256,
 // and the report and JSON say so.
 func TestLoadOK(t *testing.T) {
@@ -59,8 +65,7 @@ func TestLoadOK(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			addr, body := server(t, m, 64, nil)
 			cfg := config(addr, 30)
-			sum := sha256.Sum256(body)
-			cfg.Expect = map[string]string{"img.bin": hex.EncodeToString(sum[:])}
+			cfg.Expect = expect(body)
 			res, err := Run(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -186,8 +191,7 @@ func TestProcessClients(t *testing.T) {
 	addr, body := server(t, ftp.Goroutines, 64, nil)
 	cfg := config(addr, 8)
 	cfg.Processes = true
-	sum := sha256.Sum256(body)
-	cfg.Expect = map[string]string{"img.bin": hex.EncodeToString(sum[:])}
+	cfg.Expect = expect(body)
 	res, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
