@@ -75,60 +75,41 @@ func (a *Answer) Values() []Line {
 // and so on, over n rows.
 func (a *Answer) value(g Agg, n int64, sums *[MaxSums]Fixed, mins, maxs *[MaxSums]Extreme, group bool) string {
 	k := g.Slot
-	var s string
+	var x Extreme
 	switch g.Func {
 	case "sum":
 		return string(sums[k].Append(nil, group))
-	case "min":
-		s = mins[k].String()
-	case "max":
-		s = maxs[k].String()
 	case "avg":
-		s = avgOf(sums[k], n)
+		return avgOf(sums[k], n, group)
+	case "min":
+		x = mins[k]
+	default:
+		x = maxs[k]
 	}
-	if s == "" && group {
-		return "-"
+	if !x.Set {
+		return noValue(group)
 	}
-	if group && s != "" {
-		return groupDigits(s)
-	}
-	return s
+	return string(Fixed{V: x.M, Scale: int64(x.S)}.Append(nil, group))
 }
 
-// groupDigits puts thousands separators into a decimal string.
-func groupDigits(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
+// noValue is a minimum, maximum or average of no rows: "-" in a text
+// report, "" for a machine.
+func noValue(group bool) string {
+	if group {
+		return "-"
 	}
-	ip, fp, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i := range len(ip) {
-		if i > 0 && (len(ip)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(ip[i])
-	}
-	if fp != "" || strings.Contains(s, ".") {
-		b.WriteByte('.')
-		b.WriteString(fp)
-	}
-	return b.String()
+	return ""
 }
 
 // avgOf is sum / n, exactly, rounded half to even to max(AvgScale, the
-// sum's scale) digits; "" when n is 0.
-func avgOf(sum Fixed, n int64) string {
+// sum's scale) digits (grouped by thousands if group); noValue when n is 0.
+func avgOf(sum Fixed, n int64, group bool) string {
 	if n == 0 {
-		return ""
+		return noValue(group)
 	}
 	scale := max(AvgScale, int(sum.Scale))
-	num := sum.total().big()
-	num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)-sum.Scale), nil))
-	return scaledString(roundDiv(num, big.NewInt(n)), scale)
+	q := roundDiv(scaleTo(sum, int64(scale)), big.NewInt(n))
+	return string(appendDecimal(nil, q.Sign() < 0, q.Abs(q).Append(nil, 10), scale, group))
 }
 
 // roundDiv is num/den rounded half to even (den > 0).
@@ -145,23 +126,6 @@ func roundDiv(num, den *big.Int) *big.Int {
 		}
 	}
 	return q
-}
-
-// scaledString writes x·10^-scale as a decimal.
-func scaledString(x *big.Int, scale int) string {
-	neg := x.Sign() < 0
-	d := new(big.Int).Abs(x).String()
-	for len(d) <= scale {
-		d = "0" + d
-	}
-	s := d[:len(d)-scale]
-	if scale > 0 {
-		s += "." + d[len(d)-scale:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }
 
 // String is the answer on one line: "matched=259409; Total Revenue=…", and

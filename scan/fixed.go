@@ -314,10 +314,16 @@ func (f Fixed) Append(dst []byte, group bool) []byte {
 		neg = t.Sign() < 0
 		digits = t.Abs(t).Append(buf[:0], 10)
 	}
+	return appendDecimal(dst, neg, digits, int(f.Scale), group)
+}
+
+// appendDecimal appends the number whose magnitude's decimal digits are
+// digits, at scale sc, to dst: a sign if neg, the integer part (grouped by
+// thousands if group), then the point and the fraction.
+func appendDecimal(dst []byte, neg bool, digits []byte, sc int, group bool) []byte {
 	if neg {
 		dst = append(dst, '-')
 	}
-	sc := int(f.Scale)
 	for len(digits) <= sc { // pad so there is at least one integer digit
 		digits = append([]byte{'0'}, digits...)
 	}
