@@ -39,7 +39,8 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 	// classifier's summary with a bit per word that holds any lets the loop
 	// below branch once per row, not once per word.
 	it := walk(&n, stop)
-	cents := t.b.hot && t.cents(r)
+	hot := t.b.hot || t.b.hotAll
+	cents := hot && t.cents(r)
 	if cents {
 		// On amd64, hotWalk takes the rows hit would; the loop below
 		// takes what it leaves.
@@ -48,19 +49,47 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 			return 0, err
 		}
 	}
+	lead := -1 // takeRow's, for hotAll
+	if t.b.filter > 0 {
+		lead = t.b.lead
+	}
 	for s := it.next(mk); s >= 0; s = it.next(mk) {
 		q, e := wb+s, wb+nextBit(&mk.nl, s, words)
 		switch {
 		case data[q] == '\n': // a blank line is not a row
-		case data[q] == v0 && cents && t.hit(q, e, r, mk, wb):
+		case t.b.hotAll && t.takeRow(q, e, r, mk, wb, lead, t.b.value):
+		case !t.b.hotAll && data[q] == v0 && cents && t.hit(q, e, r, mk, wb):
 		default:
 			if err := t.line(q, e, r, mk, wb); err != nil {
 				return 0, err
 			}
-			cents = t.b.hot && t.cents(r)
+			cents = hot && t.cents(r)
 		}
 	}
 	return wb + nextBit(&mk.nl, stop-1, words) + 1, nil
+}
+
+// allStarts makes mk.sp every row start of the window of size bytes just
+// classified into mk (its first byte, and each byte after a '\n' inside
+// it) and puts their count and summary in n, for a hotAll query: bulk then
+// walks every row as it walks a first-column filter's candidates.
+func allStarts(mk *marks, n *tally, size int) {
+	words := (size + 63) / 64
+	carry := uint64(1) // the window's first byte starts a row
+	n.sp, n.nz = 0, 0
+	for w := range words {
+		x := mk.nl[w]
+		s := x<<1 | carry
+		carry = x >> 63
+		if w == words-1 && size&63 != 0 {
+			s &= 1<<(size&63) - 1 // not the byte after the window
+		}
+		mk.sp[w] = s
+		if s != 0 {
+			n.nz |= 1 << w
+		}
+		n.sp += bits.OnesCount64(s)
+	}
 }
 
 // hotState is bulk's walk over a window's sp bits, shared by its portable
@@ -84,6 +113,8 @@ type hotState struct {
 	q, e  int                                 // 88, 96: the row handed back, from the window's start: its start and '\n'
 	more  int                                 // 104: 1 if hotWalk handed a row back, 0 when it is done
 	sums  [MaxSums]struct{ from, slot uint8 } // 112: binding.hotSums
+	// 128, 136, 144: binding.leadbit, vword2, vmask2 (see binding.hotAll)
+	leadbit, vword2, vmask2 uint64
 }
 
 // walk returns the walk over the sp bits before stop (> 0) of a window
@@ -122,6 +153,7 @@ func (b *binding) fillHot(it *hotState, data []byte, wb int) {
 	it.avail = len(data) - wb
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = b.vword, b.vmask, b.ncols-1, b.need, b.nsum
 	it.sums = b.hotSums
+	it.leadbit, it.vword2, it.vmask2 = b.leadbit, b.vword2, b.vmask2
 }
 
 // maxNeed is how many fields from a row's end Table.hit can reach: the comma

@@ -16,6 +16,9 @@
 #define E 96
 #define MORE 104
 #define SUMS 112
+#define LEADBIT 128
+#define VWORD2 136
+#define VMASK2 144
 
 // marks' bitmaps, and Result's fields.
 #define NL 0
@@ -152,11 +155,44 @@ nocr:
 	CMPQ AX, $8
 	JLE  handback
 
-	// The filter: one masked word compare.
-	MOVQ (SI)(BX*1), AX
-	ANDQ VMASK(R13), AX
-	CMPQ AX, VWORD(R13)
-	JEQ  match
+	// The filter's field: the row's start, or (hotAll) the byte after
+	// its lead-th comma, found in the comma bits of its first 64 bytes
+	// (a row whose comma lies past them, or past its end, goes back).
+	MOVQ  BX, R8
+	MOVQ  LEADBIT(R13), R12
+	TESTQ R12, R12
+	JZ    compare
+	MOVQ  BX, AX
+	SHRQ  $6, AX
+	MOVQ  CM(DI)(AX*8), R8
+	MOVQ  (CM+8)(DI)(AX*8), R11 // word 63's next is qt's first: bits past the window
+	MOVQ  BX, CX
+	SHRQ  CX, R11, R8           // the comma bits from BX on (CX mod 64)
+	PDEPQ R8, R12, R12          // the lead-th of them
+	TZCNTQ R12, R12
+	JCS   handback              // not in the first 64 bytes
+	ADDQ  BX, R12               // the comma
+	CMPQ  R12, DX
+	JGE   handback              // a short row: line reports it
+	LEAQ  1(R12), R8
+	LEAQ  16(R8), AX
+	CMPQ  AX, AVAIL(R13)
+	JGT   handback
+
+compare:
+	// One masked word compare, and a second for a longer value.
+	MOVQ  (SI)(R8*1), AX
+	ANDQ  VMASK(R13), AX
+	CMPQ  AX, VWORD(R13)
+	JNE   nomatch
+	MOVQ  VMASK2(R13), CX
+	TESTQ CX, CX
+	JZ    match
+	ANDQ  8(SI)(R8*1), CX
+	CMPQ  CX, VWORD2(R13)
+	JEQ   match
+
+nomatch:
 	INCQ ROWN(SP)        // not a match
 	JMP  nextbit
 

@@ -31,6 +31,9 @@ func TestHotStateLayout(t *testing.T) {
 		{"more", unsafe.Offsetof(it.more), 104},
 		{"sums", unsafe.Offsetof(it.sums), 112},
 		{"sums[1].slot", unsafe.Offsetof(it.sums) + unsafe.Sizeof(it.sums[0]) + unsafe.Offsetof(it.sums[0].slot), 115},
+		{"leadbit", unsafe.Offsetof(it.leadbit), 128},
+		{"vword2", unsafe.Offsetof(it.vword2), 136},
+		{"vmask2", unsafe.Offsetof(it.vmask2), 144},
 		{"marks.nl", unsafe.Offsetof(m.nl), 0},
 		{"marks.cm", unsafe.Offsetof(m.cm), 512},
 		{"marks.sp", unsafe.Offsetof(m.sp), 1536},
@@ -47,42 +50,67 @@ func TestHotStateLayout(t *testing.T) {
 
 // hotWalk takes the rows of clean generated data itself, handing none back
 // to line (which would give the same answer, slower), and adds what the
-// reference finds in them.
+// reference finds in them: for a first-column filter's candidates, and
+// (hotAll) for every row with no filter or a filter on a later column,
+// its value shorter and longer than a word.
 func TestHotWalkTakesCleanRows(t *testing.T) {
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
 	in := generated(t, 1000, 1)[0].data
-	q := Query{Where: "Region", Equals: "Europe"}
-	tb, err := NewTable("w.csv", in, &q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := tb.Body()
-	win := in[s : s+winBytes]
-	stop := bytes.LastIndexByte(win, '\n') + 1
-	var mk marks
-	n := classify(win, &mk, 'E')
-	it := walk(&n, stop)
-	tb.b.fillHot(&it, in, s)
-	var r Result
-	for k := range r.Sums {
-		r.Sums[k].Scale = 2
-	}
-	hotWalk(&it, &in[s], &mk, &r)
-	if it.more != 0 {
-		t.Fatalf("hotWalk ended with more = %d, the row %q", it.more, win[it.q:it.e])
-	}
-	var want refAnswer
-	if err := refQuery([]refFile{{"w.csv", append(append([]byte{}, in[:s]...), win[:stop]...)}}, q, &want); err != nil {
-		t.Fatal(err)
-	}
-	if r.Matched != want.matched || r.Matched == 0 {
-		t.Errorf("matched %d, reference %d", r.Matched, want.matched)
-	}
-	for i, w := range want.sums {
-		if r.Sums[i].String() != w.String() {
-			t.Errorf("sum %d: %s, reference %s", i, r.Sums[i], w)
+	row := bytes.SplitN(in, []byte("\n"), 3)[1]
+	country := string(bytes.Split(row, []byte(","))[1]) // the first row's
+	for _, q := range []Query{
+		{Where: "Region", Equals: "Europe"},
+		{},
+		{Where: "Country", Equals: country},
+		{Where: "Item Type", Equals: "Cosmetics"},
+		{Where: "Item Type", Equals: "Office Supplies"}, // 16 bytes with its comma
+		{Where: "Sales Channel", Equals: "Online"},
+		{Where: "Sales Channel", Equals: "Offline"}, // 8
+	} {
+		tb, err := NewTable("w.csv", in, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Where != "Region" && !tb.b.hotAll {
+			t.Fatalf("%+v: not hotAll", q)
+		}
+		s, _ := tb.Body()
+		win := in[s : s+winBytes]
+		stop := bytes.LastIndexByte(win, '\n') + 1
+		var mk marks
+		var n tally
+		if tb.b.hotAll {
+			n = classify(win, &mk, 0)
+			allStarts(&mk, &n, len(win))
+		} else {
+			n = classify(win, &mk, 'E')
+		}
+		it := walk(&n, stop)
+		tb.b.fillHot(&it, in, s)
+		var r Result
+		for k := range r.Sums {
+			r.Sums[k].Scale = 2
+		}
+		hotWalk(&it, &in[s], &mk, &r)
+		if it.more != 0 {
+			t.Fatalf("%+v: hotWalk ended with more = %d, the row %q", q, it.more, win[it.q:it.e])
+		}
+		var want refAnswer
+		if err := refQuery([]refFile{{"w.csv", append(append([]byte{}, in[:s]...), win[:stop]...)}}, q, &want); err != nil {
+			t.Fatal(err)
+		}
+		if r.Matched != want.matched || r.Matched == 0 {
+			t.Errorf("%+v: matched %d, reference %d", q, r.Matched, want.matched)
+		}
+		if tb.b.hotAll && r.Rows != want.rows {
+			t.Errorf("%+v: rows %d, reference %d", q, r.Rows, want.rows)
+		}
+		for i, w := range want.sums {
+			if r.Sums[i].String() != w.String() {
+				t.Errorf("%+v: sum %d: %s, reference %s", q, i, r.Sums[i], w)
+			}
 		}
 	}
 }

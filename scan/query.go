@@ -277,6 +277,15 @@ type binding struct {
 	// hotSums lists byCol for hotWalk: each summed column's slot, and
 	// from, the count of commas from the row's end to the one before it.
 	hotSums [MaxSums]struct{ from, slot uint8 }
+	// hotAll: on amd64, bulk and hotWalk may take every row of a window,
+	// its sp bits rebuilt by allStarts: the simple shape with sums from
+	// the row's end (sumsHot) and no filter, or a filter on column lead
+	// whose value and comma fit 16 bytes. hotWalk finds field lead after
+	// the row's lead-th comma (leadbit = 1<<(lead-1); 0 with no filter)
+	// and tests its first 8 bytes under vmask against vword and the next 8
+	// under vmask2 against vword2 (all 0 with no filter: every row holds).
+	hotAll                  bool
+	leadbit, vword2, vmask2 uint64
 
 	spec Spec
 	// gen is the general path's binding, nil for the simple shape.
@@ -344,6 +353,24 @@ func bind(q *Query, header []string) (binding, error) {
 	}
 	if b.filter > 0 && b.bareOK && len(b.value) > 0 && b.value[0] != '\r' {
 		b.lead = b.filter
+	}
+	if n := len(b.value); b.sumsHot && (b.filter < 0 || (b.lead > 0 && b.lead <= 32 && n < 16)) {
+		b.hotAll = true
+		if b.filter > 0 {
+			var w [16]byte
+			copy(w[:], b.value)
+			w[n] = ','
+			b.leadbit = 1 << (b.lead - 1)
+			b.vword, b.vword2 = binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+			b.vmask, b.vmask2 = ^uint64(0), 0
+			if n+1 < 8 {
+				b.vmask = ^uint64(0) >> (64 - 8*(n+1))
+			} else if n+1 > 8 {
+				b.vmask2 = ^uint64(0) >> (64 - 8*(n+1-8))
+			}
+			b.vword &= b.vmask
+			b.vword2 &= b.vmask2
+		}
 	}
 	if n := len(b.value); b.filter == 0 && b.bareOK && n > 0 && n < 8 && b.value[0] != '\r' && b.sumsHot {
 		b.hot = true

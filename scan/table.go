@@ -126,6 +126,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
+	all := t.b.hotAll && hotAsm // bulk takes every row, by hotWalk
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
@@ -133,6 +134,17 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			quotes = counts.qt > 0
 			if quick && !quotes {
 				next, err := t.bulk(end, r, &mk, counts, wb, we, v0)
+				if err != nil {
+					return p, err
+				}
+				if next > p {
+					p = next
+					continue
+				}
+			}
+			if all && !quotes {
+				allStarts(&mk, &counts, we-wb)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, 0)
 				if err != nil {
 					return p, err
 				}
