@@ -201,6 +201,7 @@ func (s *Spec) sortColumn(name string) (int, error) {
 type rowScratch struct {
 	fields [MaxFields][]byte
 	offs   [MaxFields]int
+	scale  [MaxSums]uint8 // groupsHot's: each value's scale, as last seen
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line
@@ -367,6 +368,10 @@ type groupHot struct {
 	need    [MaxSums]Need // per entry of tp.byCol
 	sumOnly tailPlan
 	sums    bool // every slot is a sum alone: tp is sumOnly
+	// all: hotWalk may take every row (see groupsHot), with the plan hp
+	// (the values tp names, the first filter if any)
+	all bool
+	hp  hotPlan
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
@@ -382,6 +387,10 @@ func hotGroups(g *general, ncols int) *groupHot {
 	h.tp.need = ncols - h.tp.byCol[0].col
 	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
 		return nil
+	}
+	h.hp, h.all = newHotPlan(&h.tp), true
+	if len(g.conds) == 1 {
+		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
 	for k := range h.tp.nsum {
@@ -402,34 +411,52 @@ func hotGroups(g *general, ncols int) *groupHot {
 // added nothing (it may have made the row's group, empty), for anything
 // tailValues or addVals declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
-	g := t.b.gen
-	h := g.hot
-	data := t.data
-	s := p
-	if h.key > 0 {
-		if s = fieldStart(mk, wb, p, e, h.key); s < 0 {
-			return false
+	s, end := t.groupKey(p, e, mk, wb)
+	if s < 0 {
+		return false
+	}
+	var vals [MaxSums]int64
+	var scales [MaxSums]int
+	if !tailValues(t.data, p, e, mk, wb, &t.b.gen.hot.tp, &vals, &scales) {
+		return false
+	}
+	return t.groupAdd(s, end, r, &vals, &scales)
+}
+
+// groupKey returns where the fast group-by's key field starts and ends in
+// the quote-free row data[p:e] inside the window at wb whose marks are mk,
+// found by the comma bitmap; s = -1 for a row too short to have it.
+func (t *Table) groupKey(p, e int, mk *marks, wb int) (s, end int) {
+	s = p
+	if k := t.b.gen.hot.key; k > 0 {
+		if s = fieldStart(mk, wb, p, e, k); s < 0 {
+			return -1, 0
 		}
 	}
-	end := e
+	end = e
 	if c := nextBit(&mk.cm, s-wb, (e-wb+63)/64); c >= 0 && wb+c < e {
 		end = wb + c
-	} else if end > s && data[end-1] == '\r' {
+	} else if end > s && t.data[end-1] == '\r' {
 		end--
 	}
+	return s, end
+}
+
+// groupAdd is the end of groupHit, for a row whose key is data[s:end] and
+// whose values (in groupHot.tp's order) are vals, at scales: the values
+// into the key's group. It reports false, having added nothing (it may
+// have made the group, empty), if addVals does.
+func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+	g := t.b.gen
+	h := g.hot
 	n := len(g.slots)
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
 	}
 	gr := r.Groups
-	var vals [MaxSums]int64
-	var scales [MaxSums]int
-	if !tailValues(data, p, e, mk, wb, &h.tp, &vals, &scales) {
-		return false
-	}
-	i := gr.at(data[s:end])
+	i := gr.at(t.data[s:end])
 	if h.sums {
-		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, &vals, &scales) {
+		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, vals, scales) {
 			return false
 		}
 		gr.Count[i]++

@@ -10,8 +10,11 @@ import (
 // and returns where the next row starts: wb if no row ends in the window.
 // It serves a filter on the first column (see Scan's quick): the rows whose
 // first byte is not v0 (nor '\r' or '\n') are counted by popcount and never
-// looked at; the others, the sp bits, go to hit or line.
-func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte) (int, error) {
+// looked at; the others, the sp bits, go to hotWalk, hit or line. With all
+// (see Table.allRows), the sp bits are every row's start (allStarts), and
+// the rows go to hotWalk, takeRow (with the first filter lead, leadVal, as
+// ScanPart gives it) or anyLine.
+func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte, all bool, sc *rowScratch, lead int, leadVal []byte) (int, error) {
 	words := (we - wb + 63) / 64
 	w := words - 1
 	for w >= 0 && mk.nl[w] == 0 {
@@ -39,31 +42,21 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 	// classifier's summary with a bit per word that holds any lets the loop
 	// below branch once per row, not once per word.
 	it := walk(&n, stop)
-	hot := t.b.hot || t.b.hotAll
-	cents := hot && t.cents(r)
-	if cents {
-		// On amd64, hotWalk takes the rows hit would; the loop below
-		// takes what it leaves.
-		var err error
-		if cents, err = t.bulkHot(&it, r, mk, wb); err != nil {
-			return 0, err
-		}
-	}
-	lead := -1 // takeRow's, for hotAll
-	if t.b.filter > 0 {
-		lead = t.b.lead
+	// On amd64, hotWalk takes the rows it can; the loop below takes what
+	// it leaves.
+	if err := t.bulkHot(&it, r, mk, wb, sc, lead, leadVal); err != nil {
+		return 0, err
 	}
 	for s := it.next(mk); s >= 0; s = it.next(mk) {
 		q, e := wb+s, wb+nextBit(&mk.nl, s, words)
 		switch {
 		case data[q] == '\n': // a blank line is not a row
-		case t.b.hotAll && t.takeRow(q, e, r, mk, wb, lead, t.b.value):
-		case !t.b.hotAll && data[q] == v0 && cents && t.hit(q, e, r, mk, wb):
+		case all && t.takeRow(q, e, r, mk, wb, lead, leadVal):
+		case !all && data[q] == v0 && t.b.hot && t.hit(q, e, r, mk, wb):
 		default:
-			if err := t.line(q, e, r, mk, wb); err != nil {
+			if err := t.anyLine(q, e, r, mk, wb, sc); err != nil {
 				return 0, err
 			}
-			cents = hot && t.cents(r)
 		}
 	}
 	return wb + nextBit(&mk.nl, stop-1, words) + 1, nil
@@ -112,9 +105,74 @@ type hotState struct {
 	nsum  int                                 // 80
 	q, e  int                                 // 88, 96: the row handed back, from the window's start: its start and '\n'
 	more  int                                 // 104: 1 if hotWalk handed a row back, 0 when it is done
-	sums  [MaxSums]struct{ from, slot uint8 } // 112: binding.hotSums
-	// 128, 136, 144: binding.leadbit, vword2, vmask2 (see binding.hotAll)
+	sums  [MaxSums]struct{ from, slot uint8 } // 112: hotPlan.sums
+	// 128, 136, 144: hotPlan.leadbit, vword2, vmask2
 	leadbit, vword2, vmask2 uint64
+	// 152: each summed field's scale, 2 (money in cents) or 0 (an
+	// integer): a field that is not goes back.
+	scale [MaxSums]uint8
+	// 160, 168, 176: emit mode, for the fast group-by: out (not nil) is
+	// an array of ncap records, and each row taken goes to out[nout],
+	// not to the lanes (hotWalk returns with more = 3 when it is full).
+	out        *hotRec
+	nout, ncap int
+}
+
+// hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
+// RECSIZE): its start and its '\n' from the window's start, and its values
+// in the plan's order, each at the scale hotState.scale gives.
+type hotRec struct {
+	q, e int
+	v    [MaxSums]int64
+}
+
+// hotPlan is what hotWalk needs to know of a query (see hotState): the
+// filter's field (leadbit, 0 for the row's start) and value (vword under
+// vmask, then vword2 under vmask2; all 0: every row holds), the commas a
+// row has (ncm), how many fields from its end hold the values (need), and
+// for each value (nsum) the commas from the row's end to the one before
+// it (from) and its sum's slot.
+type hotPlan struct {
+	vword, vmask, leadbit, vword2, vmask2 uint64
+	ncm, need, nsum                       int
+	sums                                  [MaxSums]struct{ from, slot uint8 }
+}
+
+// newHotPlan is the plan for the values tp names, with no filter.
+func newHotPlan(tp *tailPlan) hotPlan {
+	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum}
+	for k := range tp.nsum {
+		hp.sums[k].from = uint8(tp.ncols - tp.byCol[k].col)
+		hp.sums[k].slot = uint8(tp.byCol[k].slot)
+	}
+	return hp
+}
+
+// filterOn makes hp test field lead (0: the row's first) for the bare
+// value v, followed by its comma. It reports false, changing nothing, if
+// hotWalk cannot: v empty or starting with '\r', more than 15 bytes, or
+// lead past the 33rd field.
+func (hp *hotPlan) filterOn(lead int, v []byte) bool {
+	n := len(v)
+	if n == 0 || n > 15 || v[0] == '\r' || lead < 0 || lead > 32 {
+		return false
+	}
+	var w [16]byte
+	copy(w[:], v)
+	w[n] = ','
+	hp.leadbit = 0
+	if lead > 0 {
+		hp.leadbit = 1 << (lead - 1)
+	}
+	hp.vmask, hp.vmask2 = ^uint64(0), 0
+	if n+1 < 8 {
+		hp.vmask = ^uint64(0) >> (64 - 8*(n+1))
+	} else if n+1 > 8 {
+		hp.vmask2 = ^uint64(0) >> (64 - 8*(n+1-8))
+	}
+	hp.vword = binary.LittleEndian.Uint64(w[:8]) & hp.vmask
+	hp.vword2 = binary.LittleEndian.Uint64(w[8:]) & hp.vmask2
+	return true
 }
 
 // walk returns the walk over the sp bits before stop (> 0) of a window
@@ -149,27 +207,35 @@ func (it *hotState) next(mk *marks) int {
 // fillHot fills in hotWalk's input for a window at wb of len(data) bytes.
 // (The window, its marks and the Result are hotWalk's arguments: stored in
 // it, they would escape to the heap.)
-func (b *binding) fillHot(it *hotState, data []byte, wb int) {
+func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.avail = len(data) - wb
-	it.vword, it.vmask, it.ncm, it.need, it.nsum = b.vword, b.vmask, b.ncols-1, b.need, b.nsum
-	it.sums = b.hotSums
-	it.leadbit, it.vword2, it.vmask2 = b.leadbit, b.vword2, b.vmask2
+	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
+	it.sums = hp.sums
+	it.leadbit, it.vword2, it.vmask2 = hp.leadbit, hp.vword2, hp.vmask2
+}
+
+// scalesOf puts in it the scale of each sum of r that hotWalk adds to and
+// reports whether each is 0 or 2, as hotWalk's parse requires (a sum takes
+// the scale of the values added to it: on the Sales set, from a file's
+// first matching row, which line takes, on).
+func (hp *hotPlan) scalesOf(it *hotState, r *Result) bool {
+	for k := range hp.nsum {
+		s := r.Sums[hp.sums[k].slot].Scale
+		if s != 0 && s != 2 {
+			return false
+		}
+		it.scale[k] = uint8(s)
+	}
+	return true
 }
 
 // maxNeed is how many fields from a row's end Table.hit can reach: the comma
 // before each must lie in the row's last 64 bytes anyway.
 const maxNeed = 8
 
-// cents reports whether every sum of r is kept in cents (scale 2), as
-// Table.hit requires. A sum starts at scale 0 and takes the scale of the
-// values added to it, so on the Sales set this holds from a file's first
-// matching row, which line takes, on.
-func (t *Table) cents(r *Result) bool { return t.b.tp.centsIn(r.Sums[:]) }
-
 // hit is the hot path for the reference query's shape (see binding.hot): a
 // quote-free row data[p:e] inside the window whose marks are mk (starting at
-// wb), with data[p] equal to the filter value's first byte, when every sum
-// of r is in cents (see cents). It does in one function, calling only
+// wb), with data[p] equal to the filter value's first byte. It does in one function, calling only
 // parseCents, what line, pickBack, add and Fixed.Add do in seven: one masked
 // word compare for the filter, one popcount per word for the field count,
 // leading-zero counts on the comma bits of the row's last 64 bytes for the
@@ -194,7 +260,7 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 	if p+8 > len(data) || ee-p <= 8 {
 		return false
 	}
-	if binary.LittleEndian.Uint64(data[p:])&b.vmask != b.vword {
+	if binary.LittleEndian.Uint64(data[p:])&b.hp.vmask != b.hp.vword {
 		r.Rows++ // not a match: the first field is longer or different
 		return true
 	}
@@ -214,17 +280,6 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 type tailPlan struct {
 	ncols, need, nsum int
 	byCol             [MaxSums]struct{ col, slot int }
-}
-
-// centsIn reports whether every sum of sums that tp adds to is kept in
-// cents (scale 2), as addTail requires.
-func (tp *tailPlan) centsIn(sums []Fixed) bool {
-	for k := range tp.nsum {
-		if sums[tp.byCol[k].slot].Scale != 2 {
-			return false
-		}
-	}
-	return true
 }
 
 // tailValues is the part of hit after the filter, for any quote-free row

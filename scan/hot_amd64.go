@@ -19,30 +19,114 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 // Its parse differs from parseCents only in how the digits become a
 // number: checked the same way and shifted to the top of a word as in
 // eightDigits, they are summed by byte lane over the window's rows, with
-// the multiplications done once a call, not once a value.
+// the multiplications done once a call, not once a value. A field whose
+// it.scale is 0 is parsed as an integer of 1 to 8 digits instead.
+//
+// The plan (hotPlan.fillHot) may name a filter on a later field, which it
+// finds after the row's lead-th comma in the comma bits of its first 64
+// bytes, and a value of up to 15 bytes. In emit mode (it.out not nil) it
+// adds nothing to the lanes: each row it takes goes to it.out[it.nout]
+// with its values made numbers, and it returns with it.more = 3 when
+// it.ncap rows are there (r gets only the count of rows turned away).
 //
 //go:noescape
 func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
 
-// bulkHot lets hotWalk take the rows of the window at wb that it can, and
-// line the rows it hands back, while every sum is in cents. It reports
-// whether they still are; if not, it leaves the rest of the walk in it.
-func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error) {
+// bulkHot lets hotWalk take the rows of the window at wb that it can, in
+// the walk it, and gives the rows it hands back to takeRow (for a hotAll
+// query, with the first filter lead, leadVal) or line. It returns when the
+// walk is done, or leaves the rest of it in it when hotWalk cannot go on: a
+// sum at a scale other than 0 and 2, or one that would leave V's range.
+// The fast group-by goes to groupsHot.
+func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, lead int, leadVal []byte) error {
 	if !hotAsm {
-		return true, nil
+		return nil
 	}
-	t.b.fillHot(it, t.data, wb)
+	if g := t.b.gen; g != nil {
+		if g.hot != nil && g.hot.all {
+			return t.groupsHot(it, r, mk, wb, sc, lead, leadVal)
+		}
+		return nil
+	}
+	hp := &t.b.hp
+	if !t.b.hot && !t.b.hotAll {
+		return nil
+	}
+	hp.fillHot(it, t.data, wb)
+	if !hp.scalesOf(it, r) {
+		return nil
+	}
 	w := &t.data[wb]
 	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
 		if it.more == 2 {
-			return false, nil // a sum leaves V's range: line adds the rows
+			return nil // a sum leaves V's range: line adds the rows
 		}
-		if err := t.line(wb+it.q, wb+it.e, r, mk, wb); err != nil {
-			return false, err
+		p, e := wb+it.q, wb+it.e
+		if !t.b.hotAll || !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
+			if err := t.line(p, e, r, mk, wb); err != nil {
+				return err
+			}
 		}
-		if !t.cents(r) {
-			return false, nil
+		if !hp.scalesOf(it, r) {
+			return nil
 		}
 	}
-	return true, nil
+	return nil
+}
+
+// hotRecs is how many rows hotWalk's emit mode hands over at once.
+const hotRecs = 64
+
+// groupsHot is bulkHot for the fast group-by: hotWalk, in emit mode, parses
+// the values of the rows it takes (each at the scale sc.scale has learnt:
+// a row whose value is at another goes back) and hands them over
+// hotRecs at a time; groupAdd puts each in its group, and lineGen takes a
+// row it declines. A row hotWalk hands back goes to takeRow or lineGen, and
+// teaches sc.scale its values' scales. The whole walk is taken.
+func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, lead int, leadVal []byte) error {
+	h := t.b.gen.hot
+	var recs [hotRecs]hotRec
+	loc := *it // recs' address goes in loc, a local that nothing keeps, so recs stays on the stack
+	h.hp.fillHot(&loc, t.data, wb)
+	loc.out, loc.ncap = &recs[0], len(recs)
+	w := &t.data[wb]
+	for {
+		loc.scale = sc.scale
+		loc.nout = 0
+		hotWalk(&loc, w, mk, r)
+		var scales [MaxSums]int
+		for k := range h.tp.nsum {
+			scales[k] = int(loc.scale[k])
+		}
+		for i := range loc.nout {
+			rc := &recs[i]
+			p, e := wb+rc.q, wb+rc.e
+			if s, end := t.groupKey(p, e, mk, wb); s < 0 || !t.groupAdd(s, end, r, &rc.v, &scales) {
+				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
+					return err
+				}
+			}
+		}
+		switch loc.more {
+		case 0:
+			it.nz, it.cur, it.w = loc.nz, loc.cur, loc.w // the walk, done
+			return nil
+		case 1:
+			p, e := wb+loc.q, wb+loc.e
+			if !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
+				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
+					return err
+				}
+			}
+			var vals [MaxSums]int64
+			var ss [MaxSums]int
+			if tailValues(t.data, p, e, mk, wb, &h.tp, &vals, &ss) {
+				for k := range h.tp.nsum {
+					if ss[k] == 0 || ss[k] == 2 {
+						sc.scale[k] = uint8(ss[k])
+					}
+				}
+			}
+		}
+	}
 }

@@ -19,6 +19,13 @@
 #define LEADBIT 128
 #define VWORD2 136
 #define VMASK2 144
+#define SCL 152
+#define OUT 160
+#define NOUT 168
+#define NCAP 176
+
+// hotRec: a row's start and '\n' (from the window's start), then its values.
+#define RECSIZE 80
 
 // marks' bitmaps, and Result's fields.
 #define NL 0
@@ -278,15 +285,17 @@ parse:
 	MOVQ    0(SP)(CX*8), R8
 	INCQ    R8                   // the field's start
 	MOVQ    -8(SP)(CX*8), R12    // and end
-	SUBQ    R8, R12
-	SUBQ    $3, R12              // digits before the point
-	LEAQ    -1(R12), R11
-	CMPQ    R11, $7
-	JHI     bad
+	SUBQ    R8, R12              // its length
 	LEAQ    8(R8), R11
 	CMPQ    R11, AVAIL(R13)
 	JGT     bad
 	ADDQ    SI, R8
+	CMPB    SCL(R13)(AX*1), $0
+	JEQ     integer
+	SUBQ    $3, R12              // digits before the point
+	LEAQ    -1(R12), R11
+	CMPQ    R11, $7
+	JHI     bad
 	CMPB    (R8)(R12*1), $0x2E
 	JNE     bad
 	MOVBQZX 1(R8)(R12*1), R11
@@ -299,6 +308,16 @@ parse:
 	JHI     bad
 	LEAQ    (R11)(R11*4), R11
 	LEAQ    (CX)(R11*2), R11     // the cents
+	JMP     digits
+
+integer:
+	// A field of scale 0 (parseSWAR's integer): 1 to 8 digits, no cents.
+	LEAQ -1(R12), R11
+	CMPQ R11, $7
+	JHI  bad
+	XORL R11, R11
+
+digits:
 	MOVQ    (R8), R8             // the digits' word
 
 	// The first n bytes must be digits, as firstNonDigit checks: a byte
@@ -325,11 +344,18 @@ parse:
 	SHLXQ CX, R8, R8
 	MOVQ  R8, DIG(SP)(AX*8)
 	MOVQ  R11, CNT(SP)(AX*8)
+	CMPQ  OUT(R13), $0
+	JNE   parsed             // emit mode: no lanes
 	ADDQ  R11, CSUM(SP)(AX*8)
 	ADDQ  R8, BYTES(SP)(AX*8)
+
+parsed:
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
+	MOVQ  OUT(R13), R12
+	TESTQ R12, R12
+	JNZ   emit
 	INCQ  R14
 	DECQ  R15
 	JNZ   nextbit
@@ -338,6 +364,8 @@ parse:
 
 	// A field that does not parse: take back the row's fields before it.
 bad:
+	CMPQ  OUT(R13), $0
+	JNE   handback           // emit mode added nothing
 	DECQ  AX
 	JLT   handback
 	MOVQ  CNT(SP)(AX*8), R11
@@ -345,6 +373,50 @@ bad:
 	MOVQ  DIG(SP)(AX*8), R8
 	SUBQ  R8, BYTES(SP)(AX*8)
 	JMP   bad
+
+	// Emit mode: the row's start, '\n' and values to out[nout], each
+	// value's digits made a number as simdjson's
+	// parse_eight_digits_unrolled does (the bytes are values already, the
+	// last digit the top byte), then cents added.
+emit:
+	MOVQ   NOUT(R13), AX
+	IMUL3Q $RECSIZE, AX, AX
+	ADDQ   AX, R12              // the record
+	MOVQ   BX, 0(R12)
+	MOVQ   ROWE(SP), AX
+	MOVQ   AX, 8(R12)
+	XORL   AX, AX
+
+emitfield:
+	MOVQ   DIG(SP)(AX*8), R8
+	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
+	SHRQ   $8, R8
+	MOVQ   $0x00FF00FF00FF00FF, CX
+	ANDQ   CX, R8
+	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
+	SHRQ   $16, R8
+	MOVQ   $0x0000FFFF0000FFFF, CX
+	ANDQ   CX, R8
+	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
+	IMULQ  CX, R8
+	SHRQ   $32, R8
+	CMPB   SCL(R13)(AX*1), $0
+	JEQ    emitvalue
+	IMUL3Q $100, R8, R8
+	ADDQ   CNT(SP)(AX*8), R8
+
+emitvalue:
+	MOVQ   R8, 16(R12)(AX*8)
+	INCQ   AX
+	CMPQ   AX, NSUM(R13)
+	JLT    emitfield
+	MOVQ   NOUT(R13), AX
+	INCQ   AX
+	MOVQ   AX, NOUT(R13)
+	CMPQ   AX, NCAP(R13)
+	JLT    nextbit
+	MOVQ   $3, MORE(R13)        // out is full
+	JMP    fold
 
 handback:
 	MOVQ BX, Q(R13)
@@ -411,9 +483,13 @@ lanes:
 	SHRQ    $16, DX
 	DECQ    CX
 	JNZ     lanes
+	CMPB    SCL(R13)(AX*1), $0
+	JEQ     whole                   // an integer's lanes are its value
 	IMUL3Q  $100, R8, R8
 	ADDQ    CSUM(SP)(AX*8), R8
-	MOVQ    R8, DIG(SP)(AX*8)       // the value, in cents
+
+whole:
+	MOVQ    R8, DIG(SP)(AX*8)       // the value, at its scale
 	MOVBQZX (SUMS+1)(R13)(AX*2), CX
 	IMUL3Q  $FIXEDSIZE, CX, CX
 	ADDQ    SUMV(R12)(CX*1), R8

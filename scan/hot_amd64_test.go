@@ -34,6 +34,12 @@ func TestHotStateLayout(t *testing.T) {
 		{"leadbit", unsafe.Offsetof(it.leadbit), 128},
 		{"vword2", unsafe.Offsetof(it.vword2), 136},
 		{"vmask2", unsafe.Offsetof(it.vmask2), 144},
+		{"scale", unsafe.Offsetof(it.scale), 152},
+		{"out", unsafe.Offsetof(it.out), 160},
+		{"nout", unsafe.Offsetof(it.nout), 168},
+		{"ncap", unsafe.Offsetof(it.ncap), 176},
+		{"hotRec", unsafe.Sizeof(hotRec{}), 80},
+		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 16},
 		{"marks.nl", unsafe.Offsetof(m.nl), 0},
 		{"marks.cm", unsafe.Offsetof(m.cm), 512},
 		{"marks.sp", unsafe.Offsetof(m.sp), 1536},
@@ -88,10 +94,13 @@ func TestHotWalkTakesCleanRows(t *testing.T) {
 			n = classify(win, &mk, 'E')
 		}
 		it := walk(&n, stop)
-		tb.b.fillHot(&it, in, s)
+		tb.b.hp.fillHot(&it, in, s)
 		var r Result
 		for k := range r.Sums {
 			r.Sums[k].Scale = 2
+		}
+		if !tb.b.hp.scalesOf(&it, &r) {
+			t.Fatal("scalesOf: not 0 or 2")
 		}
 		hotWalk(&it, &in[s], &mk, &r)
 		if it.more != 0 {
@@ -111,6 +120,84 @@ func TestHotWalkTakesCleanRows(t *testing.T) {
 			if r.Sums[i].String() != w.String() {
 				t.Errorf("%+v: sum %d: %s, reference %s", q, i, r.Sums[i], w)
 			}
+		}
+	}
+}
+
+// In emit mode (the fast group-by's), hotWalk hands over every row of a
+// clean window with the values tailValues finds in it, integers and cents
+// alike, and hands back a row whose value is not at the scale it expects.
+func TestHotWalkEmits(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	in := generated(t, 1000, 1)[0].data
+	for _, q := range []Query{
+		{By: []string{"Region"}, Sum: []string{"Total Revenue", "Total Profit"}},
+		{By: []string{"Country"}, Sum: []string{"Units Sold"}, Max: []string{"Unit Price"}},
+		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Total Cost"}},
+	} {
+		tb, err := NewTable("w.csv", in, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := tb.b.gen
+		if g == nil || g.hot == nil || !g.hot.all {
+			t.Fatalf("%+v: no groupsHot", q)
+		}
+		h := g.hot
+		s, _ := tb.Body()
+		win := in[s : s+winBytes]
+		stop := bytes.LastIndexByte(win, '\n') + 1
+		var mk marks
+		n := classify(win, &mk, 0)
+		allStarts(&mk, &n, len(win))
+		it := walk(&n, stop)
+		h.hp.fillHot(&it, in, s)
+		var recs [hotRecs]hotRec
+		it.out, it.ncap = &recs[0], len(recs)
+		var want [MaxSums]int64
+		var scales [MaxSums]int
+		// the scales of the first row's values
+		e := bytes.IndexByte(win, '\n')
+		if !tailValues(in, s, s+e, &mk, s, &h.tp, &want, &scales) {
+			t.Fatalf("%+v: tailValues declines the first row", q)
+		}
+		for k := range h.tp.nsum {
+			it.scale[k] = uint8(scales[k])
+		}
+		var r Result
+		hotWalk(&it, &in[s], &mk, &r)
+		if it.more != 3 && it.more != 0 {
+			t.Fatalf("%+v: more = %d, the row %q", q, it.more, win[it.q:it.e])
+		}
+		rows := bytes.Count(win[:stop], []byte("\n"))
+		if q.Where == "" && it.nout != min(rows, hotRecs) {
+			t.Errorf("%+v: %d rows handed over of %d", q, it.nout, rows)
+		}
+		if q.Where != "" && (it.more != 0 || it.nout+int(r.Rows) != rows || it.nout == 0) {
+			t.Errorf("%+v: more = %d, %d rows handed over and %d turned away, of %d", q, it.more, it.nout, r.Rows, rows)
+		}
+		for _, rc := range recs[:it.nout] {
+			row := win[rc.q:rc.e]
+			if q.Where != "" && !bytes.Contains(row, []byte(","+q.Equals+",")) {
+				t.Errorf("%+v: row %q taken", q, row)
+			}
+			var got [MaxSums]int64
+			if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
+				t.Errorf("%+v: row %q: values %v, tailValues %v", q, row, rc.v, got)
+			}
+		}
+		// A value at the other scale goes back.
+		it = walk(&n, stop)
+		h.hp.fillHot(&it, in, s)
+		it.out, it.ncap = &recs[0], len(recs)
+		for k := range h.tp.nsum {
+			it.scale[k] = 2 - uint8(scales[k])
+		}
+		hotWalk(&it, &in[s], &mk, &r)
+		if it.more != 1 || it.nout != 0 {
+			t.Errorf("%+v: at the wrong scales, more = %d with %d rows handed over", q, it.more, it.nout)
 		}
 	}
 }

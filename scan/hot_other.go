@@ -7,6 +7,6 @@ const hotAsm = false
 
 // bulkHot is hot_amd64.go's, where hotWalk exists: here every row is left
 // to bulk's portable loop.
-func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int) (bool, error) {
-	return true, nil
+func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, lead int, leadVal []byte) error {
+	return nil
 }

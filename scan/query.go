@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -258,12 +257,12 @@ type binding struct {
 	// exactly ncols fields is quicker to walk from its end (see pickBack).
 	back  bool
 	fname string // header name of the filter column
-	// hot: Table.hit may take rows (see there): the filter is on the first
-	// column and its value plus a comma fits a word, vword under vmask;
-	// every summed column lies in the last need fields.
-	hot          bool
-	vword, vmask uint64
-	need         int
+	// hot: Table.hit and hotWalk may take rows (see there): the filter is
+	// on the first column and its value plus a comma fits a word; every
+	// summed column lies in the last need fields. hp is hotWalk's plan.
+	hot  bool
+	hp   hotPlan
+	need int
 	// sumsHot: addTail may add a matching row's sums (every summed column
 	// in the last need fields, none the first), as tp says.
 	sumsHot bool
@@ -274,18 +273,11 @@ type binding struct {
 	// (fieldIs), without the call to line. (The general path's binding has
 	// its own, for its first filter.)
 	lead int
-	// hotSums lists byCol for hotWalk: each summed column's slot, and
-	// from, the count of commas from the row's end to the one before it.
-	hotSums [MaxSums]struct{ from, slot uint8 }
 	// hotAll: on amd64, bulk and hotWalk may take every row of a window,
 	// its sp bits rebuilt by allStarts: the simple shape with sums from
 	// the row's end (sumsHot) and no filter, or a filter on column lead
-	// whose value and comma fit 16 bytes. hotWalk finds field lead after
-	// the row's lead-th comma (leadbit = 1<<(lead-1); 0 with no filter)
-	// and tests its first 8 bytes under vmask against vword and the next 8
-	// under vmask2 against vword2 (all 0 with no filter: every row holds).
-	hotAll                  bool
-	leadbit, vword2, vmask2 uint64
+	// whose value and comma fit 16 bytes (hotPlan.filterOn).
+	hotAll bool
 
 	spec Spec
 	// gen is the general path's binding, nil for the simple shape.
@@ -346,39 +338,17 @@ func bind(q *Query, header []string) (binding, error) {
 	b.tp = tailPlan{ncols: b.ncols, need: b.need, nsum: b.nsum, byCol: b.byCol}
 	if b.nsum > 0 && b.byCol[0].col > 0 && b.need <= maxNeed {
 		b.sumsHot = true
-		for k := range b.nsum {
-			b.hotSums[k].from = uint8(b.ncols - b.byCol[k].col)
-			b.hotSums[k].slot = uint8(b.byCol[k].slot)
-		}
+		b.hp = newHotPlan(&b.tp)
 	}
 	if b.filter > 0 && b.bareOK && len(b.value) > 0 && b.value[0] != '\r' {
 		b.lead = b.filter
 	}
-	if n := len(b.value); b.sumsHot && (b.filter < 0 || (b.lead > 0 && b.lead <= 32 && n < 16)) {
+	if b.sumsHot && b.filter < 0 {
 		b.hotAll = true
-		if b.filter > 0 {
-			var w [16]byte
-			copy(w[:], b.value)
-			w[n] = ','
-			b.leadbit = 1 << (b.lead - 1)
-			b.vword, b.vword2 = binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
-			b.vmask, b.vmask2 = ^uint64(0), 0
-			if n+1 < 8 {
-				b.vmask = ^uint64(0) >> (64 - 8*(n+1))
-			} else if n+1 > 8 {
-				b.vmask2 = ^uint64(0) >> (64 - 8*(n+1-8))
-			}
-			b.vword &= b.vmask
-			b.vword2 &= b.vmask2
-		}
-	}
-	if n := len(b.value); b.filter == 0 && b.bareOK && n > 0 && n < 8 && b.value[0] != '\r' && b.sumsHot {
-		b.hot = true
-		var w [8]byte
-		copy(w[:], b.value)
-		w[n] = ','
-		b.vword = binary.LittleEndian.Uint64(w[:])
-		b.vmask = ^uint64(0) >> (64 - 8*(n+1))
+	} else if b.sumsHot && b.lead > 0 {
+		b.hotAll = b.hp.filterOn(b.lead, b.value)
+	} else if b.sumsHot && b.filter == 0 && b.bareOK && len(b.value) < 8 {
+		b.hot = b.hp.filterOn(0, b.value)
 	}
 	return b, nil
 }

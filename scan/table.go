@@ -126,14 +126,14 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
-	all := t.b.hotAll && hotAsm // bulk takes every row, by hotWalk
+	all := t.allRows() // bulk takes every row, by hotWalk
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
 			counts := classify(data[wb:we], &mk, v0)
 			quotes = counts.qt > 0
 			if quick && !quotes {
-				next, err := t.bulk(end, r, &mk, counts, wb, we, v0)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, false, &sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -144,7 +144,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			}
 			if all && !quotes {
 				allStarts(&mk, &counts, we-wb)
-				next, err := t.bulk(end, r, &mk, counts, wb, we, 0)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, 0, true, &sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -200,7 +200,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				p = next
 				continue
 			}
-			if t.b.hot && t.cents(r) && t.hit(p, e, r, &mk, wb) {
+			if t.b.hot && t.hit(p, e, r, &mk, wb) {
 				p = next
 				continue
 			}
@@ -211,6 +211,15 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 		p = next
 	}
 	return p, nil
+}
+
+// allRows says whether bulk and hotWalk take every row of a quote-free
+// window (binding.hotAll, or the fast group-by's groupHot.all), on amd64.
+func (t *Table) allRows() bool {
+	if g := t.b.gen; g != nil {
+		return hotAsm && g.hot != nil && g.hot.all
+	}
+	return hotAsm && t.b.hotAll
 }
 
 // anyLine takes the quote-free line data[p:e] by the binding's general
