@@ -202,6 +202,7 @@ type rowScratch struct {
 	fields [MaxFields][]byte
 	offs   [MaxFields]int
 	scale  [MaxSums]uint8 // groupsHot's: each value's scale, as last seen
+	recs   [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line
@@ -356,14 +357,16 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 // Spec returns what the table's query answers, with the header's names.
 func (t *Table) Spec() Spec { return t.b.spec }
 
-// groupHot is the fast path of the most common group-by: one group-by
-// column, aggregates each in the last maxNeed fields, and no filter but
-// possibly a first one that ScanPart tests itself (general.lead): every row
-// that reaches groupHit passes every filter. tp lists the aggregated
-// columns, each with its slot; sumOnly is tp restricted to the slots that
-// need a sum (for addVals).
+// groupHot is the fast path of the common queries beyond the simple shape:
+// at most one group-by column, aggregates each in the last maxNeed fields,
+// and no filter, or a first one that ScanPart (or hotWalk) tests itself
+// (general.lead) and any after it (rest), which restPass tests on the
+// fields the comma bitmap finds. tp lists the aggregated columns, each
+// with its slot; sumOnly is tp restricted to the slots that need a sum
+// (for addVals).
 type groupHot struct {
-	key     int // the group-by column
+	key     int    // the group-by column, -1 for none
+	rest    []cond // the filters after the first (see restPass)
 	tp      tailPlan
 	need    [MaxSums]Need // per entry of tp.byCol
 	sumOnly tailPlan
@@ -375,11 +378,16 @@ type groupHot struct {
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
-	if len(g.keys) != 1 || len(g.slots) == 0 ||
-		!(len(g.conds) == 0 || (len(g.conds) == 1 && g.lead >= 0)) {
+	if len(g.keys) > 1 || len(g.slots) == 0 || (len(g.conds) > 0 && g.lead < 0) {
 		return nil
 	}
-	h := &groupHot{key: g.cols[g.keys[0]], tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
+	h := &groupHot{key: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
+	if len(g.keys) == 1 {
+		h.key = g.cols[g.keys[0]]
+	}
+	if len(g.conds) > 1 {
+		h.rest = g.conds[1:]
+	}
 	for k, s := range g.slots {
 		h.tp.byCol[k] = struct{ col, slot int }{g.cols[s.fi], k}
 	}
@@ -389,7 +397,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		return nil
 	}
 	h.hp, h.all = newHotPlan(&h.tp), true
-	if len(g.conds) == 1 {
+	if len(g.conds) > 0 {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
@@ -404,12 +412,13 @@ func hotGroups(g *general, ncols int) *groupHot {
 }
 
 // groupHit takes a quote-free row data[p:e] (e > p, data[p] not '\r')
-// inside the window at wb whose marks are mk, for the fast group-by: its
-// key field by the comma bitmap, its values from the row's end by
-// tailValues, its group by the key, and the values into the group's sums
-// (addVals), minimums and maximums. It reports false, having
-// added nothing (it may have made the row's group, empty), for anything
-// tailValues or addVals declines; lineGen then takes the row.
+// inside the window at wb whose marks are mk, that passes the first
+// filter, for the fast path (groupHot): its key field by the comma bitmap,
+// its values from the row's end by tailValues, the other filters
+// (restPass), its group by the key, and the values into the group's sums
+// (addVals), minimums and maximums. It reports false, having added nothing
+// (it may have made the row's group, empty), for anything tailValues,
+// restPass or addVals declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	s, end := t.groupKey(p, e, mk, wb)
 	if s < 0 {
@@ -420,6 +429,12 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	if !tailValues(t.data, p, e, mk, wb, &t.b.gen.hot.tp, &vals, &scales) {
 		return false
 	}
+	if pass, ok := t.restPass(p, e, mk, wb); !ok {
+		return false
+	} else if !pass {
+		r.Rows++
+		return true
+	}
 	return t.groupAdd(s, end, r, &vals, &scales)
 }
 
@@ -427,8 +442,19 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 // the quote-free row data[p:e] inside the window at wb whose marks are mk,
 // found by the comma bitmap; s = -1 for a row too short to have it.
 func (t *Table) groupKey(p, e int, mk *marks, wb int) (s, end int) {
+	if t.b.gen.hot.key < 0 {
+		return 0, 0 // no group-by: no key
+	}
+	return t.fieldSpan(p, e, mk, wb, t.b.gen.hot.key)
+}
+
+// fieldSpan returns where field k starts and ends in the quote-free row
+// data[p:e] inside the window at wb whose marks are mk, found by the comma
+// bitmap (a last field without its '\r'); s = -1 for a row too short to
+// have it.
+func (t *Table) fieldSpan(p, e int, mk *marks, wb int, k int) (s, end int) {
 	s = p
-	if k := t.b.gen.hot.key; k > 0 {
+	if k > 0 {
 		if s = fieldStart(mk, wb, p, e, k); s < 0 {
 			return -1, 0
 		}
@@ -450,12 +476,15 @@ func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[M
 	g := t.b.gen
 	h := g.hot
 	n := len(g.slots)
+	if h.key < 0 {
+		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales)
+	}
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
 	}
 	gr := r.Groups
 	i := gr.at(t.data[s:end])
-	if h.sums {
+	if h.sums { // the commonest: sums alone
 		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, vals, scales) {
 			return false
 		}
@@ -464,32 +493,73 @@ func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[M
 		r.Matched++
 		return true
 	}
-	if gr.Sums != nil {
-		// addVals reads the values of the summed slots only, in their order
-		var sv [MaxSums]int64
-		var ss [MaxSums]int
-		j := 0
-		for k := range h.tp.nsum {
-			if h.need[k]&NeedSum != 0 {
-				sv[j], ss[j] = vals[k], scales[k]
-				j++
-			}
-		}
-		if !addVals(gr.Sums[i*n:(i+1)*n], &h.sumOnly, &sv, &ss) {
+	return t.addAccs(r, gr.Sums, gr.Mins, gr.Maxs, i*n, &gr.Count[i], vals, scales)
+}
+
+// addAccs is the end of groupAdd: the row's values into the accumulators
+// of its group, which start at base in sums, mins and maxs (sums nil when
+// no slot needs one), then the counts (count is the group's, nil for no
+// group-by).
+func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int, count *int64, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+	h := t.b.gen.hot
+	if h.sums {
+		if !addVals(sums[base:], &h.tp, vals, scales) {
 			return false
 		}
-	}
-	for k := range h.tp.nsum {
-		slot := i*n + h.tp.byCol[k].slot
-		if h.need[k]&NeedMin != 0 {
-			gr.Mins[slot].takeMin(vals[k], scales[k])
+	} else {
+		if sums != nil {
+			// addVals reads the values of the summed slots only, in their order
+			var sv [MaxSums]int64
+			var ss [MaxSums]int
+			j := 0
+			for k := range h.tp.nsum {
+				if h.need[k]&NeedSum != 0 {
+					sv[j], ss[j] = vals[k], scales[k]
+					j++
+				}
+			}
+			if !addVals(sums[base:], &h.sumOnly, &sv, &ss) {
+				return false
+			}
 		}
-		if h.need[k]&NeedMax != 0 {
-			gr.Maxs[slot].takeMax(vals[k], scales[k])
+		for k := range h.tp.nsum {
+			slot := base + h.tp.byCol[k].slot
+			if h.need[k]&NeedMin != 0 {
+				mins[slot].takeMin(vals[k], scales[k])
+			}
+			if h.need[k]&NeedMax != 0 {
+				maxs[slot].takeMax(vals[k], scales[k])
+			}
 		}
 	}
-	gr.Count[i]++
+	if count != nil {
+		*count++
+	}
 	r.Rows++
 	r.Matched++
 	return true
+}
+
+// restPass tests the filters after the first (groupHot.rest) on the
+// quote-free row data[p:e] inside the window at wb whose marks are mk, each
+// on the field the comma bitmap finds, in the query's order. ok is false
+// for a row the general code must take (a field missing, a value a filter
+// cannot compare: lineGen reports it); else pass says whether every filter
+// holds.
+func (t *Table) restPass(p, e int, mk *marks, wb int) (pass, ok bool) {
+	for i := range t.b.gen.hot.rest {
+		c := &t.b.gen.hot.rest[i]
+		s, end := t.fieldSpan(p, e, mk, wb, c.field)
+		if s < 0 {
+			return false, false
+		}
+		yes, err := c.test(t.data[s:end])
+		if err != nil {
+			return false, false
+		}
+		if !yes {
+			return false, true
+		}
+	}
+	return true, true
 }

@@ -126,6 +126,9 @@ type hotRec struct {
 	v    [MaxSums]int64
 }
 
+// hotRecs is how many rows hotWalk's emit mode hands over at once.
+const hotRecs = 64
+
 // hotPlan is what hotWalk needs to know of a query (see hotState): the
 // filter's field (leadbit, 0 for the row's start) and value (vword under
 // vmask, then vword2 under vmask2; all 0: every row holds), the commas a

@@ -122,11 +122,18 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	if quick {
 		v0 = t.b.value[0]
 	}
+	// genQuick: the general path's first filter is on the first column and
+	// hotWalk takes its rows: bulk walks the rows the classifier marks, as
+	// for quick.
+	genQuick := t.allRows() && lead == 0
+	if genQuick {
+		quick, v0 = true, leadVal[0]
+	}
 	// every: a query that takes every row the same way (no filter and sums
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
-	all := t.allRows() // bulk takes every row, by hotWalk
+	all := t.allRows() && !genQuick // bulk takes every row, by hotWalk
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
