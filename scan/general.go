@@ -201,7 +201,7 @@ func (s *Spec) sortColumn(name string) (int, error) {
 type rowScratch struct {
 	fields [MaxFields][]byte
 	offs   [MaxFields]int
-	scale  [MaxSums]uint8 // groupsHot's: each value's scale, as last seen
+	scale  [MaxSums]uint8  // groupsHot's: each value's scale, as last seen
 	recs   [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
 }
 

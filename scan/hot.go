@@ -116,6 +116,7 @@ type hotState struct {
 	// not to the lanes (hotWalk returns with more = 3 when it is full).
 	out        *hotRec
 	nout, ncap int
+	vlen       int // 184: hotPlan.vlen
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
@@ -131,13 +132,14 @@ const hotRecs = 64
 
 // hotPlan is what hotWalk needs to know of a query (see hotState): the
 // filter's field (leadbit, 0 for the row's start) and value (vword under
-// vmask, then vword2 under vmask2; all 0: every row holds), the commas a
+// vmask, then vword2 under vmask2, with the comma after it; all 0: every
+// row holds; vlen bytes without the comma), the commas a
 // row has (ncm), how many fields from its end hold the values (need), and
 // for each value (nsum) the commas from the row's end to the one before
 // it (from) and its sum's slot.
 type hotPlan struct {
 	vword, vmask, leadbit, vword2, vmask2 uint64
-	ncm, need, nsum                       int
+	vlen, ncm, need, nsum                 int
 	sums                                  [MaxSums]struct{ from, slot uint8 }
 }
 
@@ -163,7 +165,7 @@ func (hp *hotPlan) filterOn(lead int, v []byte) bool {
 	var w [16]byte
 	copy(w[:], v)
 	w[n] = ','
-	hp.leadbit = 0
+	hp.leadbit, hp.vlen = 0, n
 	if lead > 0 {
 		hp.leadbit = 1 << (lead - 1)
 	}
@@ -214,7 +216,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.avail = len(data) - wb
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
-	it.leadbit, it.vword2, it.vmask2 = hp.leadbit, hp.vword2, hp.vmask2
+	it.leadbit, it.vword2, it.vmask2, it.vlen = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and

@@ -38,6 +38,7 @@ func TestHotStateLayout(t *testing.T) {
 		{"out", unsafe.Offsetof(it.out), 160},
 		{"nout", unsafe.Offsetof(it.nout), 168},
 		{"ncap", unsafe.Offsetof(it.ncap), 176},
+		{"vlen", unsafe.Offsetof(it.vlen), 184},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 80},
 		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 16},
 		{"marks.nl", unsafe.Offsetof(m.nl), 0},

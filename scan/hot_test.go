@@ -183,3 +183,41 @@ func TestHotPathDenseWindow(t *testing.T) {
 		t.Fatalf("sum %s, want %s", r.Sums[0], want)
 	}
 }
+
+// A filter whose field ends the row (the last column, or a row of one
+// field) has no comma after its value: hotWalk hands such a row back, and
+// every path matches it as the reference does, in LF and CR LF files.
+func TestFilterAtRowEnd(t *testing.T) {
+	f := generated(t, 2000, 1)[0]
+	rows := bytes.Split(f.data, []byte("\n"))
+	last := string(rows[5][bytes.LastIndexByte(rows[5], ',')+1:])
+	crlf := bytes.ReplaceAll(f.data, []byte("\n"), []byte("\r\n"))
+	long := "a long value 15" // 15 bytes, as long as hotWalk compares
+	short := []byte("R,S\n" + strings.Repeat(long+"\n"+long+",1.00\nx,2.00\n", 40))
+	for _, c := range []struct {
+		name string
+		in   []byte
+		q    Query
+	}{
+		{"last column", f.data, Query{Where: "Total Profit", Equals: last}},
+		{"last column, CR LF", crlf, Query{Where: "Total Profit", Equals: last}},
+		{"last column, grouped", f.data, Query{Filters: []Cond{{"Total Profit", OpEq, last}}, By: []string{"Region"}, Sum: []string{"Units Sold"}}},
+		{"last column, then another", crlf, Query{Filters: []Cond{{"Total Profit", OpEq, last}, {"Units Sold", OpGt, "0"}}}},
+	} {
+		if c.q.By == nil && len(c.q.Filters) == 0 {
+			if r, err := check(t, c.name, []refFile{{"f.csv", c.in}}, c.q); err != nil || r.Matched == 0 {
+				t.Errorf("%s: matched %d, error %v", c.name, r.Matched, err)
+			}
+			continue
+		}
+		if got, err := checkGen(t, c.name, []refFile{{"f.csv", c.in}}, c.q); err != nil || got.matched == 0 {
+			t.Errorf("%s: matched %d, error %v", c.name, got.matched, err)
+		}
+	}
+	// a row of the value alone is short: an error, in every path
+	for _, q := range []Query{{Where: "R", Equals: long, Sum: []string{"S"}}, {Filters: []Cond{{"R", OpEq, long}}, Min: []string{"S"}}} {
+		if _, err := checkGen(t, "short", []refFile{{"s.csv", short}}, q); err == nil {
+			t.Errorf("%+v: a row of the value alone is no error", q)
+		}
+	}
+}
