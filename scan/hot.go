@@ -11,7 +11,7 @@ import (
 // It serves a filter on the first column (see Scan's quick): the rows whose
 // first byte is not v0 (nor '\r' or '\n') are counted by popcount and never
 // looked at; the others, the sp bits, go to hotWalk, hit or line. With all
-// (see Table.allRows), the sp bits are every row's start (allStarts), and
+// (see Table.allRows), the sp bits are every row's start (everyRow), and
 // the rows go to hotWalk, takeRow (with the first filter lead, leadVal, as
 // ScanPart gives it) or anyLine.
 func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte, all bool, sc *rowScratch, lead int, leadVal []byte) (int, error) {
@@ -60,29 +60,6 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 		}
 	}
 	return wb + nextBit(&mk.nl, stop-1, words) + 1, nil
-}
-
-// allStarts makes mk.sp every row start of the window of size bytes just
-// classified into mk (its first byte, and each byte after a '\n' inside
-// it) and puts their count and summary in n, for a hotAll query: bulk then
-// walks every row as it walks a first-column filter's candidates.
-func allStarts(mk *marks, n *tally, size int) {
-	words := (size + 63) / 64
-	carry := uint64(1) // the window's first byte starts a row
-	n.sp, n.nz = 0, 0
-	for w := range words {
-		x := mk.nl[w]
-		s := x<<1 | carry
-		carry = x >> 63
-		if w == words-1 && size&63 != 0 {
-			s &= 1<<(size&63) - 1 // not the byte after the window
-		}
-		mk.sp[w] = s
-		if s != 0 {
-			n.nz |= 1 << w
-		}
-		n.sp += bits.OnesCount64(s)
-	}
 }
 
 // hotState is bulk's walk over a window's sp bits, shared by its portable

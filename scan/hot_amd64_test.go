@@ -89,8 +89,7 @@ func TestHotWalkTakesCleanRows(t *testing.T) {
 		var mk marks
 		var n tally
 		if tb.b.hotAll {
-			n = classify(win, &mk, 0)
-			allStarts(&mk, &n, len(win))
+			n = classify(win, &mk, everyRow)
 		} else {
 			n = classify(win, &mk, 'E')
 		}
@@ -151,8 +150,7 @@ func TestHotWalkEmits(t *testing.T) {
 		win := in[s : s+winBytes]
 		stop := bytes.LastIndexByte(win, '\n') + 1
 		var mk marks
-		n := classify(win, &mk, 0)
-		allStarts(&mk, &n, len(win))
+		n := classify(win, &mk, everyRow)
 		it := walk(&n, stop)
 		h.hp.fillHot(&it, in, s)
 		var recs [hotRecs]hotRec

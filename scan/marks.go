@@ -21,10 +21,15 @@ const winBytes = 4096
 // marks are the bitmaps of one window: bit i of word w is byte 64w+i. nl,
 // cm and qt mark the bytes '\n', ',' and '"'; sp marks the row starts (the
 // window's first byte, and each byte after a '\n') whose byte is the
-// filter value's first, '\r' or '\n': the rows Table.bulk must look at.
+// filter value's first, '\r' or '\n' (or every one, see everyRow): the rows
+// Table.bulk must look at.
 type marks struct {
 	nl, cm, qt, sp [winBytes / 64]uint64
 }
+
+// everyRow, as a classifier's v0, marks every row start in sp (a byte
+// value 0-255 marks those whose byte is it, '\r' or '\n').
+const everyRow = 256
 
 // tally counts the bits a window's classification set in nl and sp, says
 // whether it holds a quote (qt: 0 or 1), and has a bit per word of sp that
@@ -36,7 +41,7 @@ type tally struct {
 
 // classifyGeneric is the portable classifier, and the reference the vector
 // ones are tested against. len(src) <= winBytes; src[0] starts a row.
-func classifyGeneric(src []byte, m *marks, v0 byte) tally {
+func classifyGeneric(src []byte, m *marks, v0 int) tally {
 	var n tally
 	words := (len(src) + 63) / 64
 	clear(m.nl[:words])
@@ -54,7 +59,7 @@ func classifyGeneric(src []byte, m *marks, v0 byte) tally {
 			m.qt[i>>6] |= 1 << (i & 63)
 			n.qt = 1
 		}
-		if (i == 0 || src[i-1] == '\n') && (c == v0 || c == '\r' || c == '\n') {
+		if (i == 0 || src[i-1] == '\n') && (v0 == everyRow || int(c) == v0 || c == '\r' || c == '\n') {
 			m.sp[i>>6] |= 1 << (i & 63)
 			n.sp++
 			n.nz |= 1 << (i >> 6)

@@ -43,23 +43,23 @@ func classifiers() []int {
 // zero, block i at bit 64-blocks+i (so blocks must be at most 64).
 //
 //go:noescape
-func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
+func classifyAVX2(src *byte, blocks int, m *marks, v0 int, carry uint64) (next, counts, nz uint64)
 
 //go:noescape
-func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
+func classifyAVX512(src *byte, blocks int, m *marks, v0 int, carry uint64) (next, counts, nz uint64)
 
-func classify(src []byte, m *marks, v0 byte) tally {
+func classify(src []byte, m *marks, v0 int) tally {
 	return classifyWith(classifier, src, m, v0)
 }
 
-func blocks(c int, src *byte, n int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64) {
+func blocks(c int, src *byte, n int, m *marks, v0 int, carry uint64) (next, counts, nz uint64) {
 	if c == useAVX512 {
 		return classifyAVX512(src, n, m, v0, carry)
 	}
 	return classifyAVX2(src, n, m, v0, carry)
 }
 
-func classifyWith(c int, src []byte, m *marks, v0 byte) tally {
+func classifyWith(c int, src []byte, m *marks, v0 int) tally {
 	if c == useGeneric {
 		return classifyGeneric(src, m, v0)
 	}

@@ -29,7 +29,10 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-64
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
-	MOVBQZX v0+24(FP), AX
+	MOVQ v0+24(FP), AX
+	MOVQ AX, R14
+	SHRQ $8, R14
+	NEGQ R14 // every row start (v0 = everyRow): all ones, else 0
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y8 // v0
 	MOVQ carry+32(FP), R11
@@ -65,7 +68,7 @@ loop:
 	POPCNTQ   AX, R10
 	ADDQ      R10, R13
 
-	// sp: (v0 | '\r' | '\n') at a row start
+	// sp: (v0 | '\r' | '\n') at a row start, or every row start
 	VPCMPEQB  Y8, Y4, Y9
 	VPCMPEQB  Y10, Y4, Y11
 	VPOR      Y9, Y11, Y9
@@ -78,6 +81,7 @@ loop:
 	VPMOVMSKB Y12, R9
 	SHLQ      $32, R9
 	ORQ       R9, R8
+	ORQ       R14, R8
 	MOVQ      AX, R10
 	SHLQ      $1, R10
 	ORQ       R11, R10
@@ -123,7 +127,10 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
-	MOVBQZX v0+24(FP), AX
+	MOVQ v0+24(FP), AX
+	MOVQ AX, R14
+	SHRQ $8, R14
+	NEGQ R14 // every row start (v0 = everyRow): all ones, else 0
 	VPBROADCASTB AX, Z8 // v0
 	MOVQ carry+32(FP), R11
 	MOVQ $0x0A, AX
@@ -159,6 +166,7 @@ loop512:
 	ADDQ     R10, R13
 	ORQ      R9, R8
 	ORQ      AX, R8
+	ORQ      R14, R8
 	LEAQ     (R11)(AX*2), R10 // row starts: nl<<1 | carry
 	ANDQ     R10, R8
 	ROWSTARTS

@@ -2,4 +2,4 @@
 
 package scan
 
-func classify(src []byte, m *marks, v0 byte) tally { return classifyGeneric(src, m, v0) }
+func classify(src []byte, m *marks, v0 int) tally { return classifyGeneric(src, m, v0) }

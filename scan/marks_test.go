@@ -14,7 +14,8 @@ func FuzzClassify(f *testing.F) {
 		if len(src) > winBytes {
 			src = src[:winBytes]
 		}
-		checkClassifiers(t, src, v0)
+		checkClassifiers(t, src, int(v0))
+		checkClassifiers(t, src, everyRow)
 	})
 }
 
@@ -28,10 +29,11 @@ func TestClassifyLengths(t *testing.T) {
 		}
 		checkClassifiers(t, src, 'a')
 		checkClassifiers(t, src, 0) // the zero padding of a last block must not count
+		checkClassifiers(t, src, everyRow)
 	}
 }
 
-func checkClassifiers(t *testing.T, src []byte, v0 byte) {
+func checkClassifiers(t *testing.T, src []byte, v0 int) {
 	t.Helper()
 	var want marks
 	wantN := classifyGeneric(src, &want, v0)
@@ -45,12 +47,12 @@ func checkClassifiers(t *testing.T, src []byte, v0 byte) {
 		for i := range (len(src) + 63) / 64 {
 			if got.nl[i] != want.nl[i] || got.cm[i] != want.cm[i] || got.sp[i] != want.sp[i] ||
 				(wantN.qt > 0 && got.qt[i] != want.qt[i]) { // qt is filled only for a window with a quote
-				t.Fatalf("%s: len %d v0 %q word %d: got %x %x %x %x, want %x %x %x %x", name, len(src), v0, i,
+				t.Fatalf("%s: len %d v0 %d word %d: got %x %x %x %x, want %x %x %x %x", name, len(src), v0, i,
 					got.nl[i], got.cm[i], got.qt[i], got.sp[i], want.nl[i], want.cm[i], want.qt[i], want.sp[i])
 			}
 		}
 		if gotN != wantN {
-			t.Fatalf("%s: len %d v0 %q: counts %+v, want %+v", name, len(src), v0, gotN, wantN)
+			t.Fatalf("%s: len %d v0 %d: counts %+v, want %+v", name, len(src), v0, gotN, wantN)
 		}
 	}
 }

@@ -274,7 +274,7 @@ type binding struct {
 	// its own, for its first filter.)
 	lead int
 	// hotAll: on amd64, bulk and hotWalk may take every row of a window,
-	// its sp bits rebuilt by allStarts: the simple shape with sums from
+	// its sp bits every row start (everyRow): the simple shape with sums from
 	// the row's end (sumsHot) and no filter, or a filter on column lead
 	// whose value and comma fit 16 bytes (hotPlan.filterOn).
 	hotAll bool

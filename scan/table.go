@@ -137,7 +137,11 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	for p < end {
 		if p >= we {
 			wb, we = p, min(p+winBytes, len(data))
-			counts := classify(data[wb:we], &mk, v0)
+			cv := int(v0) // the row starts sp marks
+			if all {
+				cv = everyRow
+			}
+			counts := classify(data[wb:we], &mk, cv)
 			quotes = counts.qt > 0
 			if quick && !quotes {
 				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, false, &sc, lead, leadVal)
@@ -150,7 +154,6 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				}
 			}
 			if all && !quotes {
-				allStarts(&mk, &counts, we-wb)
 				next, err := t.bulk(end, r, &mk, counts, wb, we, 0, true, &sc, lead, leadVal)
 				if err != nil {
 					return p, err
