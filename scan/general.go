@@ -396,8 +396,9 @@ func hotGroups(g *general, ncols int) *groupHot {
 	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
 		return nil
 	}
-	h.hp, h.all = newHotPlan(&h.tp), true
-	if len(g.conds) > 0 {
+	h.hp, h.all = newHotPlan(&h.tp), h.key <= 32 // a key past field 33 is not in a row's first 64 bytes
+	h.hp.key = h.key
+	if len(g.conds) > 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum

@@ -94,14 +94,17 @@ type hotState struct {
 	out        *hotRec
 	nout, ncap int
 	vlen       int // 184: hotPlan.vlen
+	key        int // 192: hotPlan.key
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
-// RECSIZE): its start and its '\n' from the window's start, and its values
-// in the plan's order, each at the scale hotState.scale gives.
+// RECSIZE): its start and its '\n' from the window's start, its key's
+// span, and its values in the plan's order, each at the scale
+// hotState.scale gives.
 type hotRec struct {
-	q, e int
-	v    [MaxSums]int64
+	q, e   int
+	ks, ke int // the key field's start and end, if hotPlan.key ≥ 0
+	v      [MaxSums]int64
 }
 
 // hotRecs is how many rows hotWalk's emit mode hands over at once.
@@ -117,12 +120,13 @@ const hotRecs = 64
 type hotPlan struct {
 	vword, vmask, leadbit, vword2, vmask2 uint64
 	vlen, ncm, need, nsum                 int
+	key                                   int // emit mode: the field whose span a record holds, -1 for none
 	sums                                  [MaxSums]struct{ from, slot uint8 }
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
 func newHotPlan(tp *tailPlan) hotPlan {
-	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum}
+	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum, key: -1}
 	for k := range tp.nsum {
 		hp.sums[k].from = uint8(tp.ncols - tp.byCol[k].col)
 		hp.sums[k].slot = uint8(tp.byCol[k].slot)
@@ -193,7 +197,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.avail = len(data) - wb
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
-	it.leadbit, it.vword2, it.vmask2, it.vlen = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen
+	it.leadbit, it.vword2, it.vmask2, it.vlen, it.key = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.key
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and

@@ -105,11 +105,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 					continue
 				}
 			}
-			s, end := 0, 0
-			if h.key >= 0 {
-				s, end = t.fieldSpan(p, e, mk, wb, h.key)
-			}
-			if !ok || s < 0 || !t.groupAdd(s, end, r, &rc.v, &scales) {
+			if !ok || !t.groupAdd(wb+rc.ks, wb+rc.ke, r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}

@@ -24,9 +24,11 @@
 #define NOUT 168
 #define NCAP 176
 #define VLEN 184
+#define KEY 192
 
-// hotRec: a row's start and '\n' (from the window's start), then its values.
-#define RECSIZE 80
+// hotRec: a row's start and '\n', its key's start and end (from the
+// window's start), then its values at 32.
+#define RECSIZE 96
 
 // marks' bitmaps, and Result's fields.
 #define NL 0
@@ -390,6 +392,42 @@ emit:
 	MOVQ   NOUT(R13), AX
 	IMUL3Q $RECSIZE, AX, AX
 	ADDQ   AX, R12              // the record
+	CMPQ   KEY(R13), $0
+	JLT    nokey
+
+	// The key field: from the row's start or after its key-th comma to
+	// the next comma, in the comma bits of its first 64 bytes (a key that
+	// ends past them, or that is the row's last field, goes back).
+	MOVQ   BX, AX
+	SHRQ   $6, AX
+	MOVQ   CM(DI)(AX*8), R8
+	MOVQ   (CM+8)(DI)(AX*8), R11
+	MOVQ   BX, CX
+	SHRQ   CX, R11, R8          // the comma bits from BX on
+	MOVQ   KEY(R13), CX
+	MOVQ   $1, R11
+	SHLQ   CX, R11
+	PDEPQ  R8, R11, R11         // the comma after the key
+	TZCNTQ R11, R11
+	JCS    handback
+	LEAQ   (BX)(R11*1), AX
+	CMPQ   AX, ROWE(SP)         // (DX went in the parse)
+	JGE    handback
+	MOVQ   AX, 24(R12)
+	MOVQ   BX, AX
+	TESTQ  CX, CX
+	JZ     keystart
+	DECQ   CX
+	MOVQ   $1, R11
+	SHLQ   CX, R11
+	PDEPQ  R8, R11, R11         // the comma before it
+	TZCNTQ R11, R11
+	LEAQ   1(BX)(R11*1), AX
+
+keystart:
+	MOVQ   AX, 16(R12)
+
+nokey:
 	MOVQ   BX, 0(R12)
 	MOVQ   ROWE(SP), AX
 	MOVQ   AX, 8(R12)
@@ -414,7 +452,7 @@ emitfield:
 	ADDQ   CNT(SP)(AX*8), R8
 
 emitvalue:
-	MOVQ   R8, 16(R12)(AX*8)
+	MOVQ   R8, 32(R12)(AX*8)
 	INCQ   AX
 	CMPQ   AX, NSUM(R13)
 	JLT    emitfield

@@ -39,8 +39,10 @@ func TestHotStateLayout(t *testing.T) {
 		{"nout", unsafe.Offsetof(it.nout), 168},
 		{"ncap", unsafe.Offsetof(it.ncap), 176},
 		{"vlen", unsafe.Offsetof(it.vlen), 184},
-		{"hotRec", unsafe.Sizeof(hotRec{}), 80},
-		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 16},
+		{"key", unsafe.Offsetof(it.key), 192},
+		{"hotRec", unsafe.Sizeof(hotRec{}), 96},
+		{"hotRec.ks", unsafe.Offsetof(hotRec{}.ks), 16},
+		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 32},
 		{"marks.nl", unsafe.Offsetof(m.nl), 0},
 		{"marks.cm", unsafe.Offsetof(m.cm), 512},
 		{"marks.sp", unsafe.Offsetof(m.sp), 1536},
@@ -185,6 +187,9 @@ func TestHotWalkEmits(t *testing.T) {
 			var got [MaxSums]int64
 			if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
 				t.Errorf("%+v: row %q: values %v, tailValues %v", q, row, rc.v, got)
+			}
+			if ks, ke := tb.fieldSpan(s+rc.q, s+rc.e, &mk, s, h.key); ks != s+rc.ks || ke != s+rc.ke {
+				t.Errorf("%+v: row %q: key %q, fieldSpan %q", q, row, in[s+rc.ks:s+rc.ke], in[ks:ke])
 			}
 		}
 		// A value at the other scale goes back.
