@@ -359,7 +359,10 @@ func startVsftpd(bin, root string, p Point) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	pasv, err := freePortRange(50)
+	// a passive port for every session that may be open at once: with 50,
+	// 150 clients thinking 50 ms a command took them all, and vsftpd
+	// refused PASV ("other reply")
+	pasv, err := freePortRange(pasvPorts)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +388,7 @@ secure_chroot_dir=/var/run/vsftpd/empty
 max_clients=5000
 max_per_ip=5000
 xferlog_enable=NO
-`, port, root, pasv, pasv+49)
+`, port, root, pasv, pasv+pasvPorts-1)
 	path := filepath.Join(dir, "vsftpd.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return nil, err
@@ -497,6 +500,9 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
+// pasvPorts is the size of vsftpd's passive port range.
+const pasvPorts = 1000
+
 // freePortRange finds n consecutive ports that are free now (for vsftpd's
 // passive range), at random in 20000–31999: below Linux's ephemeral range
 // (32768–60999), so the load's own client ports never take one.
@@ -504,7 +510,7 @@ func freePortRange(n int) (int, error) {
 	var b [2]byte
 	for range 50 {
 		rand.Read(b[:])
-		lo := 20000 + (int(b[0])<<8|int(b[1]))%11950
+		lo := 20000 + (int(b[0])<<8|int(b[1]))%(12000-n)
 		ok := true
 		for p := lo; p < lo+n && ok; p++ {
 			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
