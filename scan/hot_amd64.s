@@ -189,14 +189,15 @@ nocr:
 	CMPQ  AX, AVAIL(R13)
 	JGT   handback
 
-compare:
 	// A value that reaches the row's end (a field that may be the last)
-	// goes back: its comma is not there to compare.
+	// goes back: its comma is not there to compare. (At the row's start,
+	// a value of up to 7 bytes cannot: the row has more than 8.)
 	MOVQ  VLEN(R13), AX
 	ADDQ  R8, AX
 	CMPQ  AX, DX
 	JGE   handback
 
+compare:
 	// One masked word compare, and a second for a longer value.
 	MOVQ  (SI)(R8*1), AX
 	ANDQ  VMASK(R13), AX
@@ -205,6 +206,10 @@ compare:
 	MOVQ  VMASK2(R13), CX
 	TESTQ CX, CX
 	JZ    match
+	MOVQ  VLEN(R13), AX          // (as above, for a value at the row's start)
+	ADDQ  R8, AX
+	CMPQ  AX, DX
+	JGE   handback
 	ANDQ  8(SI)(R8*1), CX
 	CMPQ  CX, VWORD2(R13)
 	JEQ   match
