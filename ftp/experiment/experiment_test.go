@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,5 +112,34 @@ func TestExperiment(t *testing.T) {
 		if !strings.Contains(strings.Join(files, " "), f) {
 			t.Errorf("no %s in %v", f, files)
 		}
+	}
+}
+
+// A session classified other is named in the report by the server's words:
+// the JSON counts them by detail and the text has a table of them.
+func TestOthersNamed(t *testing.T) {
+	res := &load.Result{Clients: []load.Client{
+		{Outcome: load.OK},
+		{Outcome: load.OtherReply, Detail: `500 "OOPS: priv_sock_get_int"`},
+		{Outcome: load.OtherReply, Detail: `500 "OOPS: priv_sock_get_int"`},
+		{Outcome: load.GreetingTimeout, Detail: "i/o timeout"},
+	}}
+	want := map[string]int{`other reply: 500 "OOPS: priv_sock_get_int"`: 2}
+	if got := others(res); !maps.Equal(got, want) {
+		t.Fatalf("others = %v, want %v", got, want)
+	}
+	d := &Doc{Runs: []Sample{{Server: "vsftpd", Point: Point{Sweep: "delay", Value: 50}, Result: res, Summary: res.Summarize()}}}
+	var found bool
+	for _, tb := range d.Tables() {
+		if tb.ID == "others" {
+			found = len(tb.Rows) == 1 && tb.Rows[0][4] == "2" && strings.Contains(tb.Rows[0][5], "priv_sock_get_int")
+		}
+	}
+	if !found {
+		t.Error("no table of the other sessions")
+	}
+	b, err := json.Marshal(d)
+	if err != nil || !strings.Contains(string(b), `"others":{"other reply: 500 \"OOPS: priv_sock_get_int\"":2}`) {
+		t.Errorf("JSON %s (%v) lacks the others", b, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +43,22 @@ func (g group) title() string {
 		return fmt.Sprintf("%s, with %v think time a command", t, g.think)
 	}
 	return t + ", no think time (loopback)"
+}
+
+// others counts a run's sessions classified "other reply" or "other
+// error" by what the server said or the error was (Client.Detail), so
+// that none is left unexplained; nil if there are none.
+func others(res *load.Result) map[string]int {
+	var m map[string]int
+	for _, c := range res.Clients {
+		if c.Outcome == load.OtherReply || c.Outcome == load.OtherError {
+			if m == nil {
+				m = map[string]int{}
+			}
+			m[c.Outcome+": "+c.Detail]++
+		}
+	}
+	return m
 }
 
 // failures is a run's failed sessions by cause, "-" for none.
@@ -107,6 +124,20 @@ func (d *Doc) Tables() []bench.Table {
 	}
 	if len(k.Rows) > 0 {
 		out = append(out, k)
+	}
+	o := bench.Table{ID: "others", Title: "Sessions classified other, by what the server said or the error was",
+		Header: []string{"server", "sweep", "value", "think", "sessions", "reply or error"}, Left: []int{5}}
+	for _, r := range d.Runs {
+		if r.Result == nil {
+			continue
+		}
+		m := others(r.Result)
+		for _, what := range slices.Sorted(maps.Keys(m)) {
+			o.Rows = append(o.Rows, []string{r.Server, r.Point.Sweep, fmt.Sprintf("%g", r.Point.Value), r.Point.Think.String(), fmt.Sprint(m[what]), what})
+		}
+	}
+	if len(o.Rows) > 0 {
+		out = append(out, o)
 	}
 	if len(d.Notes) > 0 {
 		out = append(out, bench.Table{ID: "notes", Title: "Notes", Intro: d.Notes})
@@ -256,6 +287,7 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		Session   load.Percentiles `json:"session"`
 		Rate      float64          `json:"sessions_per_second"`
 		Kernel    map[string]int64 `json:"kernel,omitempty"`
+		Others    map[string]int   `json:"others,omitempty"` // see others
 		Error     string           `json:"error,omitempty"`
 		Note      string           `json:"note,omitempty"`
 	}
@@ -270,6 +302,7 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 			s := r.Summary
 			j.Processed, j.Outcomes, j.Connect, j.Greeting, j.Session, j.Rate, j.Kernel =
 				s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Session, s.SessionsPerSecond, r.Result.Kernel
+			j.Others = others(r.Result)
 		}
 		runs = append(runs, j)
 	}
