@@ -79,7 +79,9 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScrat
 // a row whose value is at another goes back) and hands them over
 // hotRecs at a time; groupAdd puts each in its group, and lineGen takes a
 // row it declines. A row hotWalk hands back goes to takeRow or lineGen, and
-// teaches sc.scale its values' scales. The whole walk is taken.
+// teaches sc.scale its values' scales. The whole walk is taken. (hotWalk's
+// more = 2, an overflow, cannot come in emit mode: it adds nothing to r's
+// sums.)
 func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, lead int, leadVal []byte) error {
 	h := t.b.gen.hot
 	recs := &sc.recs // the scan's: zeroing 5 KiB a window cost 5 instructions a row
