@@ -359,12 +359,8 @@ digits:
 	SHLXQ CX, R8, R8
 	MOVQ  R8, DIG(SP)(AX*8)
 	MOVQ  R11, CNT(SP)(AX*8)
-	CMPQ  OUT(R13), $0
-	JNE   parsed             // emit mode: no lanes
-	ADDQ  R11, CSUM(SP)(AX*8)
+	ADDQ  R11, CSUM(SP)(AX*8) // (in emit mode too: fold then ignores the lanes)
 	ADDQ  R8, BYTES(SP)(AX*8)
-
-parsed:
 	INCQ  AX
 	CMPQ  AX, NSUM(R13)
 	JLT   parse
@@ -379,8 +375,6 @@ parsed:
 
 	// A field that does not parse: take back the row's fields before it.
 bad:
-	CMPQ  OUT(R13), $0
-	JNE   handback           // emit mode added nothing
 	DECQ  AX
 	JLT   handback
 	MOVQ  CNT(SP)(AX*8), R11
@@ -514,6 +508,8 @@ flushfield:
 	MOVQ R10, W(R13)
 	MOVQ r+24(FP), R12
 	XORL AX, AX
+	CMPQ OUT(R13), $0
+	JNE  counts // emit mode: the lanes' rows went to out, not to r's sums
 
 value:
 	CMPQ    AX, NSUM(R13)
