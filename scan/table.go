@@ -143,18 +143,8 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			}
 			counts := classify(data[wb:we], &mk, cv)
 			quotes = counts.qt > 0
-			if quick && !quotes {
-				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, false, &sc, lead, leadVal)
-				if err != nil {
-					return p, err
-				}
-				if next > p {
-					p = next
-					continue
-				}
-			}
-			if all && !quotes {
-				next, err := t.bulk(end, r, &mk, counts, wb, we, 0, true, &sc, lead, leadVal)
+			if (quick || all) && !quotes { // (never both)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, &sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
