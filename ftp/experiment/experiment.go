@@ -311,10 +311,20 @@ type server struct {
 
 // startParlab starts `parlab ftp serve` with the point's backlog on a free
 // loopback port and waits for the line that says where it listens.
+//
+// Its passive ports come from a range below the kernel's ephemeral ports,
+// as vsftpd's do: left to the kernel, they came from the range the clients'
+// own ports come from, and at 150 clients 50–100 ms apart with LIST × 60
+// the ports in TIME_WAIT ran it out (connect: cannot assign requested
+// address).
 func startParlab(bin, model, root string, p Point) (*server, error) {
+	pasv, err := freePortRange(pasvPorts)
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(bin, "ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
 		"--backlog", strconv.Itoa(p.Backlog), "--anonymous", "--max-conns", "5000", "--max-per-ip", "5000",
-		"--grace", "2s", "--login-delay", "0s")
+		"--grace", "2s", "--login-delay", "0s", "--pasv-ports", fmt.Sprintf("%d-%d", pasv, pasv+pasvPorts-1))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
