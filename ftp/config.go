@@ -40,9 +40,11 @@ func ParseModel(s string) (Model, error) {
 // Config is a server's whole setting. Zero values of the limits take the
 // defaults in Defaults.
 type Config struct {
-	Root      string // the directory served; nothing outside it is reachable
-	Model     Model
-	Workers   int // batch and pool
+	Root  string // the directory served; nothing outside it is reachable
+	Model Model
+	// Workers: batch, the workers serving a batch (Defaults.Workers, the
+	// reference's OpenMP team); pool, its long-lived workers (PoolWorkers).
+	Workers   int
 	Queue     int // pool: connections waiting for a worker
 	Users     map[string][]byte
 	Anonymous bool // "anonymous" and "ftp" may log in, read-only
@@ -67,8 +69,20 @@ type Config struct {
 var Defaults = Config{Workers: 8, Queue: 64, MaxConns: 2000, MaxPerIP: 50, Idle: 5 * time.Minute,
 	DataTimeout: time.Minute, LoginDelay: time.Second, MaxLine: 4096}
 
+// PoolWorkers is the pool's size when Workers is not set. A pool serves at
+// most Workers sessions at once, and an FTP session holds its worker for
+// its whole life, idle between commands, not only while it computes: a
+// pool must hold λ·W sessions (arrivals a second times a session's length,
+// Little's law), not one a core. 256 is Apache prefork's MaxRequestWorkers,
+// and holds the load lab's heaviest load (68 sessions open at once) with
+// room; 8 workers failed it (docs/ftp.md).
+const PoolWorkers = 256
+
 func (c *Config) fill() {
 	d := Defaults
+	if c.Model == Pool {
+		orDefault(&c.Workers, PoolWorkers)
+	}
 	orDefault(&c.Workers, d.Workers)
 	orDefault(&c.Queue, d.Queue)
 	orDefault(&c.MaxConns, d.MaxConns)

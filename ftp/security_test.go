@@ -315,6 +315,18 @@ func TestPoolFull(t *testing.T) {
 	refused(t, addr, "a connection past a full pool")
 }
 
+// A pool of the default size holds far more sessions at once than a core
+// count: FTP sessions keep their worker while idle between commands, and a
+// pool of 8 failed the load lab's think-time loads (Little's law). With the
+// queue at one place, every one of these 40 sessions must be greeted, so
+// each has a worker.
+func TestPoolDefaultSize(t *testing.T) {
+	_, addr, _ := testServer(t, Pool, func(c *Config) { c.Workers, c.Queue = 0, 1 })
+	for range 40 {
+		rawDial(t, addr) // fails the test unless greeted with 220
+	}
+}
+
 // refused connects to addr and requires a 421 and the connection closed.
 func refused(t *testing.T, addr, what string) {
 	t.Helper()

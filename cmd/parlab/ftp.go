@@ -41,7 +41,7 @@ func (a *app) ftpServe(args []string) error {
 	root := fs.String("root", "", "the directory to serve (required); nothing outside it is reachable")
 	listen := fs.String("listen", "127.0.0.1:2121", "address to listen on (port 0: any)")
 	model := fs.String("model", "goroutines", "single, goroutines, batch or pool")
-	workers := fs.Int("workers", ftp.Defaults.Workers, "batch and pool: workers")
+	workers := fs.Int("workers", 0, fmt.Sprintf("batch: workers a batch (default %d); pool: workers, each holding a session for its life (default %d)", ftp.Defaults.Workers, ftp.PoolWorkers))
 	queue := fs.Int("queue", ftp.Defaults.Queue, "pool: connections waiting for a worker (more get 421)")
 	backlog := fs.Int("backlog", 32, "the listen(2) backlog, exactly")
 	users := fs.String("users", "", "users file (name:bcrypt-hash lines; parlab ftp passwd makes one)")
@@ -248,7 +248,7 @@ func (a *app) ftpLoad(args []string) error {
 // vsftpd) and writes the report into --out.
 func (a *app) ftpExperiment(args []string) error {
 	fs := flag.NewFlagSet("ftp experiment", flag.ContinueOnError)
-	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run")
+	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run; pool:N or batch:N sets its workers")
 	peers := fs.String("peers", "vsftpd", "outside servers to run on the same points (vsftpd; none: \"\")")
 	sweeps := fs.String("sweeps", "backlog,users,delay", "the reference's sweeps to run")
 	trials := fs.Int("trials", 1, "runs of every point and server")
@@ -270,7 +270,7 @@ func (a *app) ftpExperiment(args []string) error {
 	cfg := experiment.Config{Bin: bin, Models: splitList(*models), Peers: splitList(*peers), Sweeps: splitList(*sweeps),
 		Trials: *trials, Quick: *quick, Think: *think, Out: *out, MaxUsers: *maxUsers}
 	for _, m := range cfg.Models {
-		if _, err := ftp.ParseModel(m); err != nil {
+		if _, _, err := experiment.ParseModel(m); err != nil {
 			return usagef("--models: %v", err)
 		}
 	}

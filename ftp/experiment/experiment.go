@@ -26,13 +26,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"parlab/ftp"
 	"parlab/ftp/load"
 )
 
 // Config is one experiment.
 type Config struct {
 	Bin    string   // the parlab binary that serves (os.Executable for the CLI)
-	Models []string // parlab's models
+	Models []string // parlab's models, each optionally sized: "pool:8" (see ParseModel)
 	Peers  []string // outside servers: "vsftpd"
 	Sweeps []string // backlog, users, delay
 	Trials int
@@ -309,6 +310,23 @@ type server struct {
 	dir  string // vsftpd's config directory, removed at stop
 }
 
+// ParseModel splits an experiment's model name: a model of parlab ftp
+// serve, optionally with ":N", its --workers ("pool:8", "batch:16"), so one
+// experiment can set a pool of the default size beside a small one.
+func ParseModel(name string) (model string, workers int, err error) {
+	model, size, sized := strings.Cut(name, ":")
+	m, err := ftp.ParseModel(model)
+	if err != nil {
+		return "", 0, err
+	}
+	if sized {
+		if workers, err = strconv.Atoi(size); err != nil || workers < 1 || (m != ftp.Batch && m != ftp.Pool) {
+			return "", 0, fmt.Errorf("%q: only batch and pool take a size, a positive count (pool:8)", name)
+		}
+	}
+	return model, workers, nil
+}
+
 // startParlab starts `parlab ftp serve` with the point's backlog on a free
 // loopback port and waits for the line that says where it listens.
 //
@@ -317,14 +335,22 @@ type server struct {
 // own ports come from, and at 150 clients 50–100 ms apart with LIST × 60
 // the ports in TIME_WAIT ran it out (connect: cannot assign requested
 // address).
-func startParlab(bin, model, root string, p Point) (*server, error) {
+func startParlab(bin, name, root string, p Point) (*server, error) {
+	model, workers, err := ParseModel(name)
+	if err != nil {
+		return nil, err
+	}
 	pasv, err := freePortRange(pasvPorts)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
+	args := []string{"ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
 		"--backlog", strconv.Itoa(p.Backlog), "--anonymous", "--max-conns", "5000", "--max-per-ip", "5000",
-		"--grace", "2s", "--login-delay", "0s", "--pasv-ports", fmt.Sprintf("%d-%d", pasv, pasv+pasvPorts-1))
+		"--grace", "2s", "--login-delay", "0s", "--pasv-ports", fmt.Sprintf("%d-%d", pasv, pasv+pasvPorts-1)}
+	if workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(workers))
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,5 +143,52 @@ func TestOthersNamed(t *testing.T) {
 	b, err := json.Marshal(d)
 	if err != nil || !strings.Contains(string(b), `"others":{"other reply: 500 \"OOPS: priv_sock_get_int\"":2}`) {
 		t.Errorf("JSON %s (%v) lacks the others", b, err)
+	}
+}
+
+// A sized model reaches the server: "pool:1" serves one session at a
+// time, so a second client waits ungreeted while the first is open, where
+// the default pool greets it at once.
+func TestSizedModel(t *testing.T) {
+	for name, want := range map[string]string{"pool": "pool", "pool:8": "pool", "batch:16": "batch", "processes": "processes"} {
+		if m, _, err := ParseModel(name); err != nil || m != want {
+			t.Errorf("ParseModel(%q) = %q, %v", name, m, err)
+		}
+	}
+	for _, bad := range []string{"pool:0", "pool:x", "goroutines:4", "swarm"} {
+		if _, _, err := ParseModel(bad); err == nil {
+			t.Errorf("ParseModel(%q) took it", bad)
+		}
+	}
+	bin := parlabBin(t)
+	root, err := makeRoot(1 << 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	for name, greeted := range map[string]bool{"pool:1": false, "pool": true} {
+		s, err := startParlab(bin, name, root, Point{Backlog: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := net.Dial("tcp", s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(first).ReadString('\n') // its 220: it holds a worker
+		second, err := net.Dial("tcp", s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		line, _ := bufio.NewReader(second).ReadString('\n')
+		if got := strings.HasPrefix(line, "220"); got != greeted {
+			t.Errorf("%s: the second client read %q while the first was open", name, line)
+		}
+		first.Close()
+		second.Close()
+		if err := s.stop(); err != nil {
+			t.Error(err)
+		}
 	}
 }
