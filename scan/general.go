@@ -375,6 +375,9 @@ type groupHot struct {
 	// (the values tp names, the first filter if any)
 	all bool
 	hp  hotPlan
+	// slot: hotWalk's slot mode (see groupsHot): a group-by of sums
+	// alone, with no filter after the first
+	slot bool
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
@@ -402,6 +405,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
+	h.slot = h.all && h.key >= 0 && h.sums && h.rest == nil
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
 		if h.need[k]&NeedSum != 0 {

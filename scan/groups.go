@@ -85,6 +85,7 @@ type Groups struct {
 	Sums  []Fixed
 	Mins  []Extreme
 	Maxs  []Extreme
+	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
 }
 
 // cacheBits sizes Groups' key cache: 256 entries of 24 bytes.

@@ -95,6 +95,11 @@ type hotState struct {
 	nout, ncap int
 	vlen       int // 184: hotPlan.vlen
 	key        int // 192: hotPlan.key
+	// 200, 208: slot mode (emit mode with a key table): each row whose
+	// key is in the table goes to its entry's accumulators, not to out
+	// (see hotKeys); nil for none.
+	ktab *keySlot
+	kacc *[1 + MaxSums]int64
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by

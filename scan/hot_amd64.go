@@ -76,23 +76,45 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScrat
 
 // groupsHot is bulkHot for the fast group-by: hotWalk, in emit mode, parses
 // the values of the rows it takes (each at the scale sc.scale has learnt:
-// a row whose value is at another goes back) and hands them over
-// hotRecs at a time; groupAdd puts each in its group, and lineGen takes a
-// row it declines. A row hotWalk hands back goes to takeRow or lineGen, and
-// teaches sc.scale its values' scales. The whole walk is taken. (hotWalk's
-// more = 2, an overflow, cannot come in emit mode: it adds nothing to r's
-// sums.)
+// a row whose value is at another goes back). In slot mode (groupHot.slot:
+// a group-by of sums alone, no later filter) it adds each row whose key is
+// in the Groups' key table to the key's accumulators itself (hotKeys); else
+// it hands the rows over hotRecs at a time, and groupAdd puts each in its
+// group, and lineGen takes a row it declines. A row hotWalk hands back goes
+// to takeRow or lineGen, teaches the key table its key and sc.scale its
+// values' scales (the accumulators are folded first if they change). The
+// whole walk is taken. (hotWalk's more = 2, an overflow, cannot come in
+// emit mode: it adds nothing to r's sums.)
 func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, lead int, leadVal []byte) error {
 	h := t.b.gen.hot
 	recs := &sc.recs // the scan's: zeroing 5 KiB a window cost 5 instructions a row
 	loc := *it       // recs' address goes in loc, a local that nothing keeps
 	h.hp.fillHot(&loc, t.data, wb)
 	loc.out, loc.ncap = &recs[0], len(recs)
+	var keys *hotKeys
+	if h.slot {
+		if r.Groups == nil {
+			r.Groups = newGroups(len(t.b.gen.slots), t.b.gen.need)
+		}
+		keys = r.Groups.hotKeys()
+	}
 	w := &t.data[wb]
 	for {
 		loc.scale = sc.scale
 		loc.nout = 0
+		loc.ktab, loc.kacc = nil, nil
+		if keys != nil && !keys.off {
+			if keys.rows > foldRows-winBytes {
+				keys.fold(r.Groups, &h.tp, &sc.scale)
+			}
+			loc.ktab, loc.kacc = &keys.slots[0], &keys.acc[0]
+		}
+		m := r.Matched
 		hotWalk(&loc, w, mk, r)
+		if keys != nil {
+			keys.rows += r.Matched - m
+			keys.taken += r.Matched - m
+		}
 		var scales [MaxSums]int
 		for k := range h.tp.nsum {
 			scales[k] = int(loc.scale[k])
@@ -124,11 +146,21 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 					return err
 				}
 			}
+			if keys != nil && !keys.off {
+				if s, end := t.groupKey(p, e, mk, wb); s >= 0 {
+					if i := r.Groups.find(t.data[s:end]); i >= 0 {
+						keys.learn(t.data[s:end], i)
+					}
+				}
+			}
 			var vals [MaxSums]int64
 			var ss [MaxSums]int
 			if tailValues(t.data, p, e, mk, wb, &h.tp, &vals, &ss) {
 				for k := range h.tp.nsum {
-					if ss[k] == 0 || ss[k] == 2 {
+					if (ss[k] == 0 || ss[k] == 2) && sc.scale[k] != uint8(ss[k]) {
+						if keys != nil {
+							keys.fold(r.Groups, &h.tp, &sc.scale) // at the scales they were taken at
+						}
 						sc.scale[k] = uint8(ss[k])
 					}
 				}

@@ -25,6 +25,18 @@
 #define NCAP 176
 #define VLEN 184
 #define KEY 192
+#define KTAB 200
+#define KACC 208
+
+// hotKeys' slots (hotkeys.go; TestHotStateLayout checks these): a key's
+// bytes, its length plus one (0: empty), its entry; and an entry's
+// accumulators, the count and then the values.
+#define KEYBITS 9
+#define KEYSLOTS 512
+#define SLOTSIZE 80
+#define SLOTN 64
+#define SLOTJ 72
+#define ACCSIZE 72
 
 // hotRec: a row's start and '\n', its key's start and end (from the
 // window's start), then its values at 32.
@@ -58,6 +70,9 @@
 #define CUR0 416
 #define W0 424
 #define BYTES 432
+#define KS 496
+#define KE 504
+#define KI 512
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -76,7 +91,7 @@
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $496-32
+TEXT ·hotWalk(SB), NOSPLIT, $520-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -383,16 +398,39 @@ bad:
 	SUBQ  R8, BYTES(SP)(AX*8)
 	JMP   bad
 
-	// Emit mode: the row's start, '\n' and values to out[nout], each
-	// value's digits made a number as simdjson's
-	// parse_eight_digits_unrolled does (the bytes are values already, the
-	// last digit the top byte), then cents added.
+	// Emit mode: each value's digits made a number (in DIG) as
+	// simdjson's parse_eight_digits_unrolled does (the bytes are values
+	// already, the last digit the top byte), then cents added; then the
+	// key's span; then the row to the key table's accumulators (slot
+	// mode) or to out[nout].
 emit:
-	MOVQ   NOUT(R13), AX
-	IMUL3Q $RECSIZE, AX, AX
-	ADDQ   AX, R12              // the record
+	XORL   AX, AX
+
+tonum:
+	MOVQ   DIG(SP)(AX*8), R8
+	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
+	SHRQ   $8, R8
+	MOVQ   $0x00FF00FF00FF00FF, CX
+	ANDQ   CX, R8
+	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
+	SHRQ   $16, R8
+	MOVQ   $0x0000FFFF0000FFFF, CX
+	ANDQ   CX, R8
+	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
+	IMULQ  CX, R8
+	SHRQ   $32, R8
+	CMPB   SCL(R13)(AX*1), $0
+	JEQ    numdone
+	IMUL3Q $100, R8, R8
+	ADDQ   CNT(SP)(AX*8), R8
+
+numdone:
+	MOVQ   R8, DIG(SP)(AX*8)
+	INCQ   AX
+	CMPQ   AX, NSUM(R13)
+	JLT    tonum
 	CMPQ   KEY(R13), $0
-	JLT    nokey
+	JLT    record
 
 	// The key field: from the row's start or after its key-th comma to
 	// the next comma, in the comma bits of its first 64 bytes (a key that
@@ -412,7 +450,7 @@ emit:
 	LEAQ   (BX)(R11*1), AX
 	CMPQ   AX, ROWE(SP)         // (DX went in the parse)
 	JGE    handback
-	MOVQ   AX, 24(R12)
+	MOVQ   AX, KE(SP)
 	MOVQ   BX, AX
 	TESTQ  CX, CX
 	JZ     keystart
@@ -424,37 +462,30 @@ emit:
 	LEAQ   1(BX)(R11*1), AX
 
 keystart:
-	MOVQ   AX, 16(R12)
+	MOVQ   AX, KS(SP)
+	CMPQ   KTAB(R13), $0
+	JNE    slot
 
-nokey:
+record:
+	MOVQ   OUT(R13), R12
+	MOVQ   NOUT(R13), AX
+	IMUL3Q $RECSIZE, AX, AX
+	ADDQ   AX, R12              // the record
 	MOVQ   BX, 0(R12)
 	MOVQ   ROWE(SP), AX
 	MOVQ   AX, 8(R12)
+	MOVQ   KS(SP), AX
+	MOVQ   AX, 16(R12)
+	MOVQ   KE(SP), AX
+	MOVQ   AX, 24(R12)
 	XORL   AX, AX
 
-emitfield:
+recvalue:
 	MOVQ   DIG(SP)(AX*8), R8
-	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
-	SHRQ   $8, R8
-	MOVQ   $0x00FF00FF00FF00FF, CX
-	ANDQ   CX, R8
-	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
-	SHRQ   $16, R8
-	MOVQ   $0x0000FFFF0000FFFF, CX
-	ANDQ   CX, R8
-	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
-	IMULQ  CX, R8
-	SHRQ   $32, R8
-	CMPB   SCL(R13)(AX*1), $0
-	JEQ    emitvalue
-	IMUL3Q $100, R8, R8
-	ADDQ   CNT(SP)(AX*8), R8
-
-emitvalue:
 	MOVQ   R8, 32(R12)(AX*8)
 	INCQ   AX
 	CMPQ   AX, NSUM(R13)
-	JLT    emitfield
+	JLT    recvalue
 	MOVQ   NOUT(R13), AX
 	INCQ   AX
 	MOVQ   AX, NOUT(R13)
@@ -462,6 +493,81 @@ emitvalue:
 	JLT    nextbit
 	MOVQ   $3, MORE(R13)        // out is full
 	JMP    fold
+
+	// Slot mode: the key [KS, KE) looked up in the key table (hotKeys:
+	// keyHash, then the next slot on, until the key or an empty slot),
+	// compared 16 bytes at a time with the slot's; found, the row counts
+	// in r (R14) and its count and values go to the entry's accumulators.
+	// A key of more than 64 bytes, one less than 64 bytes before the
+	// window's readable end, or one not in the table goes back.
+slot:
+	MOVQ    KS(SP), R8
+	MOVQ    KE(SP), R12
+	SUBQ    R8, R12              // the key's length
+	CMPQ    R12, $64
+	JHI     handback
+	LEAQ    64(R8), AX
+	CMPQ    AX, AVAIL(R13)
+	JGT     handback
+	ADDQ    SI, R8               // the key's first byte
+	MOVQ    (R8), AX
+	LEAQ    (R12*8), CX
+	MOVQ    $64, DX
+	CMPQ    CX, DX
+	CMOVQGT DX, CX
+	BZHIQ   CX, AX, AX           // its first 8 bytes, zero past its end
+	XORQ    R12, AX
+	MOVQ    $0x9E3779B97F4A7C15, CX
+	IMULQ   CX, AX
+	SHRQ    $(64-KEYBITS), AX    // keyHash
+	MOVQ    KTAB(R13), R11
+
+probe:
+	MOVQ    AX, KI(SP)
+	IMUL3Q  $SLOTSIZE, AX, CX
+	ADDQ    R11, CX              // the slot
+	MOVQ    SLOTN(CX), DX
+	TESTQ   DX, DX
+	JZ      handback             // an empty slot: a key not in the table
+	DECQ    DX
+	CMPQ    DX, R12
+	JNE     nextslot
+	XORL    R15, R15             // bytes compared (R15 is free in emit mode)
+
+cmpblock:
+	MOVOU    (R8)(R15*1), X0
+	MOVOU    (CX)(R15*1), X1
+	PCMPEQB  X1, X0
+	PMOVMSKB X0, DX
+	XORL     $0xFFFF, DX         // the bytes that differ
+	MOVQ     R12, AX
+	SUBQ     R15, AX             // the key's bytes left (BZHI keeps all from 16 on)
+	BZHIQ    AX, DX, DX
+	JNZ      nextslot
+	ADDQ     $16, R15
+	CMPQ     R15, R12
+	JLT      cmpblock
+
+	MOVQ   SLOTJ(CX), AX
+	IMUL3Q $ACCSIZE, AX, AX
+	ADDQ   KACC(R13), AX         // the entry's accumulators
+	INCQ   0(AX)
+	XORL   CX, CX
+
+slotvalue:
+	MOVQ   DIG(SP)(CX*8), R8
+	ADDQ   R8, 8(AX)(CX*8)
+	INCQ   CX
+	CMPQ   CX, NSUM(R13)
+	JLT    slotvalue
+	INCQ   R14
+	JMP    nextbit
+
+nextslot:
+	MOVQ KI(SP), AX
+	INCQ AX
+	ANDQ $(KEYSLOTS-1), AX
+	JMP  probe
 
 handback:
 	MOVQ BX, Q(R13)

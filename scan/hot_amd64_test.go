@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -40,6 +42,13 @@ func TestHotStateLayout(t *testing.T) {
 		{"ncap", unsafe.Offsetof(it.ncap), 176},
 		{"vlen", unsafe.Offsetof(it.vlen), 184},
 		{"key", unsafe.Offsetof(it.key), 192},
+		{"ktab", unsafe.Offsetof(it.ktab), 200},
+		{"kacc", unsafe.Offsetof(it.kacc), 208},
+		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
+		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
+		{"keySlot.j", unsafe.Offsetof(keySlot{}.j), 72},
+		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 72},
+		{"keySlots", keySlots, 512},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 96},
 		{"hotRec.ks", unsafe.Offsetof(hotRec{}.ks), 16},
 		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 32},
@@ -202,6 +211,77 @@ func TestHotWalkEmits(t *testing.T) {
 		hotWalk(&it, &in[s], &mk, &r)
 		if it.more != 1 || it.nout != 0 {
 			t.Errorf("%+v: at the wrong scales, more = %d with %d rows handed over", q, it.more, it.nout)
+		}
+	}
+}
+
+// Slot mode (hotKeys): hotWalk adds rows of known keys to the key table's
+// accumulators itself. Every path must give the reference's groups for
+// keys of every length around its 16-byte compares and its 64-byte limit,
+// the empty key, keys that share their hash (the same length and first 8
+// bytes), values that change from integers to cents mid-file (the
+// accumulators fold at the old scale first), and more keys than the table
+// holds (slot mode given up, with rows still to fold).
+func TestSlotMode(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	var keys []string
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 70} {
+		keys = append(keys, strings.Repeat("k", n))
+	}
+	for c := 'a'; c < 'e'; c++ {
+		keys = append(keys, "samefirst8"+string(c)+"x") // one hash, four keys
+	}
+	rowsOf := func(keys []string, reps int, cents bool) string {
+		var b strings.Builder
+		for i := range reps {
+			for j, k := range keys {
+				if cents {
+					fmt.Fprintf(&b, "%s,%d.%02d,%d\n", k, i*7+j, (i+j)%100, j)
+				} else {
+					fmt.Fprintf(&b, "%s,%d,%d\n", k, i*7+j, j)
+				}
+			}
+		}
+		return b.String()
+	}
+	q := Query{By: []string{"K"}, Sum: []string{"V", "N"}}
+	few := []byte("K,V,N\n" + rowsOf(keys, 300, false) + rowsOf(keys, 300, true))
+	var many []string
+	for i := range 2 * keyCap {
+		many = append(many, fmt.Sprintf("key %d", i))
+	}
+	// rows in the table's accumulators, slot mode given up, then a new scale
+	manyIn := []byte("K,V,N\n" + rowsOf(keys[1:6], 50, false) + rowsOf(many, 20, false) + rowsOf(many, 20, true))
+	for _, c := range []struct {
+		name  string
+		files []refFile
+		off   bool
+	}{
+		{"lengths, hashes and scales", []refFile{{"few.csv", few}}, false},
+		{"two files, one table", []refFile{{"a.csv", few}, {"b.csv", few}}, false},
+		{"more keys than the table holds", []refFile{{"many.csv", manyIn}}, true},
+	} {
+		if _, err := checkGen(t, c.name, c.files, q); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// and slot mode took part
+		r, err := scanAll(c.files, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := r.Groups.keys
+		if k == nil || k.n == 0 || k.off != c.off {
+			t.Fatalf("%s: key table %v", c.name, k != nil && k.n > 0)
+		}
+		if !c.off && k.n != len(keys)-2 { // all but the two over 64 bytes
+			t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, len(keys)-2)
+		}
+		for j := range k.n {
+			if k.acc[j] != [1 + MaxSums]int64{} {
+				t.Fatalf("%s: entry %d not folded: %v", c.name, j, k.acc[j])
+			}
 		}
 	}
 }

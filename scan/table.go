@@ -106,11 +106,18 @@ func (t *Table) Scan(start, end int, r *Result) error {
 // and then [that, end) takes every row exactly once, so a caller can cut a
 // long scan into steps (to check a deadline between them) at any m.
 func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
+	var sc rowScratch // the general path's per-row fields, zeroed once here
+	p, err := t.scanPart(start, end, r, &sc)
+	t.foldKeys(r, &sc)
+	return p, err
+}
+
+// scanPart is ScanPart, with the scan's scratch.
+func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error) {
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
 	var mk marks
-	var sc rowScratch                // the general path's per-row fields, zeroed once here
 	lead, leadVal := -1, []byte(nil) // see binding.lead
 	if g := t.b.gen; g != nil && g.lead >= 0 {
 		lead, leadVal = g.lead, g.conds[0].val
@@ -144,7 +151,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 			counts := classify(data[wb:we], &mk, cv)
 			quotes = counts.qt > 0
 			if (quick || all) && !quotes { // (never both)
-				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, &sc, lead, leadVal)
+				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -154,7 +161,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				}
 			}
 			if every && !quotes {
-				next, err := t.bulkEvery(end, r, &mk, wb, we, &sc, lead, leadVal)
+				next, err := t.bulkEvery(end, r, &mk, wb, we, sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -205,7 +212,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 				continue
 			}
 		}
-		if err := t.anyLine(p, e, r, &mk, wb, &sc); err != nil {
+		if err := t.anyLine(p, e, r, &mk, wb, sc); err != nil {
 			return p, err
 		}
 		p = next

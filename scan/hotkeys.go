@@ -1,0 +1,115 @@
+package scan
+
+import "encoding/binary"
+
+// hotKeys is hotWalk's key table for the fast group-by of sums (slot
+// mode): up to keyCap keys of at most 64 bytes, each the index of an entry
+// of accumulators (a row count and each value's sum, at hotState.scale)
+// that hotWalk adds a row to when it finds the row's key, so that a row of
+// a known key never leaves the assembly. A key it does not find comes back
+// to Go with its row, and learn puts it in the table. fold moves the
+// accumulators into the Groups.
+//
+// A hotKeys belongs to one Groups, and so to one scan at a time; it holds
+// nothing between scans (ScanPart folds before it returns), and its
+// entries name that Groups' groups.
+type hotKeys struct {
+	slots [keySlots]keySlot
+	acc   [keyCap][1 + MaxSums]int64 // count, then values (hot_amd64.s: ACCSIZE)
+	grp   [keyCap]int32              // entry j's group
+	n     int                        // entries in use
+	// misses counts the rows of keys learn could not take (too long, or
+	// the table full), taken the rows hotWalk took; when misses pass
+	// maxMisses and an eighth of taken, slot mode is given up (off): each
+	// such row comes back from hotWalk to Go, dearer than emit mode.
+	misses, taken int64
+	off           bool
+	rows          int64 // rows in acc since the last fold (see foldRows)
+}
+
+// keySlot is one slot of the open-addressed table (hot_amd64.s: SLOTSIZE,
+// SLOTN, SLOTJ): the key's bytes, zero past it, its length plus one (0: an
+// empty slot) and its entry.
+type keySlot struct {
+	key [64]byte
+	n   int64
+	j   int64
+}
+
+const (
+	keyBits   = 9 // hot_amd64.s: KEYBITS
+	keySlots  = 1 << keyBits
+	keyCap    = keySlots / 2 // at most half full: a probe always ends
+	maxMisses = 64
+	// foldRows bounds the rows between folds: a value hotWalk takes is
+	// below 10^10 (8 digits and 2 decimals), so 9·10^8 of them fit an
+	// int64 sum.
+	foldRows = 900_000_000
+)
+
+// keyHash is the key's slot (hotWalk's slot mode computes the same): its
+// first 8 bytes (zero past its end) and its length, mixed by a multiply.
+func keyHash(key []byte) uint64 {
+	var b [8]byte
+	copy(b[:], key)
+	w := binary.LittleEndian.Uint64(b[:]) ^ uint64(len(key))
+	return (w * 0x9E3779B97F4A7C15) >> (64 - keyBits)
+}
+
+// hotKeys returns g's key table, made on first use. (When it is off, its
+// accumulators may still hold rows until the scan's fold.)
+func (g *Groups) hotKeys() *hotKeys {
+	if g.keys == nil {
+		g.keys = new(hotKeys)
+	}
+	return g.keys
+}
+
+// learn puts key, whose group is i, in the table, if it is not there and
+// fits.
+func (k *hotKeys) learn(key []byte, i int) {
+	h := keyHash(key)
+	for ; k.slots[h].n != 0; h = (h + 1) & (keySlots - 1) {
+		s := &k.slots[h]
+		if int(s.n-1) == len(key) && string(s.key[:len(key)]) == string(key) {
+			return // known: the row came back for another reason
+		}
+	}
+	if len(key) > len(keySlot{}.key) || k.n == keyCap {
+		if k.misses++; k.misses >= maxMisses && k.misses*8 > k.taken {
+			k.off = true
+		}
+		return
+	}
+	s := &k.slots[h]
+	copy(s.key[:], key)
+	s.n, s.j = int64(len(key))+1, int64(k.n)
+	k.grp[k.n] = int32(i)
+	k.n++
+}
+
+// fold adds the accumulators into g, whose sums are the slots tp names,
+// each value at its scale in scales, and empties them.
+func (k *hotKeys) fold(g *Groups, tp *tailPlan, scales *[MaxSums]uint8) {
+	for j := range k.n {
+		a := &k.acc[j]
+		if a[0] == 0 {
+			continue
+		}
+		i := int(k.grp[j])
+		g.Count[i] += a[0]
+		for kk := range tp.nsum {
+			g.Sums[i*g.Slots+tp.byCol[kk].slot].Add(a[1+kk], int(scales[kk]))
+		}
+		*a = [1 + MaxSums]int64{}
+	}
+	k.rows = 0
+}
+
+// foldKeys empties the key table's accumulators into r's groups at the end
+// of a scan (ScanPart), so that r is whole when the scan returns.
+func (t *Table) foldKeys(r *Result, sc *rowScratch) {
+	if g := t.b.gen; g != nil && g.hot != nil && g.hot.slot && r.Groups != nil && r.Groups.keys != nil {
+		r.Groups.keys.fold(r.Groups, &t.b.gen.hot.tp, &sc.scale)
+	}
+}
