@@ -399,8 +399,14 @@ func hotGroups(g *general, ncols int) *groupHot {
 	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
 		return nil
 	}
-	h.hp, h.all = newHotPlan(&h.tp), h.key <= 32 // a key past field 33 is not in a row's first 64 bytes
-	h.hp.key = h.key
+	h.hp, h.all = newHotPlan(&h.tp), true
+	if h.key >= 0 {
+		h.hp.spanOn(0, h.key, ncols)
+		h.all = h.hp.span[0] >= 0 // a key hotWalk cannot find
+	}
+	for i := range min(len(h.rest), 2) {
+		h.hp.spanOn(1+i, h.rest[i].field, ncols)
+	}
 	if len(g.conds) > 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
@@ -434,7 +440,7 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	if !tailValues(t.data, p, e, mk, wb, &t.b.gen.hot.tp, &vals, &scales) {
 		return false
 	}
-	if pass, ok := t.restPass(p, e, mk, wb); !ok {
+	if pass, ok := t.restPass(p, e, mk, wb, nil); !ok {
 		return false
 	} else if !pass {
 		r.Rows++
@@ -546,16 +552,20 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 }
 
 // restPass tests the filters after the first (groupHot.rest) on the
-// quote-free row data[p:e] inside the window at wb whose marks are mk, each
-// on the field the comma bitmap finds, in the query's order. ok is false
-// for a row the general code must take (a field missing, a value a filter
-// cannot compare: lineGen reports it); else pass says whether every filter
-// holds.
-func (t *Table) restPass(p, e int, mk *marks, wb int) (pass, ok bool) {
-	for i := range t.b.gen.hot.rest {
-		c := &t.b.gen.hot.rest[i]
-		s, end := t.fieldSpan(p, e, mk, wb, c.field)
-		if s < 0 {
+// quote-free row data[p:e] inside the window at wb whose marks are mk, in
+// the query's order, each on its field: the span hotWalk found (spans, if
+// not nil, and the plan has one), else the one the comma bitmap finds. ok
+// is false for a row the general code must take (a field missing, a value
+// a filter cannot compare: lineGen reports it); else pass says whether
+// every filter holds.
+func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, ok bool) {
+	h := t.b.gen.hot
+	for i := range h.rest {
+		c := &h.rest[i]
+		var s, end int
+		if spans != nil && i < 2 && h.hp.span[1+i] >= 0 {
+			s, end = wb+spans[1+i][0], wb+spans[1+i][1]
+		} else if s, end = t.fieldSpan(p, e, mk, wb, c.field); s < 0 {
 			return false, false
 		}
 		yes, err := c.test(t.data[s:end])

@@ -93,13 +93,14 @@ type hotState struct {
 	// not to the lanes (hotWalk returns with more = 3 when it is full).
 	out        *hotRec
 	nout, ncap int
-	vlen       int // 184: hotPlan.vlen
-	key        int // 192: hotPlan.key
-	// 200, 208: slot mode (emit mode with a key table): each row whose
+	vlen       int    // 184: hotPlan.vlen
+	span       [3]int // 192: hotPlan.span
+	// 216, 224: slot mode (emit mode with a key table): each row whose
 	// key is in the table goes to its entry's accumulators, not to out
 	// (see hotKeys); nil for none.
-	ktab *keySlot
-	kacc *[1 + MaxSums]int64
+	ktab  *keySlot
+	kacc  *[1 + MaxSums]int64
+	nspan int // 232: hotPlan.nspan
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
@@ -107,9 +108,9 @@ type hotState struct {
 // span, and its values in the plan's order, each at the scale
 // hotState.scale gives.
 type hotRec struct {
-	q, e   int
-	ks, ke int // the key field's start and end, if hotPlan.key ≥ 0
-	v      [MaxSums]int64
+	q, e int
+	span [3][2]int // each span field's start and end (hotPlan.span), where there is one
+	v    [MaxSums]int64
 }
 
 // hotRecs is how many rows hotWalk's emit mode hands over at once.
@@ -125,13 +126,18 @@ const hotRecs = 64
 type hotPlan struct {
 	vword, vmask, leadbit, vword2, vmask2 uint64
 	vlen, ncm, need, nsum                 int
-	key                                   int // emit mode: the field whose span a record holds, -1 for none
-	sums                                  [MaxSums]struct{ from, slot uint8 }
+	// span: emit mode's span fields, whose start and end a record holds
+	// (-1: none): the group-by key first, then the later filters' fields.
+	// A field k < spanBack is found from the row's start, as the byte after
+	// its k-th comma; spanBack + i from its end, after cpos[i] (i ≤ need).
+	span  [3]int
+	nspan int // the span fields up to the last one set
+	sums  [MaxSums]struct{ from, slot uint8 }
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
 func newHotPlan(tp *tailPlan) hotPlan {
-	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum, key: -1}
+	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum, span: [3]int{-1, -1, -1}}
 	for k := range tp.nsum {
 		hp.sums[k].from = uint8(tp.ncols - tp.byCol[k].col)
 		hp.sums[k].slot = uint8(tp.byCol[k].slot)
@@ -164,6 +170,32 @@ func (hp *hotPlan) filterOn(lead int, v []byte) bool {
 	hp.vword = binary.LittleEndian.Uint64(w[:8]) & hp.vmask
 	hp.vword2 = binary.LittleEndian.Uint64(w[8:]) & hp.vmask2
 	return true
+}
+
+// spanBack marks a span field found from the row's end (hotPlan.span;
+// hot_amd64.s: SPANBACK).
+const spanBack = 100
+
+// spanOn makes span field j field f of a row of ncols: from the row's end
+// if it is in the last maxNeed fields but not the first (the walk then
+// reaches the comma before it, a comma of the row: need ≤ ncols-1), else
+// from its start if it is in the first 33, else none (-1: the Go code
+// finds it).
+func (hp *hotPlan) spanOn(j, f, ncols int) {
+	switch i := ncols - f; {
+	case i <= maxNeed && f > 0: // (the first field has no comma before it)
+		hp.span[j], hp.need = spanBack+i, max(hp.need, i)
+	case f <= 32:
+		hp.span[j] = f
+	default:
+		hp.span[j] = -1
+	}
+	hp.nspan = 0
+	for k, v := range hp.span {
+		if v >= 0 {
+			hp.nspan = k + 1
+		}
+	}
 }
 
 // walk returns the walk over the sp bits before stop (> 0) of a window
@@ -202,7 +234,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.avail = len(data) - wb
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
-	it.leadbit, it.vword2, it.vmask2, it.vlen, it.key = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.key
+	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and

@@ -124,12 +124,12 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			p, e := wb+rc.q, wb+rc.e
 			pass, ok := true, true
 			if h.rest != nil {
-				if pass, ok = t.restPass(p, e, mk, wb); ok && !pass {
+				if pass, ok = t.restPass(p, e, mk, wb, &rc.span); ok && !pass {
 					r.Rows++ // a later filter fails
 					continue
 				}
 			}
-			if !ok || !t.groupAdd(wb+rc.ks, wb+rc.ke, r, &rc.v, &scales) {
+			if !ok || !t.groupAdd(wb+rc.span[0][0], wb+rc.span[0][1], r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}

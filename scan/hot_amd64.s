@@ -24,9 +24,13 @@
 #define NOUT 168
 #define NCAP 176
 #define VLEN 184
-#define KEY 192
-#define KTAB 200
-#define KACC 208
+#define SPAN 192
+#define KTAB 216
+#define KACC 224
+#define NSPAN 232
+
+// A span field at SPANBACK + i or more is found from the row's end.
+#define SPANBACK 100
 
 // hotKeys' slots (hotkeys.go; TestHotStateLayout checks these): a key's
 // bytes, its length plus one (0: empty), its entry; and an entry's
@@ -38,9 +42,9 @@
 #define SLOTJ 72
 #define ACCSIZE 72
 
-// hotRec: a row's start and '\n', its key's start and end (from the
-// window's start), then its values at 32.
-#define RECSIZE 96
+// hotRec: a row's start and '\n', its span fields' starts and ends (from
+// the window's start), then its values at 64.
+#define RECSIZE 128
 
 // marks' bitmaps, and Result's fields.
 #define NL 0
@@ -70,9 +74,9 @@
 #define CUR0 416
 #define W0 424
 #define BYTES 432
-#define KS 496
-#define KE 504
-#define KI 512
+#define SPS 496
+#define SPE 520
+#define KI 544
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -91,7 +95,7 @@
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $520-32
+TEXT ·hotWalk(SB), NOSPLIT, $552-32
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -429,31 +433,41 @@ numdone:
 	INCQ   AX
 	CMPQ   AX, NSUM(R13)
 	JLT    tonum
-	CMPQ   KEY(R13), $0
-	JLT    record
+	// Each span field's start and end (SPS, SPE): a front field k from
+	// the row's start or after its k-th comma to the next comma, in the
+	// comma bits of its first 64 bytes (a field that ends past them, or
+	// that is the row's last, goes back); a back one (SPANBACK + i) from
+	// the comma cpos[i] to cpos[i-1].
+	XORL   R12, R12
+	CMPQ   NSPAN(R13), $0
+	JEQ    spansdone
 
-	// The key field: from the row's start or after its key-th comma to
-	// the next comma, in the comma bits of its first 64 bytes (a key that
-	// ends past them, or that is the row's last field, goes back).
+spanfield:
+	MOVQ   SPAN(R13)(R12*8), CX
+	TESTQ  CX, CX
+	JS     spannext
+	CMPQ   CX, $SPANBACK
+	JGE    spanback
 	MOVQ   BX, AX
 	SHRQ   $6, AX
 	MOVQ   CM(DI)(AX*8), R8
 	MOVQ   (CM+8)(DI)(AX*8), R11
+	MOVQ   CX, AX
 	MOVQ   BX, CX
 	SHRQ   CX, R11, R8          // the comma bits from BX on
-	MOVQ   KEY(R13), CX
+	MOVQ   AX, CX
 	MOVQ   $1, R11
 	SHLQ   CX, R11
-	PDEPQ  R8, R11, R11         // the comma after the key
+	PDEPQ  R8, R11, R11         // the comma after the field
 	TZCNTQ R11, R11
 	JCS    handback
 	LEAQ   (BX)(R11*1), AX
 	CMPQ   AX, ROWE(SP)         // (DX went in the parse)
 	JGE    handback
-	MOVQ   AX, KE(SP)
+	MOVQ   AX, SPE(SP)(R12*8)
 	MOVQ   BX, AX
 	TESTQ  CX, CX
-	JZ     keystart
+	JZ     spanstart
 	DECQ   CX
 	MOVQ   $1, R11
 	SHLQ   CX, R11
@@ -461,8 +475,24 @@ numdone:
 	TZCNTQ R11, R11
 	LEAQ   1(BX)(R11*1), AX
 
-keystart:
-	MOVQ   AX, KS(SP)
+spanstart:
+	MOVQ   AX, SPS(SP)(R12*8)
+	JMP    spannext
+
+spanback:
+	SUBQ   $SPANBACK, CX
+	MOVQ   0(SP)(CX*8), AX
+	INCQ   AX
+	MOVQ   AX, SPS(SP)(R12*8)
+	MOVQ   -8(SP)(CX*8), AX
+	MOVQ   AX, SPE(SP)(R12*8)
+
+spannext:
+	INCQ   R12
+	CMPQ   R12, NSPAN(R13)
+	JLT    spanfield
+
+spansdone:
 	CMPQ   KTAB(R13), $0
 	JNE    slot
 
@@ -474,15 +504,23 @@ record:
 	MOVQ   BX, 0(R12)
 	MOVQ   ROWE(SP), AX
 	MOVQ   AX, 8(R12)
-	MOVQ   KS(SP), AX
+	MOVQ   SPS(SP), AX
 	MOVQ   AX, 16(R12)
-	MOVQ   KE(SP), AX
+	MOVQ   SPE(SP), AX
 	MOVQ   AX, 24(R12)
+	MOVQ   (SPS+8)(SP), AX
+	MOVQ   AX, 32(R12)
+	MOVQ   (SPE+8)(SP), AX
+	MOVQ   AX, 40(R12)
+	MOVQ   (SPS+16)(SP), AX
+	MOVQ   AX, 48(R12)
+	MOVQ   (SPE+16)(SP), AX
+	MOVQ   AX, 56(R12)
 	XORL   AX, AX
 
 recvalue:
 	MOVQ   DIG(SP)(AX*8), R8
-	MOVQ   R8, 32(R12)(AX*8)
+	MOVQ   R8, 64(R12)(AX*8)
 	INCQ   AX
 	CMPQ   AX, NSUM(R13)
 	JLT    recvalue
@@ -494,15 +532,15 @@ recvalue:
 	MOVQ   $3, MORE(R13)        // out is full
 	JMP    fold
 
-	// Slot mode: the key [KS, KE) looked up in the key table (hotKeys:
+	// Slot mode: the key (span 0) looked up in the key table (hotKeys:
 	// keyHash, then the next slot on, until the key or an empty slot),
 	// compared 16 bytes at a time with the slot's; found, the row counts
 	// in r (R14) and its count and values go to the entry's accumulators.
 	// A key of more than 64 bytes, one less than 64 bytes before the
 	// window's readable end, or one not in the table goes back.
 slot:
-	MOVQ    KS(SP), R8
-	MOVQ    KE(SP), R12
+	MOVQ    SPS(SP), R8
+	MOVQ    SPE(SP), R12
 	SUBQ    R8, R12              // the key's length
 	CMPQ    R12, $64
 	JHI     handback

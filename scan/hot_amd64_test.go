@@ -41,17 +41,19 @@ func TestHotStateLayout(t *testing.T) {
 		{"nout", unsafe.Offsetof(it.nout), 168},
 		{"ncap", unsafe.Offsetof(it.ncap), 176},
 		{"vlen", unsafe.Offsetof(it.vlen), 184},
-		{"key", unsafe.Offsetof(it.key), 192},
-		{"ktab", unsafe.Offsetof(it.ktab), 200},
-		{"kacc", unsafe.Offsetof(it.kacc), 208},
+		{"span", unsafe.Offsetof(it.span), 192},
+		{"ktab", unsafe.Offsetof(it.ktab), 216},
+		{"kacc", unsafe.Offsetof(it.kacc), 224},
+		{"nspan", unsafe.Offsetof(it.nspan), 232},
+		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
 		{"keySlot.j", unsafe.Offsetof(keySlot{}.j), 72},
 		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 72},
 		{"keySlots", keySlots, 512},
-		{"hotRec", unsafe.Sizeof(hotRec{}), 96},
-		{"hotRec.ks", unsafe.Offsetof(hotRec{}.ks), 16},
-		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 32},
+		{"hotRec", unsafe.Sizeof(hotRec{}), 128},
+		{"hotRec.span", unsafe.Offsetof(hotRec{}.span), 16},
+		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 64},
 		{"marks.nl", unsafe.Offsetof(m.nl), 0},
 		{"marks.cm", unsafe.Offsetof(m.cm), 512},
 		{"marks.sp", unsafe.Offsetof(m.sp), 1536},
@@ -147,6 +149,9 @@ func TestHotWalkEmits(t *testing.T) {
 		{By: []string{"Region"}, Sum: []string{"Total Revenue", "Total Profit"}},
 		{By: []string{"Country"}, Sum: []string{"Units Sold"}, Max: []string{"Unit Price"}},
 		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Total Cost"}},
+		// spans from the row's start and from its end
+		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Item Type", OpNe, "Fruits"}, {"Unit Cost", OpGt, "5"}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "0"}}, By: []string{"Total Profit"}},
 	} {
 		tb, err := NewTable("w.csv", in, &q)
 		if err != nil {
@@ -182,10 +187,11 @@ func TestHotWalkEmits(t *testing.T) {
 			t.Fatalf("%+v: more = %d, the row %q", q, it.more, win[it.q:it.e])
 		}
 		rows := bytes.Count(win[:stop], []byte("\n"))
-		if q.Where == "" && it.nout != min(rows, hotRecs) {
+		filtered := q.Where != "" || len(q.Filters) > 0
+		if !filtered && it.nout != min(rows, hotRecs) {
 			t.Errorf("%+v: %d rows handed over of %d", q, it.nout, rows)
 		}
-		if q.Where != "" && (it.more != 0 || it.nout+int(r.Rows) != rows || it.nout == 0) {
+		if filtered && (it.more != 0 || it.nout+int(r.Rows) != rows || it.nout == 0) {
 			t.Errorf("%+v: more = %d, %d rows handed over and %d turned away, of %d", q, it.more, it.nout, r.Rows, rows)
 		}
 		for _, rc := range recs[:it.nout] {
@@ -197,8 +203,17 @@ func TestHotWalkEmits(t *testing.T) {
 			if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
 				t.Errorf("%+v: row %q: values %v, tailValues %v", q, row, rc.v, got)
 			}
-			if ks, ke := tb.fieldSpan(s+rc.q, s+rc.e, &mk, s, h.key); ks != s+rc.ks || ke != s+rc.ke {
-				t.Errorf("%+v: row %q: key %q, fieldSpan %q", q, row, in[s+rc.ks:s+rc.ke], in[ks:ke])
+			fields := []int{h.key}
+			for _, c := range h.rest {
+				fields = append(fields, c.field)
+			}
+			for j, f := range fields[:min(len(fields), 3)] {
+				if f < 0 || h.hp.span[j] < 0 {
+					continue
+				}
+				if fs, fe := tb.fieldSpan(s+rc.q, s+rc.e, &mk, s, f); fs != s+rc.span[j][0] || fe != s+rc.span[j][1] {
+					t.Errorf("%+v: row %q: span %d %q, fieldSpan %q", q, row, j, in[s+rc.span[j][0]:s+rc.span[j][1]], in[fs:fe])
+				}
 			}
 		}
 		// A value at the other scale goes back.
