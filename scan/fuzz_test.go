@@ -112,8 +112,8 @@ func FuzzParseFixed(f *testing.F) {
 }
 
 // FuzzQuery is FuzzScan for the general queries: a filter with any
-// operator and value on either column, with or without a group-by, and
-// every aggregate, against refGeneral.
+// operator and value on either column, and up to two more, with or without
+// a group-by, and every aggregate, against refGeneral.
 func FuzzQuery(f *testing.F) {
 	for _, s := range []struct {
 		body, value string
@@ -125,6 +125,7 @@ func FuzzQuery(f *testing.F) {
 		{"a,1/2/2015,2\nb,2015-01-03,4\n", "1/2/2015", 5, 7},
 		{"a,7.1,2\nb,7.10,4\na,-0,1\n", "7.1", 3, 15},
 		{"x,1,2\ny,2,3\nx,3,4\n", "y", 2, 31},
+		{"Europe,1,Online\nAsia,2,Online\nEurope,3,Offline\nEurope,4,Online\n", "Online", 6, 64 + 128 + 1},
 	} {
 		f.Add([]byte(s.body), s.value, s.op, s.shape)
 	}
@@ -135,6 +136,12 @@ func FuzzQuery(f *testing.F) {
 			col = "x"
 		}
 		q := Query{Filters: []Cond{{col, Op(op % 6), value}}}
+		if shape&64 != 0 { // later filters, which hotWalk may test itself
+			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value})
+		}
+		if shape&128 != 0 {
+			q.Filters = append(q.Filters, Cond{"f", Op(op / 36 % 6), value})
+		}
 		if shape&1 != 0 {
 			q.By = []string{"f"}
 			if shape&32 != 0 {

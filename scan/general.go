@@ -375,6 +375,9 @@ type groupHot struct {
 	// (the values tp names, the first filter if any)
 	all bool
 	hp  hotPlan
+	// tested: the filters of rest that hotWalk tests (hotPlan.testOn): a
+	// row it hands over has passed them
+	tested int
 	// slot: hotWalk's slot mode (see groupsHot): a group-by of sums
 	// alone, with no filter after the first
 	slot bool
@@ -406,6 +409,11 @@ func hotGroups(g *general, ncols int) *groupHot {
 	}
 	for i := range min(len(h.rest), 2) {
 		h.hp.spanOn(1+i, h.rest[i].field, ncols)
+	}
+	// hotWalk tests the later filters it can, in order up to the first it
+	// cannot (a filter after one that may fail with an error waits for it)
+	for h.tested < min(len(h.rest), 2) && h.hp.testOn(1+h.tested, &h.rest[h.tested]) {
+		h.tested++
 	}
 	if len(g.conds) > 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
@@ -554,13 +562,19 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 // restPass tests the filters after the first (groupHot.rest) on the
 // quote-free row data[p:e] inside the window at wb whose marks are mk, in
 // the query's order, each on its field: the span hotWalk found (spans, if
-// not nil, and the plan has one), else the one the comma bitmap finds. ok
+// not nil, and the plan has one), else the one the comma bitmap finds.
+// With spans, the row is one hotWalk handed over: the filters it tested
+// (groupHot.tested) are not tested again. ok
 // is false for a row the general code must take (a field missing, a value
 // a filter cannot compare: lineGen reports it); else pass says whether
 // every filter holds.
 func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, ok bool) {
 	h := t.b.gen.hot
-	for i := range h.rest {
+	i0 := 0
+	if spans != nil {
+		i0 = h.tested // a row hotWalk handed over passed them
+	}
+	for i := i0; i < len(h.rest); i++ {
 		c := &h.rest[i]
 		var s, end int
 		if spans != nil && i < 2 && h.hp.span[1+i] >= 0 {

@@ -101,6 +101,10 @@ type hotState struct {
 	ktab  *keySlot
 	kacc  *[1 + MaxSums]int64
 	nspan int // 232: hotPlan.nspan
+	// 240, 288, 312: hotPlan.eqw, eqn, eqop
+	eqw  [3][2]uint64
+	eqn  [3]int
+	eqop [3]int
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
@@ -132,7 +136,12 @@ type hotPlan struct {
 	// its k-th comma; spanBack + i from its end, after cpos[i] (i ≤ need).
 	span  [3]int
 	nspan int // the span fields up to the last one set
-	sums  [MaxSums]struct{ from, slot uint8 }
+	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
+	// against the eqn bytes of eqw (at most 16); see testOn
+	eqw  [3][2]uint64
+	eqn  [3]int
+	eqop [3]int
+	sums [MaxSums]struct{ from, slot uint8 }
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
@@ -198,6 +207,23 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 	}
 }
 
+// testOn makes hotWalk test c on span field j, if it can: = or != with a
+// value of at most 16 bytes (a byte comparison, which never fails; see
+// cond.test), on a field it finds.
+func (hp *hotPlan) testOn(j int, c *cond) bool {
+	if (c.op != OpEq && c.op != OpNe) || len(c.val) > 16 || hp.span[j] < 0 {
+		return false
+	}
+	var w [16]byte
+	copy(w[:], c.val)
+	hp.eqw[j] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+	hp.eqn[j], hp.eqop[j] = len(c.val), 1
+	if c.op == OpNe {
+		hp.eqop[j] = 2
+	}
+	return true
+}
+
 // walk returns the walk over the sp bits before stop (> 0) of a window
 // whose tally is n.
 func walk(n *tally, stop int) hotState {
@@ -235,6 +261,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
+	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and

@@ -28,6 +28,9 @@
 #define KTAB 216
 #define KACC 224
 #define NSPAN 232
+#define EQW 240
+#define EQN 288
+#define EQOP 312
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -477,7 +480,7 @@ spanfield:
 
 spanstart:
 	MOVQ   AX, SPS(SP)(R12*8)
-	JMP    spannext
+	JMP    spantest
 
 spanback:
 	SUBQ   $SPANBACK, CX
@@ -486,6 +489,39 @@ spanback:
 	MOVQ   AX, SPS(SP)(R12*8)
 	MOVQ   -8(SP)(CX*8), AX
 	MOVQ   AX, SPE(SP)(R12*8)
+
+	// A span's = or != filter (EQOP 1 or 2): its length, then its bytes
+	// (16 readable) against EQW's under the length; a row it fails is not
+	// a match.
+spantest:
+	MOVQ     EQOP(R13)(R12*8), CX
+	TESTQ    CX, CX
+	JZ       spannext
+	MOVQ     SPE(SP)(R12*8), AX
+	SUBQ     SPS(SP)(R12*8), AX
+	CMPQ     AX, EQN(R13)(R12*8)
+	JNE      spandiffer
+	MOVQ     SPS(SP)(R12*8), AX
+	LEAQ     16(AX), R8
+	CMPQ     R8, AVAIL(R13)
+	JGT      handback
+	MOVOU    (SI)(AX*1), X0
+	MOVQ     R12, R8
+	SHLQ     $4, R8
+	MOVOU    EQW(R13)(R8*1), X1
+	PCMPEQB  X1, X0
+	PMOVMSKB X0, AX
+	XORL     $0xFFFF, AX         // the bytes that differ
+	MOVQ     EQN(R13)(R12*8), R8
+	BZHIQ    R8, AX, AX
+	JNZ      spandiffer
+	CMPQ     CX, $1
+	JEQ      spannext            // = holds
+	JMP      nomatch
+
+spandiffer:
+	CMPQ CX, $1
+	JEQ  nomatch                 // = fails
 
 spannext:
 	INCQ   R12

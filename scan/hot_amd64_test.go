@@ -45,6 +45,9 @@ func TestHotStateLayout(t *testing.T) {
 		{"ktab", unsafe.Offsetof(it.ktab), 216},
 		{"kacc", unsafe.Offsetof(it.kacc), 224},
 		{"nspan", unsafe.Offsetof(it.nspan), 232},
+		{"eqw", unsafe.Offsetof(it.eqw), 240},
+		{"eqn", unsafe.Offsetof(it.eqn), 288},
+		{"eqop", unsafe.Offsetof(it.eqop), 312},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
@@ -152,6 +155,7 @@ func TestHotWalkEmits(t *testing.T) {
 		// spans from the row's start and from its end
 		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Item Type", OpNe, "Fruits"}, {"Unit Cost", OpGt, "5"}}, By: []string{"Order Priority"}},
 		{Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "0"}}, By: []string{"Total Profit"}},
+		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
 	} {
 		tb, err := NewTable("w.csv", in, &q)
 		if err != nil {
@@ -162,6 +166,9 @@ func TestHotWalkEmits(t *testing.T) {
 			t.Fatalf("%+v: no groupsHot", q)
 		}
 		h := g.hot
+		if want := min(len(h.rest), 2); len(q.Filters) > 1 && q.Filters[1].Op != OpGt && h.tested == 0 {
+			t.Fatalf("%+v: hotWalk tests %d of the later filters, want some of %d", q, h.tested, want)
+		}
 		s, _ := tb.Body()
 		win := in[s : s+winBytes]
 		stop := bytes.LastIndexByte(win, '\n') + 1
@@ -206,6 +213,12 @@ func TestHotWalkEmits(t *testing.T) {
 			fields := []int{h.key}
 			for _, c := range h.rest {
 				fields = append(fields, c.field)
+			}
+			for i := range h.tested { // the filters hotWalk tested hold
+				sp := rc.span[1+i]
+				if ok, err := h.rest[i].test(in[s+sp[0] : s+sp[1]]); !ok || err != nil {
+					t.Errorf("%+v: row %q taken, though %s", q, row, q.Filters[1+i])
+				}
 			}
 			for j, f := range fields[:min(len(fields), 3)] {
 				if f < 0 || h.hp.span[j] < 0 {
