@@ -378,6 +378,10 @@ type groupHot struct {
 	// tested: the filters of rest that hotWalk tests (hotPlan.testOn): a
 	// row it hands over has passed them
 	tested int
+	// lanes: no group-by, sums alone and every filter one hotWalk tests:
+	// it adds the rows to r's sums itself, as for the simple query
+	// (lanesHot)
+	lanes bool
 	// slot: hotWalk's slot mode (see groupsHot): a group-by of sums
 	// alone, with no filter after the first
 	slot bool
@@ -411,15 +415,25 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.hp.spanOn(1+i, h.rest[i].field, ncols)
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
-	// cannot (a filter after one that may fail with an error waits for it)
-	for h.tested < min(len(h.rest), 2) && h.hp.testOn(1+h.tested, &h.rest[h.tested]) {
-		h.tested++
+	// cannot: = and != (which cannot fail) on their spans before it parses
+	// a value, then numeric comparisons on the values it parses (a filter
+	// after one that may fail with an error waits for it)
+	for numeric := false; h.tested < len(h.rest); h.tested++ {
+		c := &h.rest[h.tested]
+		if !numeric && h.tested < 2 && h.hp.testOn(1+h.tested, c) {
+			continue
+		}
+		if !h.hp.numOn(c, ncols) {
+			break
+		}
+		numeric = true
 	}
 	if len(g.conds) > 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
 	h.slot = h.all && h.key >= 0 && h.sums && h.rest == nil
+	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
 		if h.need[k]&NeedSum != 0 {

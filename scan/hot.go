@@ -2,6 +2,8 @@ package scan
 
 import (
 	"encoding/binary"
+	"math"
+	"math/big"
 	"math/bits"
 )
 
@@ -105,6 +107,11 @@ type hotState struct {
 	eqw  [3][2]uint64
 	eqn  [3]int
 	eqop [3]int
+	// 336, 400, 464, 472: the numeric filters' bounds at their values'
+	// scales (hotPlan.numBounds), and the fields parsed: the sums, then
+	// nnum filters' (see hotPlan.numOn)
+	numlo, numhi [MaxSums]int64
+	nparse, nnum int
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
@@ -141,12 +148,19 @@ type hotPlan struct {
 	eqw  [3][2]uint64
 	eqn  [3]int
 	eqop [3]int
-	sums [MaxSums]struct{ from, slot uint8 }
+	// numeric filters, tested by hotWalk on values parsed after the
+	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
+	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
+	// numOn)
+	nparse       int
+	numField     [MaxSums]int
+	numlo, numhi [MaxSums][2]int64
+	sums         [MaxSums]struct{ from, slot uint8 }
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
 func newHotPlan(tp *tailPlan) hotPlan {
-	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum, span: [3]int{-1, -1, -1}}
+	hp := hotPlan{ncm: tp.ncols - 1, need: tp.need, nsum: tp.nsum, nparse: tp.nsum, span: [3]int{-1, -1, -1}}
 	for k := range tp.nsum {
 		hp.sums[k].from = uint8(tp.ncols - tp.byCol[k].col)
 		hp.sums[k].slot = uint8(tp.byCol[k].slot)
@@ -224,6 +238,78 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 	return true
 }
 
+// numOn makes hotWalk test c, a comparison (<, <=, >, >=) with a number,
+// on the value it parses of c's field, if it can: the field is one of the
+// row's last maxNeed but not its first, and a value is left in sums. A
+// value it parses is at scale 0 or 2, at least 0 and below 10^10; c holds
+// for it at scale s iff it lies in [numlo, numhi], the bounds c's number
+// gives at s (floor and ceiling, exactly).
+func (hp *hotPlan) numOn(c *cond, ncols int) bool {
+	i := ncols - c.field
+	if c.kind != kindNumber || c.op < OpLt || c.op > OpGe || c.field == 0 || i > maxNeed || hp.nparse == MaxSums {
+		return false
+	}
+	k := hp.nparse
+	for si, sc := range []int{0, 2} {
+		num := new(big.Int).Mul(big.NewInt(c.m), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil))
+		den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(c.s)), nil)
+		floor := new(big.Int).Div(num, den) // Euclidean: the floor, den > 0
+		ceil := new(big.Int).Neg(new(big.Int).Div(new(big.Int).Neg(num), den))
+		lo, hi := big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64)
+		switch c.op {
+		case OpGt:
+			lo = floor.Add(floor, big.NewInt(1))
+		case OpGe:
+			lo = ceil
+		case OpLt:
+			hi = ceil.Sub(ceil, big.NewInt(1))
+		case OpLe:
+			hi = floor
+		}
+		hp.numlo[k][si], hp.numhi[k][si] = clamp64(lo), clamp64(hi)
+	}
+	hp.sums[k].from = uint8(i)
+	hp.numField[k] = c.field
+	hp.need = max(hp.need, i)
+	hp.nparse++
+	return true
+}
+
+// clamp64 is x, or the int64 bound nearest it. (A clamped bound of a
+// numeric filter keeps its answer: every value hotWalk parses is in
+// [0, 10^10).)
+func clamp64(x *big.Int) int64 {
+	switch {
+	case x.IsInt64():
+		return x.Int64()
+	case x.Sign() < 0:
+		return math.MinInt64
+	}
+	return math.MaxInt64
+}
+
+// numBounds sets it's numeric filters' bounds for the scales it.scale
+// gives their values.
+func (hp *hotPlan) numBounds(it *hotState) {
+	for k := hp.nsum; k < hp.nparse; k++ {
+		i := it.scale[k] / 2
+		it.numlo[k], it.numhi[k] = hp.numlo[k][i], hp.numhi[k][i]
+	}
+}
+
+// learnNumScales sets sc.scale for the numeric filters' values from the
+// row data[p:e] (a quote-free row of the window at wb, marks mk), where
+// such a value is at scale 0 or 2, so hotWalk parses the next rows at it.
+func (t *Table) learnNumScales(p, e int, mk *marks, wb int, sc *rowScratch, hp *hotPlan) {
+	for k := hp.nsum; k < hp.nparse; k++ {
+		if s, end := t.fieldSpan(p, e, mk, wb, hp.numField[k]); s >= 0 {
+			if _, sc0, err := ParseFixed(t.data[s:end]); err == nil && (sc0 == 0 || sc0 == 2) {
+				sc.scale[k] = uint8(sc0)
+			}
+		}
+	}
+}
+
 // walk returns the walk over the sp bits before stop (> 0) of a window
 // whose tally is n.
 func walk(n *tally, stop int) hotState {
@@ -262,13 +348,14 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
+	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and
 // reports whether each is 0 or 2, as hotWalk's parse requires (a sum takes
 // the scale of the values added to it: on the Sales set, from a file's
 // first matching row, which line takes, on).
-func (hp *hotPlan) scalesOf(it *hotState, r *Result) bool {
+func (hp *hotPlan) scalesOf(it *hotState, r *Result, sc *rowScratch) bool {
 	for k := range hp.nsum {
 		s := r.Sums[hp.sums[k].slot].Scale
 		if s != 0 && s != 2 {
@@ -276,6 +363,10 @@ func (hp *hotPlan) scalesOf(it *hotState, r *Result) bool {
 		}
 		it.scale[k] = uint8(s)
 	}
+	for k := hp.nsum; k < hp.nparse; k++ {
+		it.scale[k] = sc.scale[k]
+	}
+	hp.numBounds(it)
 	return true
 }
 

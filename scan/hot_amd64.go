@@ -43,6 +43,9 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScrat
 		return nil
 	}
 	if g := t.b.gen; g != nil {
+		if h := g.hot; h != nil && h.lanes {
+			return t.lanesHot(it, r, mk, wb, sc, &h.hp, lead, leadVal)
+		}
 		if g.hot != nil && g.hot.all {
 			return t.groupsHot(it, r, mk, wb, sc, lead, leadVal)
 		}
@@ -52,22 +55,44 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScrat
 	if !t.b.hot && !t.b.hotAll {
 		return nil
 	}
+	return t.lanesHot(it, r, mk, wb, sc, hp, lead, leadVal)
+}
+
+// lanesHot is bulkHot's walk with hotWalk adding the rows it takes to r's
+// sums (not in emit mode), for the plan hp: the simple query's, or the
+// general path's when every filter is one hotWalk tests (groupHot.lanes).
+// A row it hands back goes to takeRow (for a hotAll or general query),
+// then line or lineGen. It returns when the walk is done, or leaves the
+// rest of it in it when hotWalk cannot go on: a sum at a scale other than
+// 0 and 2, or one that would leave V's range.
+func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScratch, hp *hotPlan, lead int, leadVal []byte) error {
 	hp.fillHot(it, t.data, wb)
-	if !hp.scalesOf(it, r) {
+	if !hp.scalesOf(it, r, sc) {
 		return nil
 	}
+	gen := t.b.gen != nil
 	w := &t.data[wb]
 	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
 		if it.more == 2 {
 			return nil // a sum leaves V's range: line adds the rows
 		}
 		p, e := wb+it.q, wb+it.e
-		if !t.b.hotAll || !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
+		switch {
+		case gen:
+			if !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
+				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
+					return err
+				}
+			}
+		case !t.b.hotAll || !t.takeRow(p, e, r, mk, wb, lead, leadVal):
 			if err := t.line(p, e, r, mk, wb); err != nil {
 				return err
 			}
 		}
-		if !hp.scalesOf(it, r) {
+		if gen {
+			t.learnNumScales(p, e, mk, wb, sc, hp)
+		}
+		if !hp.scalesOf(it, r, sc) {
 			return nil
 		}
 	}
@@ -101,6 +126,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	w := &t.data[wb]
 	for {
 		loc.scale = sc.scale
+		h.hp.numBounds(&loc)
 		loc.nout = 0
 		loc.ktab, loc.kacc = nil, nil
 		if keys != nil && !keys.off {
@@ -153,6 +179,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 					}
 				}
 			}
+			t.learnNumScales(p, e, mk, wb, sc, &h.hp)
 			var vals [MaxSums]int64
 			var ss [MaxSums]int
 			if tailValues(t.data, p, e, mk, wb, &h.tp, &vals, &ss) {

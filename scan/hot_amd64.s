@@ -31,6 +31,10 @@
 #define EQW 240
 #define EQN 288
 #define EQOP 312
+#define NUMLO 336
+#define NUMHI 400
+#define NPARSE 464
+#define NNUM 472
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -313,130 +317,8 @@ walk:
 	CMPQ AX, CX
 	JLT  walk
 
-	// Parse each summed field as parseCents does: 1 to 8 digits, '.', 2
-	// digits, 8 bytes readable.
-	XORL AX, AX
-
-parse:
-	MOVBQZX SUMS(R13)(AX*2), CX
-	MOVQ    0(SP)(CX*8), R8
-	INCQ    R8                   // the field's start
-	MOVQ    -8(SP)(CX*8), R12    // and end
-	SUBQ    R8, R12              // its length
-	LEAQ    8(R8), R11
-	CMPQ    R11, AVAIL(R13)
-	JGT     bad
-	ADDQ    SI, R8
-	CMPB    SCL(R13)(AX*1), $0
-	JEQ     integer
-	SUBQ    $3, R12              // digits before the point
-	LEAQ    -1(R12), R11
-	CMPQ    R11, $7
-	JHI     bad
-	CMPB    (R8)(R12*1), $0x2E
-	JNE     bad
-	MOVBQZX 1(R8)(R12*1), R11
-	SUBQ    $0x30, R11
-	CMPQ    R11, $9
-	JHI     bad
-	MOVBQZX 2(R8)(R12*1), CX
-	SUBQ    $0x30, CX
-	CMPQ    CX, $9
-	JHI     bad
-	LEAQ    (R11)(R11*4), R11
-	LEAQ    (CX)(R11*2), R11     // the cents
-	JMP     digits
-
-integer:
-	// A field of scale 0 (parseSWAR's integer): 1 to 8 digits, no cents.
-	LEAQ -1(R12), R11
-	CMPQ R11, $7
-	JHI  bad
-	XORL R11, R11
-
-digits:
-	MOVQ    (R8), R8             // the digits' word
-
-	// The first n bytes must be digits, as firstNonDigit checks: a byte
-	// is one iff XOR '0' leaves it at most 9, so that neither it nor it
-	// + 0x76 has its top bit set. (Only a byte that fails can carry into
-	// the next.) The XOR leaves the digits' values.
-	MOVQ  $0x3030303030303030, CX
-	XORQ  CX, R8
-	MOVQ  $0x7676767676767676, DX
-	ADDQ  R8, DX
-	ORQ   R8, DX
-	MOVQ  $0x8080808080808080, CX
-	ANDQ  CX, DX
-	LEAQ  (R12*8), CX
-	BZHIQ CX, DX, DX
-	JNE   bad
-
-	// The digits to the top (as eightDigits shifts them), summed a byte a
-	// digit; every FLUSHROWS rows, and when the call ends, those sums go
-	// to the lanes (see flush): ScanRegionInCache 27.4 to 26.7 us, medians
-	// of 16 alternating runs.
-	NEGQ  CX
-	ADDQ  $64, CX
-	SHLXQ CX, R8, R8
-	MOVQ  R8, DIG(SP)(AX*8)
-	MOVQ  R11, CNT(SP)(AX*8)
-	ADDQ  R11, CSUM(SP)(AX*8) // (in emit mode too: fold then ignores the lanes)
-	ADDQ  R8, BYTES(SP)(AX*8)
-	INCQ  AX
-	CMPQ  AX, NSUM(R13)
-	JLT   parse
-	MOVQ  OUT(R13), R12
-	TESTQ R12, R12
-	JNZ   emit
-	INCQ  R14
-	DECQ  R15
-	JNZ   nextbit
-	MOVQ  $1, R11        // flush, then walk on
-	JMP   flush
-
-	// A field that does not parse: take back the row's fields before it.
-bad:
-	DECQ  AX
-	JLT   handback
-	MOVQ  CNT(SP)(AX*8), R11
-	SUBQ  R11, CSUM(SP)(AX*8)
-	MOVQ  DIG(SP)(AX*8), R8
-	SUBQ  R8, BYTES(SP)(AX*8)
-	JMP   bad
-
-	// Emit mode: each value's digits made a number (in DIG) as
-	// simdjson's parse_eight_digits_unrolled does (the bytes are values
-	// already, the last digit the top byte), then cents added; then the
-	// key's span; then the row to the key table's accumulators (slot
-	// mode) or to out[nout].
-emit:
-	XORL   AX, AX
-
-tonum:
-	MOVQ   DIG(SP)(AX*8), R8
-	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
-	SHRQ   $8, R8
-	MOVQ   $0x00FF00FF00FF00FF, CX
-	ANDQ   CX, R8
-	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
-	SHRQ   $16, R8
-	MOVQ   $0x0000FFFF0000FFFF, CX
-	ANDQ   CX, R8
-	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
-	IMULQ  CX, R8
-	SHRQ   $32, R8
-	CMPB   SCL(R13)(AX*1), $0
-	JEQ    numdone
-	IMUL3Q $100, R8, R8
-	ADDQ   CNT(SP)(AX*8), R8
-
-numdone:
-	MOVQ   R8, DIG(SP)(AX*8)
-	INCQ   AX
-	CMPQ   AX, NSUM(R13)
-	JLT    tonum
-	// Each span field's start and end (SPS, SPE): a front field k from
+	// Each span field's start and end (SPS, SPE), before any value is
+	// parsed (so a row a filter turns away adds nothing): a front field k from
 	// the row's start or after its k-th comma to the next comma, in the
 	// comma bits of its first 64 bytes (a field that ends past them, or
 	// that is the row's last, goes back); a back one (SPANBACK + i) from
@@ -529,6 +411,171 @@ spannext:
 	JLT    spanfield
 
 spansdone:
+	// Parse each summed field as parseCents does: 1 to 8 digits, '.', 2
+	// digits, 8 bytes readable.
+	XORL AX, AX
+
+parse:
+	MOVBQZX SUMS(R13)(AX*2), CX
+	MOVQ    0(SP)(CX*8), R8
+	INCQ    R8                   // the field's start
+	MOVQ    -8(SP)(CX*8), R12    // and end
+	SUBQ    R8, R12              // its length
+	LEAQ    8(R8), R11
+	CMPQ    R11, AVAIL(R13)
+	JGT     bad
+	ADDQ    SI, R8
+	CMPB    SCL(R13)(AX*1), $0
+	JEQ     integer
+	SUBQ    $3, R12              // digits before the point
+	LEAQ    -1(R12), R11
+	CMPQ    R11, $7
+	JHI     bad
+	CMPB    (R8)(R12*1), $0x2E
+	JNE     bad
+	MOVBQZX 1(R8)(R12*1), R11
+	SUBQ    $0x30, R11
+	CMPQ    R11, $9
+	JHI     bad
+	MOVBQZX 2(R8)(R12*1), CX
+	SUBQ    $0x30, CX
+	CMPQ    CX, $9
+	JHI     bad
+	LEAQ    (R11)(R11*4), R11
+	LEAQ    (CX)(R11*2), R11     // the cents
+	JMP     digits
+
+integer:
+	// A field of scale 0 (parseSWAR's integer): 1 to 8 digits, no cents.
+	LEAQ -1(R12), R11
+	CMPQ R11, $7
+	JHI  bad
+	XORL R11, R11
+
+digits:
+	MOVQ    (R8), R8             // the digits' word
+
+	// The first n bytes must be digits, as firstNonDigit checks: a byte
+	// is one iff XOR '0' leaves it at most 9, so that neither it nor it
+	// + 0x76 has its top bit set. (Only a byte that fails can carry into
+	// the next.) The XOR leaves the digits' values.
+	MOVQ  $0x3030303030303030, CX
+	XORQ  CX, R8
+	MOVQ  $0x7676767676767676, DX
+	ADDQ  R8, DX
+	ORQ   R8, DX
+	MOVQ  $0x8080808080808080, CX
+	ANDQ  CX, DX
+	LEAQ  (R12*8), CX
+	BZHIQ CX, DX, DX
+	JNE   bad
+
+	// The digits to the top (as eightDigits shifts them), summed a byte a
+	// digit; every FLUSHROWS rows, and when the call ends, those sums go
+	// to the lanes (see flush): ScanRegionInCache 27.4 to 26.7 us, medians
+	// of 16 alternating runs.
+	NEGQ  CX
+	ADDQ  $64, CX
+	SHLXQ CX, R8, R8
+	MOVQ  R8, DIG(SP)(AX*8)
+	MOVQ  R11, CNT(SP)(AX*8)
+	ADDQ  R11, CSUM(SP)(AX*8) // (in emit mode too: fold then ignores the lanes)
+	ADDQ  R8, BYTES(SP)(AX*8)
+	INCQ  AX
+	CMPQ  AX, NPARSE(R13)    // the sums, then the numeric filters' fields
+	JLT   parse
+	MOVQ  OUT(R13), R12
+	TESTQ R12, R12
+	JNZ   emit
+	CMPQ  NNUM(R13), $0
+	JNE   numlanes
+
+take:
+	INCQ  R14
+	DECQ  R15
+	JNZ   nextbit
+	MOVQ  $1, R11        // flush, then walk on
+	JMP   flush
+
+	// A field that does not parse: take back the row's fields before it,
+	// and hand the row back. A row a numeric filter turns away: take back
+	// its sums, and it is not a match (the filters' fields' lanes are
+	// never folded).
+bad:
+	XORL R12, R12
+	JMP  takeback
+
+numfail:
+	MOVQ NSUM(R13), AX
+	MOVQ $1, R12
+
+takeback:
+	DECQ  AX
+	JLT   takendone
+	MOVQ  CNT(SP)(AX*8), R11
+	SUBQ  R11, CSUM(SP)(AX*8)
+	MOVQ  DIG(SP)(AX*8), R8
+	SUBQ  R8, BYTES(SP)(AX*8)
+	JMP   takeback
+
+takendone:
+	TESTQ R12, R12
+	JZ    handback
+	JMP   nomatch
+
+	// The values made numbers (in DIG) as simdjson's
+	// parse_eight_digits_unrolled does (the bytes are values already, the
+	// last digit the top byte), then cents added: in emit mode every
+	// value, else the numeric filters' alone. Then each numeric filter:
+	// its value within [NUMLO, NUMHI]. Then, in emit mode, the row to the
+	// key table's accumulators (slot mode) or, with its spans, to
+	// out[nout].
+numlanes:
+	MOVQ NSUM(R13), AX
+	JMP  tonum
+
+emit:
+	XORL   AX, AX
+
+tonum:
+	MOVQ   DIG(SP)(AX*8), R8
+	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
+	SHRQ   $8, R8
+	MOVQ   $0x00FF00FF00FF00FF, CX
+	ANDQ   CX, R8
+	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
+	SHRQ   $16, R8
+	MOVQ   $0x0000FFFF0000FFFF, CX
+	ANDQ   CX, R8
+	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
+	IMULQ  CX, R8
+	SHRQ   $32, R8
+	CMPB   SCL(R13)(AX*1), $0
+	JEQ    numdone
+	IMUL3Q $100, R8, R8
+	ADDQ   CNT(SP)(AX*8), R8
+
+numdone:
+	MOVQ   R8, DIG(SP)(AX*8)
+	INCQ   AX
+	CMPQ   AX, NPARSE(R13)
+	JLT    tonum
+	MOVQ   NSUM(R13), AX
+
+numfilter:
+	CMPQ   AX, NPARSE(R13)
+	JGE    numok
+	MOVQ   DIG(SP)(AX*8), R8
+	CMPQ   R8, NUMLO(R13)(AX*8)
+	JLT    numfail
+	CMPQ   R8, NUMHI(R13)(AX*8)
+	JGT    numfail
+	INCQ   AX
+	JMP    numfilter
+
+numok:
+	TESTQ  R12, R12
+	JZ     take
 	CMPQ   KTAB(R13), $0
 	JNE    slot
 

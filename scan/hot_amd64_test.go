@@ -48,6 +48,10 @@ func TestHotStateLayout(t *testing.T) {
 		{"eqw", unsafe.Offsetof(it.eqw), 240},
 		{"eqn", unsafe.Offsetof(it.eqn), 288},
 		{"eqop", unsafe.Offsetof(it.eqop), 312},
+		{"numlo", unsafe.Offsetof(it.numlo), 336},
+		{"numhi", unsafe.Offsetof(it.numhi), 400},
+		{"nparse", unsafe.Offsetof(it.nparse), 464},
+		{"nnum", unsafe.Offsetof(it.nnum), 472},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
@@ -115,7 +119,7 @@ func TestHotWalkTakesCleanRows(t *testing.T) {
 		for k := range r.Sums {
 			r.Sums[k].Scale = 2
 		}
-		if !tb.b.hp.scalesOf(&it, &r) {
+		if !tb.b.hp.scalesOf(&it, &r, &rowScratch{}) {
 			t.Fatal("scalesOf: not 0 or 2")
 		}
 		hotWalk(&it, &in[s], &mk, &r)
@@ -188,6 +192,12 @@ func TestHotWalkEmits(t *testing.T) {
 		for k := range h.tp.nsum {
 			it.scale[k] = uint8(scales[k])
 		}
+		var sc rowScratch // the numeric filters' scales, from the first row
+		tb.learnNumScales(s, s+e, &mk, s, &sc, &h.hp)
+		for k := h.hp.nsum; k < h.hp.nparse; k++ {
+			it.scale[k] = sc.scale[k]
+		}
+		h.hp.numBounds(&it)
 		var r Result
 		hotWalk(&it, &in[s], &mk, &r)
 		if it.more != 3 && it.more != 0 {
@@ -214,7 +224,7 @@ func TestHotWalkEmits(t *testing.T) {
 			for _, c := range h.rest {
 				fields = append(fields, c.field)
 			}
-			for i := range h.tested { // the filters hotWalk tested hold
+			for i := range min(h.tested, 2) { // the filters hotWalk tested hold
 				sp := rc.span[1+i]
 				if ok, err := h.rest[i].test(in[s+sp[0] : s+sp[1]]); !ok || err != nil {
 					t.Errorf("%+v: row %q taken, though %s", q, row, q.Filters[1+i])

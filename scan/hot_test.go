@@ -221,3 +221,33 @@ func TestFilterAtRowEnd(t *testing.T) {
 		}
 	}
 }
+
+// numOn's bounds hold a value exactly when the filter does, for values at
+// scale 0 and 2 around filters with fewer, as many and more decimals,
+// negative ones, and ones far out of range.
+func TestNumericBounds(t *testing.T) {
+	for _, val := range []string{"5000", "5000.5", "0.125", "-3", "12.99", "0", "99999999999999999", "-1e3x"} {
+		for op := OpLt; op <= OpGe; op++ {
+			c, err := bindCond(Cond{"x", op, val})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.field = 1
+			hp := hotPlan{nsum: 0, nparse: 0}
+			if ok := hp.numOn(&c, 3); ok != (c.kind == kindNumber) {
+				t.Fatalf("%s %s: numOn %v, kind %v", op, val, ok, c.kind)
+			}
+			if c.kind != kindNumber {
+				continue
+			}
+			for si, sc := range []int{0, 2} {
+				for _, v := range []int64{0, 1, 2, 12, 13, 1298, 1299, 1300, 4999, 5000, 5001, 500049, 500050, 500051, 9999999999} {
+					want, _ := c.test([]byte(Fixed{V: v, Scale: int64(sc)}.String()))
+					if got := hp.numlo[0][si] <= v && v <= hp.numhi[0][si]; got != want {
+						t.Errorf("%d at scale %d %s %s: bounds [%d, %d] say %v", v, sc, op, val, hp.numlo[0][si], hp.numhi[0][si], got)
+					}
+				}
+			}
+		}
+	}
+}
