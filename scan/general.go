@@ -578,10 +578,9 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 // the query's order, each on its field: the span hotWalk found (spans, if
 // not nil, and the plan has one), else the one the comma bitmap finds.
 // With spans, the row is one hotWalk handed over: the filters it tested
-// (groupHot.tested) are not tested again. ok
-// is false for a row the general code must take (a field missing, a value
-// a filter cannot compare: lineGen reports it); else pass says whether
-// every filter holds.
+// (groupHot.tested) are not tested again. ok is false for a row the
+// general code must take (a field missing, a value a filter cannot
+// compare: lineGen reports it); else pass says whether every filter holds.
 func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, ok bool) {
 	h := t.b.gen.hot
 	i0 := 0

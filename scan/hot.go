@@ -132,8 +132,9 @@ const hotRecs = 64
 // vmask, then vword2 under vmask2, with the comma after it; all 0: every
 // row holds; vlen bytes without the comma), the commas a
 // row has (ncm), how many fields from its end hold the values (need), and
-// for each value (nsum) the commas from the row's end to the one before
-// it (from) and its sum's slot.
+// for each value it parses (the nsum sums, then the numeric filters' values
+// up to nparse) the commas from the row's end to the one before it (from)
+// and, for a sum, its slot.
 type hotPlan struct {
 	vword, vmask, leadbit, vword2, vmask2 uint64
 	vlen, ncm, need, nsum                 int

@@ -561,6 +561,8 @@ numdone:
 	CMPQ   AX, NPARSE(R13)
 	JLT    tonum
 	MOVQ   NSUM(R13), AX
+	CMPQ   NNUM(R13), $0
+	JEQ    numok
 
 numfilter:
 	CMPQ   AX, NPARSE(R13)
@@ -591,6 +593,8 @@ record:
 	MOVQ   AX, 16(R12)
 	MOVQ   SPE(SP), AX
 	MOVQ   AX, 24(R12)
+	CMPQ   NSPAN(R13), $1
+	JLE    recspans               // no later filter's span
 	MOVQ   (SPS+8)(SP), AX
 	MOVQ   AX, 32(R12)
 	MOVQ   (SPE+8)(SP), AX
@@ -599,6 +603,8 @@ record:
 	MOVQ   AX, 48(R12)
 	MOVQ   (SPE+16)(SP), AX
 	MOVQ   AX, 56(R12)
+
+recspans:
 	XORL   AX, AX
 
 recvalue:
