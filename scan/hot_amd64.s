@@ -318,11 +318,11 @@ walk:
 	JLT  walk
 
 	// Each span field's start and end (SPS, SPE), before any value is
-	// parsed (so a row a filter turns away adds nothing): a front field k from
-	// the row's start or after its k-th comma to the next comma, in the
-	// comma bits of its first 64 bytes (a field that ends past them, or
-	// that is the row's last, goes back); a back one (SPANBACK + i) from
-	// the comma cpos[i] to cpos[i-1].
+	// parsed (so a row a filter turns away adds nothing): a front field k
+	// from the row's start or after its k-th comma to the next comma, in
+	// the comma bits of its first 64 bytes (a field that ends past them,
+	// or that is the row's last, goes back); a back one (SPANBACK + i)
+	// from the comma cpos[i] to cpos[i-1].
 	XORL   R12, R12
 	CMPQ   NSPAN(R13), $0
 	JEQ    spansdone
@@ -347,7 +347,7 @@ spanfield:
 	TZCNTQ R11, R11
 	JCS    handback
 	LEAQ   (BX)(R11*1), AX
-	CMPQ   AX, ROWE(SP)         // (DX went in the parse)
+	CMPQ   AX, ROWE(SP)         // past the row's end
 	JGE    handback
 	MOVQ   AX, SPE(SP)(R12*8)
 	MOVQ   BX, AX
