@@ -383,7 +383,7 @@ type groupHot struct {
 	// (lanesHot)
 	lanes bool
 	// slot: hotWalk's slot mode (see groupsHot): a group-by of sums
-	// alone, with no filter after the first
+	// alone, every later filter one hotWalk tests
 	slot bool
 }
 
@@ -432,7 +432,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.sums && h.rest == nil
+	h.slot = h.all && h.key >= 0 && h.sums && h.tested == len(h.rest)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need

@@ -285,7 +285,12 @@ func TestSlotMode(t *testing.T) {
 		return b.String()
 	}
 	q := Query{By: []string{"K"}, Sum: []string{"V", "N"}}
+	// and with filters hotWalk tests itself: slot mode takes them too
+	qf := Query{Filters: []Cond{{"N", OpEq, "5"}, {"K", OpNe, "k"}, {"V", OpGe, "100.5"}}, By: []string{"K"}, Sum: []string{"V", "N"}}
 	few := []byte("K,V,N\n" + rowsOf(keys, 300, false) + rowsOf(keys, 300, true))
+	if tb, err := NewTable("few.csv", few, &qf); err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot {
+		t.Fatalf("the filtered group-by does not take slot mode (%v)", err)
+	}
 	var many []string
 	for i := range 2 * keyCap {
 		many = append(many, fmt.Sprintf("key %d", i))
@@ -303,6 +308,9 @@ func TestSlotMode(t *testing.T) {
 	} {
 		if _, err := checkGen(t, c.name, c.files, q); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got, err := checkGen(t, c.name+", filtered", c.files, qf); err != nil || got.matched == 0 {
+			t.Fatalf("%s, filtered: matched %d, %v", c.name, got.matched, err)
 		}
 		// and slot mode took part
 		r, err := scanAll(c.files, q)
