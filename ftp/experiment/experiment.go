@@ -536,11 +536,12 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// pasvPorts is the size of vsftpd's passive port range.
+// pasvPorts is the size of every server's passive port range, vsftpd's and
+// parlab's: one port for each session that may be open at once, with room.
 const pasvPorts = 1000
 
-// freePortRange finds n consecutive ports that are free now (for vsftpd's
-// passive range), at random in 20000–31999: below Linux's ephemeral range
+// freePortRange finds n consecutive ports that are free now (for a
+// server's passive range), at random in 20000–31999: below Linux's ephemeral range
 // (32768–60999), so the load's own client ports never take one.
 func freePortRange(n int) (int, error) {
 	var b [2]byte
