@@ -541,8 +541,9 @@ func freePort() (int, error) {
 const pasvPorts = 1000
 
 // freePortRange finds n consecutive ports that are free now (for a
-// server's passive range), at random in 20000–31999: below Linux's ephemeral range
-// (32768–60999), so the load's own client ports never take one.
+// server's passive range), at random in 20000–31999: below Linux's
+// ephemeral range (32768–60999), so the load's own client ports never take
+// one.
 func freePortRange(n int) (int, error) {
 	var b [2]byte
 	for range 50 {
