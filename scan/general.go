@@ -382,8 +382,8 @@ type groupHot struct {
 	// it adds the rows to r's sums itself, as for the simple query
 	// (lanesHot)
 	lanes bool
-	// slot: hotWalk's slot mode (see groupsHot): a group-by of sums
-	// alone, every later filter one hotWalk tests
+	// slot: hotWalk's slot mode (see groupsHot): a group-by whose every
+	// later filter is one hotWalk tests
 	slot bool
 }
 
@@ -432,7 +432,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.sums && h.tested == len(h.rest)
+	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need

@@ -101,7 +101,7 @@ type hotState struct {
 	// key is in the table goes to its entry's accumulators, not to out
 	// (see hotKeys); nil for none.
 	ktab  *keySlot
-	kacc  *[1 + MaxSums]int64
+	kacc  *keyAcc
 	nspan int // 232: hotPlan.nspan
 	// 240, 288, 312: hotPlan.eqw, eqn, eqop
 	eqw  [3][2]uint64
@@ -112,6 +112,9 @@ type hotState struct {
 	// nnum filters' (see hotPlan.numOn)
 	numlo, numhi [MaxSums]int64
 	nparse, nnum int
+	// 480: extremes mode, for slot mode: not 0 if the key table's
+	// maxima and minima are kept too (keyAcc)
+	ext int
 }
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by

@@ -109,8 +109,9 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 // groupsHot is bulkHot for the fast group-by: hotWalk, in emit mode, parses
 // the values of the rows it takes (each at the scale sc.scale has learnt:
 // a row whose value is at another goes back). In slot mode (groupHot.slot:
-// a group-by of sums alone, no later filter) it adds each row whose key is
-// in the Groups' key table to the key's accumulators itself (hotKeys); else
+// a group-by whose later filters hotWalk tests itself) it adds each row
+// whose key is in the Groups' key table to the key's accumulators itself
+// (hotKeys; with a minimum or maximum, in extremes mode); else
 // it hands the rows over hotRecs at a time, and groupAdd puts each in its
 // group, and lineGen takes a row it declines. A row hotWalk hands back goes
 // to takeRow or lineGen, teaches the key table its key and sc.scale its
@@ -138,9 +139,13 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		loc.ktab, loc.kacc = nil, nil
 		if keys != nil && !keys.off {
 			if keys.rows > foldRows-winBytes {
-				keys.fold(r.Groups, &h.tp, &sc.scale)
+				keys.fold(r.Groups, h, &sc.scale)
 			}
 			loc.ktab, loc.kacc = &keys.slots[0], &keys.acc[0]
+			loc.ext = 0
+			if !h.sums {
+				loc.ext = 1 // a minimum or maximum
+			}
 		}
 		m := r.Matched
 		hotWalk(&loc, w, mk, r)
@@ -193,7 +198,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				for k := range h.tp.nsum {
 					if (ss[k] == 0 || ss[k] == 2) && sc.scale[k] != uint8(ss[k]) {
 						if keys != nil {
-							keys.fold(r.Groups, &h.tp, &sc.scale) // at the scales they were taken at
+							keys.fold(r.Groups, h, &sc.scale) // at the scales they were taken at
 						}
 						sc.scale[k] = uint8(ss[k])
 					}

@@ -35,19 +35,23 @@
 #define NUMHI 400
 #define NPARSE 464
 #define NNUM 472
+#define EXT 480
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
 
 // hotKeys' slots (hotkeys.go; TestHotStateLayout checks these): a key's
 // bytes, its length plus one (0: empty), its entry; and an entry's
-// accumulators, the count and then the values.
+// accumulators (keyAcc): the count, the values' sums, their maxima at
+// ACCMAX and MaxInt64 minus their minima at ACCMIN.
 #define KEYBITS 9
 #define KEYSLOTS 512
 #define SLOTSIZE 80
 #define SLOTN 64
 #define SLOTJ 72
-#define ACCSIZE 72
+#define ACCSIZE 200
+#define ACCMAX 72
+#define ACCMIN 136
 
 // hotRec: a row's start and '\n', its span fields' starts and ends (from
 // the window's start), then its values at 64.
@@ -687,6 +691,30 @@ slotvalue:
 	INCQ   CX
 	CMPQ   CX, NSUM(R13)
 	JLT    slotvalue
+	CMPQ   EXT(R13), $0
+	JEQ    slotdone
+	XORL   CX, CX
+
+	// Extremes mode: each value's maximum, and MaxInt64 minus it to
+	// the minima's maximum (both start at 0: the values are not
+	// negative), without a branch.
+slotext:
+	MOVQ    DIG(SP)(CX*8), R8
+	MOVQ    ACCMAX(AX)(CX*8), R11
+	CMPQ    R8, R11
+	CMOVQGT R8, R11
+	MOVQ    R11, ACCMAX(AX)(CX*8)
+	MOVQ    $0x7FFFFFFFFFFFFFFF, R11
+	SUBQ    R8, R11
+	MOVQ    ACCMIN(AX)(CX*8), DX
+	CMPQ    R11, DX
+	CMOVQGT R11, DX
+	MOVQ    DX, ACCMIN(AX)(CX*8)
+	INCQ    CX
+	CMPQ    CX, NSUM(R13)
+	JLT     slotext
+
+slotdone:
 	INCQ   R14
 	JMP    nextbit
 

@@ -52,11 +52,14 @@ func TestHotStateLayout(t *testing.T) {
 		{"numhi", unsafe.Offsetof(it.numhi), 400},
 		{"nparse", unsafe.Offsetof(it.nparse), 464},
 		{"nnum", unsafe.Offsetof(it.nnum), 472},
+		{"ext", unsafe.Offsetof(it.ext), 480},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
 		{"keySlot.j", unsafe.Offsetof(keySlot{}.j), 72},
-		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 72},
+		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 200},
+		{"keyAcc max", unsafe.Sizeof(int64(0)) * (1 + MaxSums), 72},
+		{"keyAcc min", unsafe.Sizeof(int64(0)) * (1 + 2*MaxSums), 136},
 		{"keySlots", keySlots, 512},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 128},
 		{"hotRec.span", unsafe.Offsetof(hotRec{}.span), 16},
@@ -276,9 +279,9 @@ func TestSlotMode(t *testing.T) {
 		for i := range reps {
 			for j, k := range keys {
 				if cents {
-					fmt.Fprintf(&b, "%s,%d.%02d,%d\n", k, i*7+j, (i+j)%100, j)
+					fmt.Fprintf(&b, "%s,%d.%02d,%d\n", k, (i*37+j*11)%1000, (i+j)%100, j)
 				} else {
-					fmt.Fprintf(&b, "%s,%d,%d\n", k, i*7+j, j)
+					fmt.Fprintf(&b, "%s,%d,%d\n", k, (i*37+j*11)%1000, j)
 				}
 			}
 		}
@@ -287,9 +290,15 @@ func TestSlotMode(t *testing.T) {
 	q := Query{By: []string{"K"}, Sum: []string{"V", "N"}}
 	// and with filters hotWalk tests itself: slot mode takes them too
 	qf := Query{Filters: []Cond{{"N", OpEq, "5"}, {"K", OpNe, "k"}, {"V", OpGe, "100.5"}}, By: []string{"K"}, Sum: []string{"V", "N"}}
+	// and with minimums and maximums (extremes mode), of the integers
+	// and the cents: values 0 among them
+	qm := Query{By: []string{"K"}, Min: []string{"V", "N"}, Max: []string{"N", "V"}, Avg: []string{"V"}}
+	qmf := Query{Filters: []Cond{{"N", OpEq, "5"}, {"K", OpNe, "k"}, {"V", OpLt, "1000"}}, By: []string{"K"}, Min: []string{"V", "N"}, Max: []string{"V"}}
 	few := []byte("K,V,N\n" + rowsOf(keys, 300, false) + rowsOf(keys, 300, true))
-	if tb, err := NewTable("few.csv", few, &qf); err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot {
-		t.Fatalf("the filtered group-by does not take slot mode (%v)", err)
+	for _, q := range []Query{qf, qm, qmf} {
+		if tb, err := NewTable("few.csv", few, &q); err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot {
+			t.Fatalf("%+v does not take slot mode (%v)", q, err)
+		}
 	}
 	var many []string
 	for i := range 2 * keyCap {
@@ -309,24 +318,31 @@ func TestSlotMode(t *testing.T) {
 		if _, err := checkGen(t, c.name, c.files, q); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got, err := checkGen(t, c.name+", filtered", c.files, qf); err != nil || got.matched == 0 {
-			t.Fatalf("%s, filtered: matched %d, %v", c.name, got.matched, err)
+		for _, v := range []struct {
+			name string
+			q    Query
+		}{{"filtered", qf}, {"extremes", qm}, {"extremes, filtered", qmf}} {
+			if got, err := checkGen(t, c.name+", "+v.name, c.files, v.q); err != nil || got.matched == 0 {
+				t.Fatalf("%s, %s: matched %d, %v", c.name, v.name, got.matched, err)
+			}
 		}
 		// and slot mode took part
-		r, err := scanAll(c.files, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := r.Groups.keys
-		if k == nil || k.n == 0 || k.off != c.off {
-			t.Fatalf("%s: key table %v", c.name, k != nil && k.n > 0)
-		}
-		if !c.off && k.n != len(keys)-2 { // all but the two over 64 bytes
-			t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, len(keys)-2)
-		}
-		for j := range k.n {
-			if k.acc[j] != [1 + MaxSums]int64{} {
-				t.Fatalf("%s: entry %d not folded: %v", c.name, j, k.acc[j])
+		for _, q := range []Query{q, qm} {
+			r, err := scanAll(c.files, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := r.Groups.keys
+			if k == nil || k.n == 0 || k.off != c.off {
+				t.Fatalf("%s: key table %v", c.name, k != nil && k.n > 0)
+			}
+			if !c.off && k.n != len(keys)-2 { // all but the two over 64 bytes
+				t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, len(keys)-2)
+			}
+			for j := range k.n {
+				if k.acc[j] != (keyAcc{}) {
+					t.Fatalf("%s: entry %d not folded: %v", c.name, j, k.acc[j])
+				}
 			}
 		}
 	}

@@ -1,12 +1,15 @@
 package scan
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
-// hotKeys is hotWalk's key table for the fast group-by of sums (slot
-// mode): up to keyCap keys of at most 64 bytes, each the index of an entry
-// of accumulators (a row count and each value's sum, at hotState.scale)
-// that hotWalk adds a row to when it finds the row's key, so that a row of
-// a known key never leaves the assembly. A key it does not find comes back
+// hotKeys is hotWalk's key table for the fast group-by (slot mode): up to
+// keyCap keys of at most 64 bytes, each the index of an entry of
+// accumulators (a row count, and each value's sum, maximum and minimum, at
+// hotState.scale) that hotWalk adds a row to when it finds the row's key,
+// so that a row of a known key never leaves the assembly. A key it does not find comes back
 // to Go with its row, and learn puts it in the table. fold moves the
 // accumulators into the Groups.
 //
@@ -17,9 +20,9 @@ import "encoding/binary"
 // mode.
 type hotKeys struct {
 	slots [keySlots]keySlot
-	acc   [keyCap][1 + MaxSums]int64 // count, then values (hot_amd64.s: ACCSIZE)
-	grp   [keyCap]int32              // entry j's group
-	n     int                        // entries in use
+	acc   [keyCap]keyAcc
+	grp   [keyCap]int32 // entry j's group
+	n     int           // entries in use
 	// misses counts the rows of keys learn could not take (too long, or
 	// the table full), taken the rows hotWalk took; when misses pass
 	// maxMisses and an eighth of taken, slot mode is given up (off): each
@@ -28,6 +31,15 @@ type hotKeys struct {
 	off           bool
 	rows          int64 // rows in acc since the last fold (see foldRows)
 }
+
+// keyAcc is an entry's accumulators (hot_amd64.s: ACCSIZE, ACCMAX,
+// ACCMIN): the rows' count, then per value (in the plan's order) its sum,
+// its maximum and its minimum, the last as MaxInt64 minus it, so that all
+// three start at zero: every value hotWalk parses is at least 0 (and below
+// 10^10), and a maximum or minimum means nothing while the count is 0.
+// hotWalk adds to the maxima and minima only in extremes mode
+// (hotState.ext).
+type keyAcc [1 + 3*MaxSums]int64
 
 // keySlot is one slot of the open-addressed table (hot_amd64.s: SLOTSIZE,
 // SLOTN, SLOTJ): the key's bytes, zero past it, its length plus one (0: an
@@ -90,9 +102,11 @@ func (k *hotKeys) learn(key []byte, i int) {
 	k.n++
 }
 
-// fold adds the accumulators into g, whose sums are the slots tp names,
-// each value at its scale in scales, and empties them.
-func (k *hotKeys) fold(g *Groups, tp *tailPlan, scales *[MaxSums]uint8) {
+// fold adds the accumulators into g, whose slots h.tp names, each value
+// at its scale in scales, to the accumulators each slot needs (h.need), and
+// empties them.
+func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
+	tp := &h.tp
 	for j := range k.n {
 		a := &k.acc[j]
 		if a[0] == 0 {
@@ -101,9 +115,18 @@ func (k *hotKeys) fold(g *Groups, tp *tailPlan, scales *[MaxSums]uint8) {
 		i := int(k.grp[j])
 		g.Count[i] += a[0]
 		for kk := range tp.nsum {
-			g.Sums[i*g.Slots+tp.byCol[kk].slot].Add(a[1+kk], int(scales[kk]))
+			slot, s := i*g.Slots+tp.byCol[kk].slot, int(scales[kk])
+			if h.need[kk]&NeedSum != 0 {
+				g.Sums[slot].Add(a[1+kk], s)
+			}
+			if h.need[kk]&NeedMax != 0 {
+				g.Maxs[slot].takeMax(a[1+MaxSums+kk], s)
+			}
+			if h.need[kk]&NeedMin != 0 {
+				g.Mins[slot].takeMin(math.MaxInt64-a[1+2*MaxSums+kk], s)
+			}
 		}
-		*a = [1 + MaxSums]int64{}
+		*a = keyAcc{}
 	}
 	k.rows = 0
 }
@@ -112,6 +135,6 @@ func (k *hotKeys) fold(g *Groups, tp *tailPlan, scales *[MaxSums]uint8) {
 // of a scan (ScanPart), so that r is whole when the scan returns.
 func (t *Table) foldKeys(r *Result, sc *rowScratch) {
 	if g := t.b.gen; g != nil && g.hot != nil && g.hot.slot && r.Groups != nil && r.Groups.keys != nil {
-		r.Groups.keys.fold(r.Groups, &t.b.gen.hot.tp, &sc.scale)
+		r.Groups.keys.fold(r.Groups, t.b.gen.hot, &sc.scale)
 	}
 }
