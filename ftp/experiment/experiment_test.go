@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"parlab/bench"
 	"parlab/ftp/load"
 )
 
@@ -190,5 +191,51 @@ func TestSizedModel(t *testing.T) {
 		if err := s.stop(); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// The target table judges each point by the medians over the trials:
+// a p99 above the peer's median fails it even if one trial was below, a
+// failed session fails it, and a point where the peer failed is not
+// counted.
+func TestAgainstPeer(t *testing.T) {
+	run := func(srv string, v float64, trial int, p99 float64, failed int) Sample {
+		s := load.Summary{ByOutcome: map[string]int{load.OK: 10 - failed}, Session: load.Percentiles{P99: p99}}
+		if failed > 0 {
+			s.ByOutcome[load.Refused] = failed
+		}
+		return Sample{Server: srv, Point: Point{Sweep: "delay", Value: v}, Trial: trial, Summary: s}
+	}
+	d := &Doc{Config: Config{Peers: []string{"vsftpd"}}}
+	for trial, p := range [][4]float64{{1.0, 2.0, 0.5, 3.0}, {3.0, 2.1, 0.4, 3.1}, {1.1, 2.2, 0.6, 2.9}} {
+		d.Runs = append(d.Runs,
+			run("goroutines", 50, trial, p[0], 0), run("vsftpd", 50, trial, p[1], 0), // 1.1 ≤ 2.1: yes
+			run("goroutines", 100, trial, p[3], 0), run("vsftpd", 100, trial, p[1], 0), // 3.0 > 2.1: above
+			run("goroutines", 150, trial, p[2], trial%2), run("vsftpd", 150, trial, p[1], 0), // failures
+			run("goroutines", 200, trial, p[2], 0), run("vsftpd", 200, trial, p[1], 1-trial%2)) // vsftpd failed
+	}
+	var tb *bench.Table
+	for _, x := range d.Tables() {
+		if x.ID == "target-delay" {
+			tb = &x
+		}
+	}
+	if tb == nil {
+		t.Fatal("no target table")
+	}
+	want := []string{"yes", "no: p99 above", "no: failures", "- (vsftpd failed)"}
+	if len(tb.Rows) != len(want) {
+		t.Fatalf("rows %v", tb.Rows)
+	}
+	for i, w := range want {
+		if got := tb.Rows[i][8]; got != w {
+			t.Errorf("%s ms: %q, want %q (row %v)", tb.Rows[i][1], got, w, tb.Rows[i])
+		}
+	}
+	if tb.Rows[0][5] != "1.100" || tb.Rows[0][6] != "2.100" || tb.Rows[2][3] != "1" {
+		t.Errorf("medians or failures wrong: %v", tb.Rows)
+	}
+	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "goroutines meets vsftpd at 1 of the 3 points") {
+		t.Errorf("notes %q", tb.Notes)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,6 +110,11 @@ func (d *Doc) Tables() []bench.Table {
 			t.Notes = append(t.Notes, d.bounds(g)...)
 		}
 		out = append(out, t)
+		for _, peer := range d.Config.Peers {
+			if t, ok := d.against(g, peer); ok {
+				out = append(out, t)
+			}
+		}
 	}
 	k := bench.Table{ID: "kernel", Title: "The kernel's listen-queue counters over each run (/proc/net/netstat, TcpExt; changes)",
 		Header: append([]string{"server", "sweep", "value", "think"}, load.Counters...)}
@@ -145,6 +151,87 @@ func (d *Doc) Tables() []bench.Table {
 	return out
 }
 
+// against is the load lab's target at each point of g, for each of
+// parlab's servers against the outside server peer: where peer failed no
+// session in any trial, the server failed none either, and the median over
+// the trials of its p99 session time is at most peer's. (A run that could
+// not be made counts as failed.) ok is false if peer did not run in g.
+func (d *Doc) against(g group, peer string) (bench.Table, bool) {
+	type cell struct {
+		failed int
+		p99    []float64
+	}
+	cells := map[string]map[float64]*cell{}
+	var values []float64
+	for _, r := range g.runs {
+		if cells[r.Server] == nil {
+			cells[r.Server] = map[float64]*cell{}
+		}
+		c := cells[r.Server][r.Point.Value]
+		if c == nil {
+			c = &cell{}
+			cells[r.Server][r.Point.Value] = c
+		}
+		if !slices.Contains(values, r.Point.Value) {
+			values = append(values, r.Point.Value)
+		}
+		if r.Err != "" {
+			c.failed++
+			continue
+		}
+		n, _ := failures(r.Summary)
+		c.failed += n
+		c.p99 = append(c.p99, r.Summary.Session.P99)
+	}
+	if cells[peer] == nil {
+		return bench.Table{}, false
+	}
+	t := bench.Table{ID: "target-" + g.sweep + map[bool]string{true: "-think", false: ""}[g.think > 0],
+		Title:  g.title() + ": against " + peer + ", point by point",
+		Intro:  []string{fmt.Sprintf("The target: where %s fails no session, a server fails none and its p99 session time, the median over the trials, is at most %s's. Failed sessions are summed over the trials.", peer, peer)},
+		Header: []string{"server", paramName[g.sweep], "trials", "failed", peer + " failed", "p99 session", peer + " p99", "ratio", "meets"},
+		Left:   []int{8}}
+	med := func(v []float64) float64 {
+		if len(v) == 0 {
+			return math.NaN()
+		}
+		m, _, _ := bench.MedianCI(v)
+		return m
+	}
+	for _, srv := range d.servers() {
+		if srv == peer || slices.Contains(d.Config.Peers, srv) || cells[srv] == nil {
+			continue
+		}
+		met, points := 0, 0
+		for _, v := range values {
+			c, pc := cells[srv][v], cells[peer][v]
+			if c == nil || pc == nil {
+				continue
+			}
+			p, pp := med(c.p99), med(pc.p99)
+			verdict := "yes"
+			switch {
+			case pc.failed > 0:
+				verdict = "- (" + peer + " failed)"
+			case c.failed > 0:
+				verdict = "no: failures"
+			case !(p <= pp):
+				verdict = "no: p99 above"
+			}
+			if pc.failed == 0 {
+				points++
+				if verdict == "yes" {
+					met++
+				}
+			}
+			t.Rows = append(t.Rows, []string{srv, fmt.Sprintf("%g", v), fmt.Sprint(len(c.p99)), fmt.Sprint(c.failed), fmt.Sprint(pc.failed),
+				fmt.Sprintf("%.3f", p), fmt.Sprintf("%.3f", pp), fmt.Sprintf("%.2f", p/pp), verdict})
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s meets %s at %d of the %d points where %s failed no session.", srv, peer, met, points, peer))
+	}
+	return t, len(t.Rows) > 0
+}
+
 // bounds are the users sweep's upper bound per server: the most users
 // served with no failure and a processed time within 30 s.
 func (d *Doc) bounds(g group) []string {
@@ -178,7 +265,7 @@ func (d *Doc) WriteText(w io.Writer) {
 
 // Figures are the plots: per sweep and think time, processed time,
 // failures and p99 session time against the parameter, a series per
-// server; and the timeline of one run's clients (the users sweep's largest
+// server (with several trials, each point the median of its trials); and the timeline of one run's clients (the users sweep's largest
 // point, for each of batch and goroutines if they ran, else the first
 // server).
 func (d *Doc) Figures() map[string]*bench.Figure {
@@ -196,12 +283,20 @@ func (d *Doc) Figures() map[string]*bench.Figure {
 		} {
 			f := &bench.Figure{Title: g.title(), Subtitle: "parlab ftp experiment · loopback · " + d.Started.UTC().Format("2006-01-02"),
 				XLabel: paramName[g.sweep], YLabel: m.label}
+			if d.Config.Trials > 1 {
+				f.Subtitle += fmt.Sprintf(" · medians of %d trials", d.Config.Trials)
+			}
 			for i, s := range servers {
 				se := bench.Series{Label: s, Color: i}
+				ys := map[float64][]float64{} // a point's values over its trials
 				for _, r := range g.runs {
 					if r.Server == s && r.Err == "" {
-						se.Points = append(se.Points, bench.XY{X: r.Point.Value, Y: m.y(r)})
+						ys[r.Point.Value] = append(ys[r.Point.Value], m.y(r))
 					}
+				}
+				for x, v := range ys {
+					y, _, _ := bench.MedianCI(v)
+					se.Points = append(se.Points, bench.XY{X: x, Y: y})
 				}
 				slices.SortFunc(se.Points, func(a, b bench.XY) int { return int(a.X - b.X) })
 				if len(se.Points) > 0 {
