@@ -115,7 +115,16 @@ type hotState struct {
 	// 480: extremes mode, for slot mode: not 0 if the key table's
 	// maxima and minima are kept too (keyAcc)
 	ext int
+	// 488: compress mode (see compress), not 0 to test the filter
+	// without a branch and take the matching rows in a second pass, with
+	// hotWalk's cbuf the buffer between the passes; only for a plan with no
+	// span field and no numeric filter, not in emit mode
+	cmode int
 }
+
+// cbufLen is how many rows compress mode's first pass takes at most
+// (hot_amd64.s: CBUFLEN).
+const cbufLen = 64
 
 // hotRec is a row hotWalk took in emit mode (hot_amd64.s writes it by
 // RECSIZE): its start and its '\n' from the window's start, its key's
@@ -373,6 +382,23 @@ func (hp *hotPlan) scalesOf(it *hotState, r *Result, sc *rowScratch) bool {
 	hp.numBounds(it)
 	return true
 }
+
+// compress says whether hotWalk should take the rows in compress mode
+// (hotState.cmode): where the plan allows it (a filter, no span field, no
+// numeric filter), once r has counted compressRows rows, if at least a
+// third of them matched. (Around half, a branch on the filter is
+// mispredicted for one row in two: docs/performance.md.)
+func (hp *hotPlan) compress(r *Result) bool {
+	return hp.vmask != 0 && hp.nspan == 0 && hp.nparse == hp.nsum &&
+		r.Rows >= compressRows && 3*r.Matched >= r.Rows
+}
+
+// compressRows is how many rows compress waits for, minCompressRows but
+// in tests that set it to 0, to take every row they can in compress mode
+// (see hotModes).
+var compressRows int64 = minCompressRows
+
+const minCompressRows = 256
 
 // maxNeed is how many fields from a row's end Table.hit can reach: the comma
 // before each must lie in the row's last 64 bytes anyway.

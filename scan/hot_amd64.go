@@ -34,10 +34,14 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 // returns with it.more = 3 when it.ncap rows are there (r gets only the
 // count of rows turned away); in slot mode (it.ktab not nil) a row whose
 // key is in the key table goes to the key's accumulators instead, and
-// counts in r (see hotKeys).
+// counts in r (see hotKeys). In compress mode (it.cmode, see
+// hotPlan.compress) it tests the filter without a branch, keeping the rows
+// in cbuf (the caller's, cbufLen rows, used only for the call), and takes
+// them in a second pass; a row it hands back from either pass leaves the
+// walk right after it, so the next call goes on from there.
 //
 //go:noescape
-func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
+func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 
 // bulkHot lets hotWalk take the rows of the window at wb that it can, in
 // the walk it, and gives the rows it hands back to takeRow (for a hotAll
@@ -77,9 +81,12 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 	if !hp.scalesOf(it, r, sc) {
 		return nil
 	}
+	if hp.compress(r) {
+		it.cmode = 1
+	}
 	gen := t.b.gen != nil
 	w := &t.data[wb]
-	for hotWalk(it, w, mk, r); it.more != 0; hotWalk(it, w, mk, r) {
+	for hotWalk(it, w, mk, r, &sc.cbuf); it.more != 0; hotWalk(it, w, mk, r, &sc.cbuf) {
 		if it.more == 2 {
 			return nil // a sum leaves V's range: line adds the rows
 		}
@@ -148,7 +155,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			}
 		}
 		m := r.Matched
-		hotWalk(&loc, w, mk, r)
+		hotWalk(&loc, w, mk, r, nil)
 		if keys != nil {
 			keys.rows += r.Matched - m
 			keys.taken += r.Matched - m

@@ -36,6 +36,7 @@
 #define NPARSE 464
 #define NNUM 472
 #define EXT 480
+#define CMODE 488
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -72,7 +73,11 @@
 // cents of the rows taken in this call (see fold); the row's '\n'; the
 // rows that did not match in this call; the walk's state at the call's
 // start; each field's digits summed a byte a digit (BYTES) since they were
-// last added to its lanes (R15 counts the rows left until they must be).
+// last added to its lanes (R15 counts the rows left until they must be);
+// compress mode's state (see ccompare): the rows in cbuf (NBUF), the
+// next to take (IBUF), 1 in the second pass (INP2), where that pass goes
+// when it is done (P2NEXT: 0 the walk, 1 done) and the entry's ROWN
+// (BROWN).
 #define CPOS 0
 #define DIG 72
 #define CNT 136
@@ -88,11 +93,19 @@
 #define SPS 496
 #define SPE 520
 #define KI 544
+#define NBUF 552
+#define IBUF 560
+#define INP2 568
+#define P2NEXT 576
+#define BROWN 584
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
 
-// func hotWalk(it *hotState, window *byte, mk *marks, r *Result)
+// compress mode's buffer: entries of 24 bytes (hotWalk's cbuf)
+#define CBUFLEN 64
+
+// func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
 // left in it, except that the values are not added one by one: each
@@ -106,7 +119,7 @@
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $552-32
+TEXT ·hotWalk(SB), NOSPLIT, $592-40
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -117,6 +130,8 @@ TEXT ·hotWalk(SB), NOSPLIT, $552-32
 	MOVQ R9, CUR0(SP)
 	MOVQ R10, W0(SP)
 	MOVQ $0, ROWN(SP)
+	MOVQ $0, NBUF(SP)
+	MOVQ $0, INP2(SP)
 	XORL R14, R14
 	MOVQ $FLUSHROWS, R15
 	XORL AX, AX
@@ -129,6 +144,11 @@ zero:
 	INCQ AX
 	CMPQ AX, NSUM(R13)
 	JLT  zero
+
+	// The walk goes on: in compress mode's second pass, with its next row.
+next:
+	CMPQ  INP2(SP), $0
+	JNE   p2next
 
 nextbit:
 	TESTQ R9, R9
@@ -228,6 +248,9 @@ nocr:
 	JGE   handback
 
 compare:
+	CMPQ  CMODE(R13), $0
+	JNE   ccompare
+
 	// One masked word compare, and a second for a longer value.
 	MOVQ  (SI)(R8*1), AX
 	ANDQ  VMASK(R13), AX
@@ -247,6 +270,119 @@ compare:
 nomatch:
 	INCQ ROWN(SP)        // not a match
 	JMP  nextbit
+
+	// Compress mode (it.cmode; the plan has no span field and no numeric
+	// filter, and it is not emit mode), for a filter that holds for about
+	// half the rows, whose branch a CPU cannot predict. The walk is in two
+	// passes. The first tests the filter on each row without a branch and
+	// puts the row in cbuf ({start, '\n', ROWN before it}), going on
+	// one entry only if it matched; a row that must go back is put there
+	// too, its '\n' as ^'\n', and ends the pass, as a full buffer or the
+	// walk's end does. The second (p2next) takes the rows in the buffer as
+	// match does, in order; one that goes back puts the walk right after
+	// it, and ROWN back to its entry's, so that the next call walks on
+	// from there.
+ccompare:
+	MOVQ  (SI)(R8*1), AX
+	ANDQ  VMASK(R13), AX
+	XORQ  VWORD(R13), AX         // 0 iff the first word is the value's
+	MOVQ  VMASK2(R13), CX
+	TESTQ CX, CX
+	JZ    cput
+	MOVQ  VLEN(R13), R12
+	ADDQ  R8, R12
+	CMPQ  R12, DX
+	JGE   handback
+	ANDQ  8(SI)(R8*1), CX
+	XORQ  VWORD2(R13), CX
+	ORQ   CX, AX
+
+cput:
+	MOVQ   NBUF(SP), CX
+	LEAQ   (CX)(CX*2), R8
+	SHLQ   $3, R8
+	ADDQ   cbuf+32(FP), R8         // the entry
+	MOVQ   BX, 0(R8)
+	MOVQ   ROWE(SP), R12
+	MOVQ   R12, 8(R8)
+	MOVQ   ROWN(SP), R12
+	MOVQ   R12, 16(R8)
+	NEGQ   AX                    // CF: the value differs
+	SBBQ   AX, AX                // -1 for a row turned away, else 0
+	SUBQ   AX, ROWN(SP)
+	LEAQ   1(CX)(AX*1), CX
+	MOVQ   CX, NBUF(SP)
+	CMPQ   CX, $CBUFLEN
+	JLT    nextbit
+	MOVQ   $0, P2NEXT(SP)        // full: the second pass, then the walk
+
+pass2:
+	MOVQ   $1, INP2(SP)
+	MOVQ   $0, IBUF(SP)
+
+p2next:
+	MOVQ   IBUF(SP), CX
+	CMPQ   CX, NBUF(SP)
+	JGE    p2end
+	LEAQ   1(CX), AX
+	MOVQ   AX, IBUF(SP)
+	LEAQ   (CX)(CX*2), R8
+	SHLQ   $3, R8
+	ADDQ   cbuf+32(FP), R8
+	MOVQ   0(R8), BX
+	MOVQ   16(R8), AX
+	MOVQ   AX, BROWN(SP)
+	MOVQ   8(R8), R12
+	TESTQ  R12, R12
+	JS     p2hand                // a row the first pass sent back
+	MOVQ   R12, ROWE(SP)
+	MOVQ   R12, DX
+	CMPB   -1(SI)(R12*1), $0x0D
+	JNE    match
+	DECQ   DX
+	JMP    match
+
+p2hand:
+	NOTQ   R12
+	MOVQ   R12, ROWE(SP)
+	JMP    p2back
+
+p2end:
+	MOVQ   $0, NBUF(SP)
+	MOVQ   $0, INP2(SP)
+	CMPQ   P2NEXT(SP), $0
+	JEQ    nextbit
+	MOVQ   $0, MORE(R13)         // the walk was done
+	JMP    fold
+
+	// A row of the second pass goes back: the walk from the sp bit after
+	// its start (its word's bits above it, the words after it that the
+	// call began with), the rows turned away before it.
+p2back:
+	MOVQ   BX, R10
+	SHRQ   $6, R10
+	MOVQ   SPB(DI)(R10*8), R9
+	MOVQ   BX, CX
+	ANDQ   $63, CX
+	MOVQ   $-1, R11
+	SHLQ   CX, R11
+	SHLQ   $1, R11
+	ANDQ   R11, R9
+	CMPQ   R10, WZ(R13)
+	JNE    p2nz
+	ANDQ   KEEP(R13), R9
+
+p2nz:
+	MOVQ   R10, CX
+	MOVQ   $-1, R11
+	SHLQ   CX, R11
+	SHLQ   $1, R11
+	ANDQ   NZ0(SP), R11
+	MOVQ   R11, NZ(R13)
+	MOVQ   BROWN(SP), AX
+	MOVQ   AX, ROWN(SP)
+	MOVQ   $0, NBUF(SP)
+	JMP    backrow
 
 match:
 	// The commas in [BX, DX) must be the header's count.
@@ -497,7 +633,7 @@ digits:
 take:
 	INCQ  R14
 	DECQ  R15
-	JNZ   nextbit
+	JNZ   next
 	MOVQ  $1, R11        // flush, then walk on
 	JMP   flush
 
@@ -725,6 +861,26 @@ nextslot:
 	JMP  probe
 
 handback:
+	CMPQ CMODE(R13), $0
+	JEQ  backrow
+	CMPQ INP2(SP), $0
+	JNE  p2back
+	MOVQ ROWE(SP), AX            // the first pass: the row to the buffer,
+	NOTQ AX                      // marked to go back, after the rows there
+	MOVQ NBUF(SP), CX
+	LEAQ (CX)(CX*2), R8
+	SHLQ $3, R8
+	ADDQ cbuf+32(FP), R8
+	MOVQ BX, 0(R8)
+	MOVQ AX, 8(R8)
+	MOVQ ROWN(SP), AX
+	MOVQ AX, 16(R8)
+	INCQ CX
+	MOVQ CX, NBUF(SP)
+	MOVQ $0, P2NEXT(SP)
+	JMP  pass2
+
+backrow:
 	MOVQ BX, Q(R13)
 	MOVQ ROWE(SP), AX
 	MOVQ AX, E(R13)
@@ -732,6 +888,12 @@ handback:
 	JMP  fold
 
 done:
+	CMPQ NBUF(SP), $0
+	JEQ  walkdone
+	MOVQ $1, P2NEXT(SP)          // compress mode: the second pass first
+	JMP  pass2
+
+walkdone:
 	MOVQ $0, MORE(R13)
 
 fold:
@@ -760,7 +922,7 @@ flushfield:
 	JLT  flushfield
 	MOVQ $FLUSHROWS, R15
 	TESTQ R11, R11
-	JNZ  nextbit
+	JNZ  next
 
 	// fold: each field's sum in cents from its lanes (lane j of even and
 	// odd holds the digits worth 10^(7-2j) and 10^(6-2j)), checked against

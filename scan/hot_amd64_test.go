@@ -53,6 +53,8 @@ func TestHotStateLayout(t *testing.T) {
 		{"nparse", unsafe.Offsetof(it.nparse), 464},
 		{"nnum", unsafe.Offsetof(it.nnum), 472},
 		{"ext", unsafe.Offsetof(it.ext), 480},
+		{"cmode", unsafe.Offsetof(it.cmode), 488},
+		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
@@ -116,33 +118,83 @@ func TestHotWalkTakesCleanRows(t *testing.T) {
 		} else {
 			n = classify(win, &mk, 'E')
 		}
-		it := walk(&n, stop)
-		tb.b.hp.fillHot(&it, in, s)
-		var r Result
-		for k := range r.Sums {
-			r.Sums[k].Scale = 2
-		}
-		if !tb.b.hp.scalesOf(&it, &r, &rowScratch{}) {
-			t.Fatal("scalesOf: not 0 or 2")
-		}
-		hotWalk(&it, &in[s], &mk, &r)
-		if it.more != 0 {
-			t.Fatalf("%+v: hotWalk ended with more = %d, the row %q", q, it.more, win[it.q:it.e])
-		}
 		var want refAnswer
 		if err := refQuery([]refFile{{"w.csv", append(append([]byte{}, in[:s]...), win[:stop]...)}}, q, &want); err != nil {
 			t.Fatal(err)
 		}
-		if r.Matched != want.matched || r.Matched == 0 {
-			t.Errorf("%+v: matched %d, reference %d", q, r.Matched, want.matched)
-		}
-		if tb.b.hotAll && r.Rows != want.rows {
-			t.Errorf("%+v: rows %d, reference %d", q, r.Rows, want.rows)
-		}
-		for i, w := range want.sums {
-			if r.Sums[i].String() != w.String() {
-				t.Errorf("%+v: sum %d: %s, reference %s", q, i, r.Sums[i], w)
+		// with the filter's branch, and (given a filter) in compress mode
+		for cmode := range 2 {
+			if cmode == 1 && tb.b.hp.vmask == 0 {
+				continue
 			}
+			it := walk(&n, stop)
+			tb.b.hp.fillHot(&it, in, s)
+			it.cmode = cmode
+			var r Result
+			for k := range r.Sums {
+				r.Sums[k].Scale = 2
+			}
+			if !tb.b.hp.scalesOf(&it, &r, &rowScratch{}) {
+				t.Fatal("scalesOf: not 0 or 2")
+			}
+			var cbuf [cbufLen][3]int
+			hotWalk(&it, &in[s], &mk, &r, &cbuf)
+			if it.more != 0 {
+				t.Fatalf("%+v, cmode %d: hotWalk ended with more = %d, the row %q", q, cmode, it.more, win[it.q:it.e])
+			}
+			if r.Matched != want.matched || r.Matched == 0 {
+				t.Errorf("%+v, cmode %d: matched %d, reference %d", q, cmode, r.Matched, want.matched)
+			}
+			if tb.b.hotAll && r.Rows != want.rows {
+				t.Errorf("%+v, cmode %d: rows %d, reference %d", q, cmode, r.Rows, want.rows)
+			}
+			for i, w := range want.sums {
+				if r.Sums[i].String() != w.String() {
+					t.Errorf("%+v, cmode %d: sum %d: %s, reference %s", q, cmode, i, r.Sums[i], w)
+				}
+			}
+		}
+	}
+}
+
+// Compress mode (hotState.cmode) takes over once a third of the rows
+// match, and must still give the reference's answer, or its error, when
+// rows go back from either pass, before or after its buffer fills: values
+// that do not parse, at another scale, too long or empty, a field count
+// other than the header's, a filter value at the row's end, a short row.
+func TestCompressMode(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	var b strings.Builder
+	b.WriteString("A,B,C,D\n")
+	for i := range 600 {
+		fmt.Fprintf(&b, "r%d,%s,%d.%02d,%d\n", i%7, []string{"Online", "Offline"}[(i*i+i/3)%2], i*13%1000, i%100, i)
+	}
+	clean := b.String()
+	odd := []string{
+		"x,Offline,12x.00,1", "x,Offline,1.5,2", "x,Offline,,3", "x,Offline,123456789012.00,4",
+		"x,Offline,1.00,5,extra", "x,Offline", "x,Offline,7.00", "x,Online,1.5,7", "x,Onlinex,3.00,8",
+		"x,Online,12x.00,1", "x,Online,1.00,5,extra", "x,Online,1,2", "x,Online", "x,On,1.00,9", ",Online,0.00,0", "x",
+	}
+	q := Query{Where: "B", Equals: "Online", Sum: []string{"C", "D"}}
+	tb, err := NewTable("b.csv", []byte(clean), &q)
+	if err != nil || !tb.b.hotAll {
+		t.Fatalf("not hotAll (%v)", err)
+	}
+	r := Result{Rows: minCompressRows, Matched: (minCompressRows + 2) / 3}
+	if !tb.b.hp.compress(&r) {
+		t.Fatal("a third matching: not compress mode")
+	}
+	r.Matched--
+	if tb.b.hp.compress(&r) {
+		t.Fatal("less than a third matching: compress mode")
+	}
+	// each odd row once, then three in one window (one in each pass)
+	for _, o := range append(odd, odd[0]+"\n"+odd[9]+"\n"+odd[4], odd[10]+"\n"+odd[1]+"\n"+odd[10]) {
+		in := clean + o + "\n" + clean
+		if _, err := check(t, o, []refFile{{"b.csv", []byte(in)}}, q); err != nil && !strings.Contains(o, "Online") && o != "x" {
+			t.Errorf("%q: %v", o, err)
 		}
 	}
 }
@@ -202,7 +254,7 @@ func TestHotWalkEmits(t *testing.T) {
 		}
 		h.hp.numBounds(&it)
 		var r Result
-		hotWalk(&it, &in[s], &mk, &r)
+		hotWalk(&it, &in[s], &mk, &r, nil)
 		if it.more != 3 && it.more != 0 {
 			t.Fatalf("%+v: more = %d, the row %q", q, it.more, win[it.q:it.e])
 		}
@@ -249,7 +301,7 @@ func TestHotWalkEmits(t *testing.T) {
 		for k := range h.tp.nsum {
 			it.scale[k] = 2 - uint8(scales[k])
 		}
-		hotWalk(&it, &in[s], &mk, &r)
+		hotWalk(&it, &in[s], &mk, &r, nil)
 		if it.more != 1 || it.nout != 0 {
 			t.Errorf("%+v: at the wrong scales, more = %d with %d rows handed over", q, it.more, it.nout)
 		}
@@ -345,5 +397,53 @@ func TestSlotMode(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A row that goes back from compress mode's second pass puts the walk
+// right after it: in the window's last word too, where the row after it
+// starts past the rows bulk gives hotWalk, and is not taken.
+func TestCompressModeWindowEnd(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	q := Query{Where: "B", Equals: "Online", Sum: []string{"C"}}
+	var b strings.Builder
+	b.WriteString("A,B,C\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "r,%s,%d.00\n", []string{"Online", "Offline"}[i%3/2], i)
+	}
+	b.WriteString("x,Online,1x.00\nr,Online,5.00") // a bad value, then a row with no '\n'
+	in := []byte(b.String())
+	tb, err := NewTable("e.csv", in, &q)
+	if err != nil || !tb.b.hotAll {
+		t.Fatalf("not hotAll (%v)", err)
+	}
+	s, _ := tb.Body()
+	win := make([]byte, winBytes)
+	copy(win, in[s:])
+	stop := bytes.LastIndexByte(in[s:], '\n') + 1
+	if bad := bytes.LastIndex(in[s:], []byte("x,")); bad>>6 != (stop-1)>>6 || stop>>6 != bad>>6 {
+		t.Fatalf("the bad row at %d and the last one at %d are not in the '\\n' at %d's word", bad, stop, stop-1)
+	}
+	var mk marks
+	n := classify(win, &mk, everyRow)
+	it := walk(&n, stop)
+	tb.b.hp.fillHot(&it, win, 0)
+	it.avail = len(in) - s
+	it.cmode = 1
+	var r Result
+	r.Sums[0].Scale = 2
+	if !tb.b.hp.scalesOf(&it, &r, &rowScratch{}) {
+		t.Fatal("scalesOf")
+	}
+	var cbuf [cbufLen][3]int
+	hotWalk(&it, &win[0], &mk, &r, &cbuf)
+	if it.more != 1 || string(win[it.q:it.e]) != "x,Online,1x.00" {
+		t.Fatalf("more = %d, the row %q", it.more, win[it.q:it.e])
+	}
+	hotWalk(&it, &win[0], &mk, &r, &cbuf)
+	if it.more != 0 || r.Rows != 40 || r.Matched != 27 {
+		t.Fatalf("more = %d, rows %d matched %d; want 0, 40 and 27", it.more, r.Rows, r.Matched)
 	}
 }

@@ -14,11 +14,14 @@ func allClassifiers() map[string]func([]byte, *marks, int) tally {
 
 // hotModes lists the ways bulk can take its rows on this CPU, each as a
 // func that switches to it and names it: the portable loop, and hotWalk if
-// the CPU runs it, last, so that it stays on as it would be.
+// the CPU runs it, first in compress mode wherever a plan allows it (see
+// hotPlan.compress), then as it runs (last, so that it stays on).
 func hotModes() []func() string {
 	modes := []func() string{func() string { hotAsm = false; return "portable" }}
 	if cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
-		modes = append(modes, func() string { hotAsm = true; return "hotWalk" })
+		modes = append(modes,
+			func() string { hotAsm, compressRows = true, 0; return "hotWalk, compress mode from the start" },
+			func() string { hotAsm, compressRows = true, minCompressRows; return "hotWalk" })
 	}
 	return modes
 }
