@@ -91,6 +91,9 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 			return nil // a sum leaves V's range: line adds the rows
 		}
 		p, e := wb+it.q, wb+it.e
+		// The rest of the window without compress mode: each row that goes
+		// back from it costs the first pass's rows after it again.
+		it.cmode = 0
 		switch {
 		case gen:
 			if !t.takeRow(p, e, r, mk, wb, lead, leadVal) {

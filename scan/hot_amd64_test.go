@@ -190,7 +190,8 @@ func TestCompressMode(t *testing.T) {
 	if tb.b.hp.compress(&r) {
 		t.Fatal("less than a third matching: compress mode")
 	}
-	// each odd row once, then three in one window (one in each pass)
+	// each odd row once, then three in one window (the first goes back
+	// from compress mode, the others after it is off for the window)
 	for _, o := range append(odd, odd[0]+"\n"+odd[9]+"\n"+odd[4], odd[10]+"\n"+odd[1]+"\n"+odd[10]) {
 		in := clean + o + "\n" + clean
 		if _, err := check(t, o, []refFile{{"b.csv", []byte(in)}}, q); err != nil && !strings.Contains(o, "Online") && o != "x" {
