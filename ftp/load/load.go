@@ -116,6 +116,10 @@ type Client struct {
 	Bytes             int64
 	Outcome           string
 	Detail            string // the error or reply behind a failure
+	// Commands is each script command's time (think time not counted),
+	// in the script's order, each step Times times, up to the first that
+	// failed, that one included.
+	Commands []time.Duration
 }
 
 // Result is a run: every client, and the kernel's counters around it.
@@ -270,6 +274,11 @@ func runClient(cfg *Config, id int, start, deadline time.Time) (c Client) {
 		return c
 	}
 	c.Login = time.Since(tl)
+	n := 0
+	for _, st := range cfg.Script {
+		n += st.Times
+	}
+	c.Commands = make([]time.Duration, 0, n)
 	first := true
 	for _, st := range cfg.Script {
 		for range st.Times {
@@ -280,7 +289,9 @@ func runClient(cfg *Config, id int, start, deadline time.Time) (c Client) {
 			if cfg.Think > 0 {
 				time.Sleep(cfg.Think)
 			}
+			ts := time.Now()
 			n, err := step(cfg, sc, st)
+			c.Commands = append(c.Commands, time.Since(ts))
 			c.Bytes += n
 			if first && err == nil {
 				c.FirstByte, first = time.Since(t0), false

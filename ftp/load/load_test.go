@@ -83,13 +83,23 @@ func TestLoadOK(t *testing.T) {
 			if s.Processed <= 0 || s.Session.P50 <= 0 || s.Session.Max < s.Session.P99 || s.Connect.P50 <= 0 || s.MBPerSecond <= 0 {
 				t.Errorf("summary %+v", s)
 			}
+			// every command timed, by step
+			if len(s.Commands) != 2 || s.Commands[0].Step != "LIST" || s.Commands[0].N != 60 || s.Commands[1].Step != "RETR img.bin" ||
+				s.Commands[1].N != 30 || s.Commands[0].P50 <= 0 || s.Commands[1].Max < s.Commands[1].P99 || s.Login.P50 <= 0 || s.FirstByte.P50 < s.Login.P50 {
+				t.Errorf("commands %+v, login %+v, first byte %+v", s.Commands, s.Login, s.FirstByte)
+			}
+			for _, c := range res.Clients {
+				if len(c.Commands) != 3 || c.Commands[2] <= 0 {
+					t.Fatalf("client %d: commands %v", c.ID, c.Commands)
+				}
+			}
 			var b strings.Builder
 			res.WriteText(&b)
-			if !strings.Contains(b.String(), "processed time") || !strings.Contains(b.String(), "ListenOverflows") {
+			if !strings.Contains(b.String(), "processed time") || !strings.Contains(b.String(), "ListenOverflows") || !strings.Contains(b.String(), "each RETR img.bin (30)") {
 				t.Errorf("report:\n%s", b.String())
 			}
 			js, err := json.Marshal(res)
-			if err != nil || !json.Valid(js) || !strings.Contains(string(js), `"users":30`) {
+			if err != nil || !json.Valid(js) || !strings.Contains(string(js), `"users":30`) || !strings.Contains(string(js), `"commands":[{"step":"LIST","n":60,"p50":`) {
 				t.Errorf("JSON %v: %.300s", err, js)
 			}
 		})
@@ -204,7 +214,7 @@ func TestProcessClients(t *testing.T) {
 		t.Fatalf("outcomes %v", s.ByOutcome)
 	}
 	for _, c := range res.Clients {
-		if c.Arrive < 0 || c.End < c.Arrive || c.Connect <= 0 || c.Bytes < int64(len(body)) {
+		if c.Arrive < 0 || c.End < c.Arrive || c.Connect <= 0 || c.Bytes < int64(len(body)) || len(c.Commands) != 3 || c.Commands[2] <= 0 {
 			t.Errorf("client %+v", c)
 		}
 	}

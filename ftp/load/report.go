@@ -124,13 +124,24 @@ type Summary struct {
 	Processed         time.Duration // the reference's metric: first connect to last end
 	ByOutcome         map[string]int
 	Connect, Greeting Percentiles // of the clients that got that far
+	Login, FirstByte  Percentiles // of the clients that got that far
 	Session           Percentiles // of the clients that ended ok
-	SessionsPerSecond float64     // ok sessions over the processed time
+	// Commands are each script step's command times, over every time
+	// any client ran it (a failed command included), in the script's order.
+	Commands          []StepTimes
+	SessionsPerSecond float64 // ok sessions over the processed time
 	MBPerSecond       float64
 	// GeneratorCPU is the generator's CPU time over the run's wall time, in
 	// cores (0.5: half of one core), and GeneratorShare that over the
 	// machine's cores: near 1, the generator itself limited the load.
 	GeneratorCPU, GeneratorShare float64
+}
+
+// StepTimes are one script step's command times.
+type StepTimes struct {
+	Step string `json:"step"` // as the script names it: "LIST", "RETR img.bin"
+	N    int    `json:"n"`    // commands timed
+	Percentiles
 }
 
 // Percentiles are a phase's p50, p90, p99 and max, in seconds.
@@ -154,9 +165,31 @@ func percentiles(v []float64) Percentiles {
 func (r *Result) Summarize() Summary {
 	s := Summary{ByOutcome: map[string]int{}}
 	var first, last time.Duration = -1, 0
-	var conn, greet, sess []float64
+	var conn, greet, login, first1, sess []float64
 	var bytes int64
+	steps := make([][]float64, len(r.Config.Script))
 	for _, c := range r.Clients {
+		k, left := 0, 0 // c.Commands[i] is of step k, with left more of it after i
+		if len(r.Config.Script) > 0 {
+			left = r.Config.Script[0].Times
+		}
+		for _, d := range c.Commands {
+			for left == 0 && k+1 < len(r.Config.Script) {
+				k++
+				left = r.Config.Script[k].Times
+			}
+			if left == 0 {
+				break // more commands than the script has: not this run's
+			}
+			steps[k] = append(steps[k], d.Seconds())
+			left--
+		}
+		if c.Login > 0 {
+			login = append(login, c.Login.Seconds())
+		}
+		if c.FirstByte > 0 {
+			first1 = append(first1, c.FirstByte.Seconds())
+		}
 		s.ByOutcome[c.Outcome]++
 		if first < 0 || c.Arrive < first {
 			first = c.Arrive
@@ -175,6 +208,10 @@ func (r *Result) Summarize() Summary {
 	}
 	s.Processed = last - max(first, 0)
 	s.Connect, s.Greeting, s.Session = percentiles(conn), percentiles(greet), percentiles(sess)
+	s.Login, s.FirstByte = percentiles(login), percentiles(first1)
+	for k, st := range r.Config.Script {
+		s.Commands = append(s.Commands, StepTimes{Step: strings.TrimSpace(st.Verb + " " + st.Arg), N: len(steps[k]), Percentiles: percentiles(steps[k])})
+	}
 	if sec := s.Processed.Seconds(); sec > 0 {
 		s.SessionsPerSecond = float64(s.ByOutcome[OK]) / sec
 		s.MBPerSecond = float64(bytes) / 1e6 / sec
@@ -211,8 +248,11 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, x := range []struct {
 		name string
 		p    Percentiles
-	}{{"connect", s.Connect}, {"greeting wait", s.Greeting}, {"session (ok)", s.Session}} {
+	}{{"connect", s.Connect}, {"greeting wait", s.Greeting}, {"login", s.Login}, {"first byte (from connect)", s.FirstByte}, {"session (ok)", s.Session}} {
 		p.Rows = append(p.Rows, []string{x.name, fmt.Sprintf("%.4f", x.p.P50), fmt.Sprintf("%.4f", x.p.P90), fmt.Sprintf("%.4f", x.p.P99), fmt.Sprintf("%.4f", x.p.Max)})
+	}
+	for _, c := range s.Commands {
+		p.Rows = append(p.Rows, []string{fmt.Sprintf("each %s (%d)", c.Step, c.N), fmt.Sprintf("%.4f", c.P50), fmt.Sprintf("%.4f", c.P90), fmt.Sprintf("%.4f", c.P99), fmt.Sprintf("%.4f", c.Max)})
 	}
 	p.WriteText(w)
 	if r.Kernel != nil {
@@ -245,22 +285,27 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		script = append(script, fmt.Sprintf("%s %s*%d", st.Verb, st.Arg, st.Times))
 	}
 	type client struct {
-		ID        int     `json:"id"`
-		Arrive    float64 `json:"arrive"`
-		End       float64 `json:"end"`
-		Connect   float64 `json:"connect"`
-		Greeting  float64 `json:"greeting"`
-		Login     float64 `json:"login"`
-		FirstByte float64 `json:"first_byte"`
-		Session   float64 `json:"session"`
-		Bytes     int64   `json:"bytes"`
-		Outcome   string  `json:"outcome"`
-		Detail    string  `json:"detail,omitempty"`
+		ID        int       `json:"id"`
+		Arrive    float64   `json:"arrive"`
+		End       float64   `json:"end"`
+		Connect   float64   `json:"connect"`
+		Greeting  float64   `json:"greeting"`
+		Login     float64   `json:"login"`
+		FirstByte float64   `json:"first_byte"`
+		Session   float64   `json:"session"`
+		Bytes     int64     `json:"bytes"`
+		Outcome   string    `json:"outcome"`
+		Detail    string    `json:"detail,omitempty"`
+		Commands  []float64 `json:"commands"` // each command's time, in the script's order
 	}
 	var cs []client
 	for _, c := range r.Clients {
+		cmds := make([]float64, len(c.Commands))
+		for i, d := range c.Commands {
+			cmds[i] = d.Seconds()
+		}
 		cs = append(cs, client{c.ID, c.Arrive.Seconds(), c.End.Seconds(), c.Connect.Seconds(), c.Greeting.Seconds(),
-			c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail})
+			c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail, cmds})
 	}
 	return json.Marshal(struct {
 		Parameters bench.Params      `json:"parameters"`
@@ -269,7 +314,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		ByOutcome  map[string]int    `json:"outcomes"`
 		Connect    Percentiles       `json:"connect"`
 		Greeting   Percentiles       `json:"greeting"`
+		Login      Percentiles       `json:"login"`
+		FirstByte  Percentiles       `json:"first_byte"`
 		Session    Percentiles       `json:"session"`
+		Commands   []StepTimes       `json:"commands"`
 		Rate       float64           `json:"sessions_per_second"`
 		MBs        float64           `json:"mb_per_second"`
 		Wall       float64           `json:"wall"`
@@ -282,6 +330,6 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
 		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed},
 		{Name: "clients", Value: map[bool]string{true: "processes", false: "goroutines"}[cfg.Processes]}},
-		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Session,
+		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Login, s.FirstByte, s.Session, s.Commands,
 		s.SessionsPerSecond, s.MBPerSecond, r.Wall.Seconds(), r.CPU.Seconds(), s.GeneratorShare, r.Kernel, r.Sysctls, cs})
 }
