@@ -203,7 +203,7 @@ type rowScratch struct {
 	offs   [MaxFields]int
 	scale  [MaxSums]uint8  // groupsHot's: each value's scale, as last seen
 	recs   [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
-	cbuf   [cbufLen][3]int // lanesHot's: compress mode's buffer (hotState.cbuf)
+	cbuf   [cbufLen][3]int // lanesHot's: compress mode's buffer (hotWalk's cbuf)
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line

@@ -9,9 +9,9 @@ import (
 // keyCap keys of at most 64 bytes, each the index of an entry of
 // accumulators (a row count, and each value's sum, maximum and minimum, at
 // hotState.scale) that hotWalk adds a row to when it finds the row's key,
-// so that a row of a known key never leaves the assembly. A key it does not find comes back
-// to Go with its row, and learn puts it in the table. fold moves the
-// accumulators into the Groups.
+// so that a row of a known key never leaves the assembly. A key it does
+// not find comes back to Go with its row, and learn puts it in the table.
+// fold moves the accumulators into the Groups.
 //
 // A hotKeys belongs to one Groups, and so to one scan at a time, and its
 // entries name that Groups' groups. Its keys stay from scan to scan; its
