@@ -76,9 +76,9 @@ shapes: build data
 
 # The same shapes in DuckDB (2 threads, the schema given): npm's
 # @duckdb/node-api, installed into out/duckdb.
-vs-duckdb: data
+vs-duckdb: build data
 	mkdir -p out/duckdb && cd out/duckdb && [ -d node_modules/@duckdb/node-api ] || npm install --no-save @duckdb/node-api
-	cp scripts/vs-duckdb.mjs out/duckdb/ && cd out/duckdb && node vs-duckdb.mjs $(abspath $(SHAPES_DATA)) 5
+	cp scripts/vs-duckdb.mjs out/duckdb/ && cd out/duckdb && node vs-duckdb.mjs $(abspath $(SHAPES_DATA)) 5 $(abspath bin/parlab)
 
 # The FTP load lab: the reference's three sweeps against every model and
 # vsftpd. Quick by default (about a minute); FTPFLAGS= runs the full sweeps

@@ -1,13 +1,20 @@
 // vs-duckdb.mjs: the issue's query shapes in DuckDB (2 threads, the schema
 // given, so nothing is sniffed), each run RUNS times in one process after a
-// warmup; prints the median per shape in seconds. Needs @duckdb/node-api
-// (npm install @duckdb/node-api in a directory on NODE_PATH, or here).
+// warmup; prints the median per shape in seconds. Given PARLAB (a parlab
+// binary), each DuckDB run alternates with a whole `parlab query` process on
+// the same question (DuckDB, parlab, DuckDB, …), parlab's count of matching
+// rows and of groups is checked against DuckDB's, and the line adds
+// parlab's median and the median of the runs' paired ratios (DuckDB over
+// parlab). Needs @duckdb/node-api (npm install @duckdb/node-api in a
+// directory on NODE_PATH, or here).
 //
-//   node scripts/vs-duckdb.mjs DATA_DIR [RUNS]
+//   node scripts/vs-duckdb.mjs DATA_DIR [RUNS [PARLAB]]
 import { DuckDBInstance } from '@duckdb/node-api';
+import { execFileSync } from 'node:child_process';
 
 const dir = process.argv[2] || 'data/sales-1M';
 const runs = Number(process.argv[3] || 5);
+const parlab = process.argv[4];
 const cols = {
   'Region': 'VARCHAR', 'Country': 'VARCHAR', 'Item Type': 'VARCHAR', 'Sales Channel': 'VARCHAR',
   'Order Priority': 'VARCHAR', 'Order Date': 'VARCHAR', 'Order ID': 'BIGINT', 'Ship Date': 'VARCHAR',
@@ -17,29 +24,51 @@ const cols = {
 const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
 const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
 const sums = 'count(*), sum("Total Revenue"), sum("Total Profit")';
+// Each shape: its name, DuckDB's SQL (the count is the first column after
+// the key), and the same question as parlab's query flags (as
+// scripts/shapes.sh asks it).
 const shapes = [
-  ['Region=Europe', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe'`],
-  ['Country=Chad', `SELECT ${sums} FROM ${src} WHERE "Country"='Chad'`],
-  ['Item Type=Cosmetics', `SELECT ${sums} FROM ${src} WHERE "Item Type"='Cosmetics'`],
-  ['Sales Channel=Online', `SELECT ${sums} FROM ${src} WHERE "Sales Channel"='Online'`],
-  ['no filter, two sums', `SELECT ${sums} FROM ${src}`],
-  ['no filter, sum Units Sold', `SELECT count(*), sum("Units Sold") FROM ${src}`],
-  ['by Region, count + 2 sums', `SELECT "Region", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`],
-  ['by Country, count + 2 sums', `SELECT "Country", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`],
-  ['Region=Europe, Online, Units Sold>5000', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe' AND "Sales Channel"='Online' AND "Units Sold">5000`],
-  ['by Item Type, min/max/avg', `SELECT "Item Type", count(*), min("Units Sold"), max("Unit Price"), avg("Total Profit") FROM ${src} GROUP BY 1 ORDER BY 1`],
+  ['Region=Europe', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe'`, ['--where', 'Region=Europe']],
+  ['Country=Chad', `SELECT ${sums} FROM ${src} WHERE "Country"='Chad'`, ['--where', 'Country=Chad']],
+  ['Item Type=Cosmetics', `SELECT ${sums} FROM ${src} WHERE "Item Type"='Cosmetics'`, ['--where', 'Item Type=Cosmetics']],
+  ['Sales Channel=Online', `SELECT ${sums} FROM ${src} WHERE "Sales Channel"='Online'`, ['--where', 'Sales Channel=Online']],
+  ['no filter, two sums', `SELECT ${sums} FROM ${src}`, []],
+  ['no filter, sum Units Sold', `SELECT count(*), sum("Units Sold") FROM ${src}`, ['--sum', 'Units Sold']],
+  ['by Region, count + 2 sums', `SELECT "Region", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`, ['--by', 'Region']],
+  ['by Country, count + 2 sums', `SELECT "Country", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`, ['--by', 'Country']],
+  ['Region=Europe, Online, Units Sold>5000', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe' AND "Sales Channel"='Online' AND "Units Sold">5000`,
+    ['--where', 'Region=Europe', '--where', 'Sales Channel=Online', '--where', 'Units Sold>5000']],
+  ['by Item Type, min/max/avg', `SELECT "Item Type", count(*), min("Units Sold"), max("Unit Price"), avg("Total Profit") FROM ${src} GROUP BY 1 ORDER BY 1`,
+    ['--by', 'Item Type', '--min', 'Units Sold', '--max', 'Unit Price', '--avg', 'Total Profit']],
 ];
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const db = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await db.connect();
-console.log(`${'shape'.padEnd(40)} ${'DuckDB median s'.padStart(16)}`);
-for (const [name, sql] of shapes) {
-  const t = [];
+console.log(`${'shape'.padEnd(40)} ${'DuckDB median s'.padStart(16)}` +
+  (parlab ? ` ${'parlab median s'.padStart(16)} ${'DuckDB/parlab'.padStart(14)} ${'paired'.padStart(8)}` : ''));
+for (const [name, sql, args] of shapes) {
+  const t = [], p = [];
   for (let i = 0; i <= runs; i++) {
     const t0 = performance.now();
     const r = await con.runAndReadAll(sql);
-    r.getRows();
+    const rows = r.getRows();
     if (i > 0) t.push((performance.now() - t0) / 1e3);
+    if (!parlab) continue;
+    const keyed = args[0] === '--by';
+    const want = rows.reduce((n, row) => n + Number(row[keyed ? 1 : 0]), 0);
+    const p0 = performance.now();
+    const out = execFileSync(parlab, ['query', '--json', ...args, dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (i > 0) p.push((performance.now() - p0) / 1e3);
+    const got = JSON.parse(out);
+    if (got.matched !== want || (keyed && got.groups.length !== rows.length)) {
+      console.error(`${name}: parlab matched ${got.matched} in ${keyed ? got.groups.length : '-'} groups, DuckDB ${want} in ${rows.length}`);
+      process.exit(1);
+    }
   }
-  t.sort((a, b) => a - b);
-  console.log(`${name.padEnd(40)} ${t[Math.floor(t.length / 2)].toFixed(4).padStart(16)}`);
+  let line = `${name.padEnd(40)} ${median(t).toFixed(4).padStart(16)}`;
+  if (parlab) {
+    const paired = median(t.map((x, i) => x / p[i]));
+    line += ` ${median(p).toFixed(4).padStart(16)} ${(median(t) / median(p)).toFixed(1).padStart(13)}x ${paired.toFixed(1).padStart(7)}x`;
+  }
+  console.log(line);
 }
