@@ -134,6 +134,9 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	loc := *it       // recs' address goes in loc, a local that nothing keeps
 	h.hp.fillHot(&loc, t.data, wb)
 	loc.out, loc.ncap = &recs[0], len(recs)
+	if !h.sums {
+		loc.ext = 1 // slot mode keeps maxima and minima too
+	}
 	var keys *hotKeys
 	if h.slot {
 		if r.Groups == nil {
@@ -152,10 +155,6 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				keys.fold(r.Groups, h, &sc.scale)
 			}
 			loc.ktab, loc.kacc = &keys.slots[0], &keys.acc[0]
-			loc.ext = 0
-			if !h.sums {
-				loc.ext = 1 // a minimum or maximum
-			}
 		}
 		m := r.Matched
 		hotWalk(&loc, w, mk, r, nil)

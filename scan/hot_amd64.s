@@ -102,8 +102,10 @@
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
 
-// compress mode's buffer: entries of 24 bytes (hotWalk's cbuf)
+// compress mode's buffer: entries of 24 bytes (hotWalk's cbuf); CBUFENT
+// puts entry i's address in r.
 #define CBUFLEN 64
+#define CBUFENT(i, r) LEAQ (i)(i*2), r; SHLQ $3, r; ADDQ cbuf+32(FP), r
 
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
@@ -299,9 +301,7 @@ ccompare:
 
 cput:
 	MOVQ   NBUF(SP), CX
-	LEAQ   (CX)(CX*2), R8
-	SHLQ   $3, R8
-	ADDQ   cbuf+32(FP), R8         // the entry
+	CBUFENT(CX, R8)
 	MOVQ   BX, 0(R8)
 	MOVQ   ROWE(SP), R12
 	MOVQ   R12, 8(R8)
@@ -326,9 +326,7 @@ p2next:
 	JGE    p2end
 	LEAQ   1(CX), AX
 	MOVQ   AX, IBUF(SP)
-	LEAQ   (CX)(CX*2), R8
-	SHLQ   $3, R8
-	ADDQ   cbuf+32(FP), R8
+	CBUFENT(CX, R8)
 	MOVQ   0(R8), BX
 	MOVQ   16(R8), AX
 	MOVQ   AX, BROWN(SP)
@@ -868,9 +866,7 @@ handback:
 	MOVQ ROWE(SP), AX            // the first pass: the row to the buffer,
 	NOTQ AX                      // marked to go back, after the rows there
 	MOVQ NBUF(SP), CX
-	LEAQ (CX)(CX*2), R8
-	SHLQ $3, R8
-	ADDQ cbuf+32(FP), R8
+	CBUFENT(CX, R8)
 	MOVQ BX, 0(R8)
 	MOVQ AX, 8(R8)
 	MOVQ ROWN(SP), AX

@@ -168,21 +168,15 @@ func (r *Result) Summarize() Summary {
 	var conn, greet, login, first1, sess []float64
 	var bytes int64
 	steps := make([][]float64, len(r.Config.Script))
-	for _, c := range r.Clients {
-		k, left := 0, 0 // c.Commands[i] is of step k, with left more of it after i
-		if len(r.Config.Script) > 0 {
-			left = r.Config.Script[0].Times
+	var stepOf []int // the script's step of each command, in order
+	for k, st := range r.Config.Script {
+		for range st.Times {
+			stepOf = append(stepOf, k)
 		}
-		for _, d := range c.Commands {
-			for left == 0 && k+1 < len(r.Config.Script) {
-				k++
-				left = r.Config.Script[k].Times
-			}
-			if left == 0 {
-				break // more commands than the script has: not this run's
-			}
-			steps[k] = append(steps[k], d.Seconds())
-			left--
+	}
+	for _, c := range r.Clients {
+		for i, d := range c.Commands[:min(len(c.Commands), len(stepOf))] {
+			steps[stepOf[i]] = append(steps[stepOf[i]], d.Seconds())
 		}
 		if c.Login > 0 {
 			login = append(login, c.Login.Seconds())
