@@ -107,6 +107,47 @@
 #define CBUFLEN 64
 #define CBUFENT(i, r) LEAQ (i)(i*2), r; SHLQ $3, r; ADDQ cbuf+32(FP), r
 
+// NLFIND puts in R12 the first '\n' at or after BX (bulk takes no row
+// without one), from the newline bits of BX's word and the three after it,
+// without a branch: the lowest word with a bit wins, by TZCNT's carry (set
+// for a zero word) and CMOV, so a row's length costs no mispredicted loop
+// exit. The words read past nl are cm's: they matter only where no real
+// '\n' comes first, which cannot be. A '\n' further on goes to far, where
+// NLFAR(far, loop, done) finds it and goes on at done. Both use AX, CX and DX.
+#define NLFIND(far) \
+	MOVQ    BX, AX \
+	SHRQ    $6, AX \
+	MOVQ    $-1, DX \
+	SHLXQ   BX, DX, DX \
+	ANDQ    NL(DI)(AX*8), DX \
+	TZCNTQ  (NL+24)(DI)(AX*8), R12 \
+	LEAQ    192(R12), R12 \
+	TZCNTQ  (NL+16)(DI)(AX*8), CX \
+	LEAQ    128(CX), CX \
+	CMOVQCC CX, R12 \
+	TZCNTQ  (NL+8)(DI)(AX*8), CX \
+	LEAQ    64(CX), CX \
+	CMOVQCC CX, R12 \
+	TZCNTQ  DX, CX \
+	CMOVQCC CX, R12 \
+	CMPQ    R12, $256 \
+	JAE     far \
+	SHLQ    $6, AX \
+	ADDQ    AX, R12
+
+#define NLFAR(far, loop, done) \
+far: \
+	ADDQ    $3, AX \
+loop: \
+	INCQ    AX \
+	MOVQ    NL(DI)(AX*8), DX \
+	TESTQ   DX, DX \
+	JZ      loop \
+	BSFQ    DX, DX \
+	SHLQ    $6, AX \
+	LEAQ    (AX)(DX*1), R12 \
+	JMP     done
+
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
@@ -175,27 +216,11 @@ bit:
 	MOVQ  R10, AX
 	SHLQ  $6, AX
 	ADDQ  AX, BX // the row's start
+	CMPQ  LEADBIT(R13), $0
+	JNE   lead
 
-	// Its '\n': the first at or after BX (bulk takes no row without one).
-	MOVQ  NL(DI)(R10*8), DX
-	SHRXQ BX, DX, DX // the bits from BX on (the count is taken mod 64)
-	TESTQ DX, DX
-	JZ    nlwords
-	BSFQ  DX, DX
-	LEAQ  (BX)(DX*1), R12
-	JMP   haveend
-
-nlwords:
-	MOVQ R10, CX
-
-nlloop:
-	INCQ  CX
-	MOVQ  NL(DI)(CX*8), DX
-	TESTQ DX, DX
-	JZ    nlloop
-	BSFQ  DX, DX
-	SHLQ  $6, CX
-	LEAQ  (CX)(DX*1), R12
+rowend:
+	NLFIND(nlfar)
 
 haveend:
 	MOVQ    R12, ROWE(SP)
@@ -217,9 +242,10 @@ nocr:
 	CMPQ AX, $8
 	JLE  handback
 
-	// The filter's field: the row's start, or (hotAll) the byte after
-	// its lead-th comma, found in the comma bits of its first 64 bytes
-	// (a row whose comma lies past them, or past its end, goes back).
+	// The filter's field: the row's start, or (hotAll, a row lead could
+	// not take) the byte after its lead-th comma, found in the comma bits
+	// of its first 64 bytes, else (leadfar) of the 64 after them (a row
+	// whose comma lies past them, or past its end, goes back).
 	MOVQ  BX, R8
 	MOVQ  LEADBIT(R13), R12
 	TESTQ R12, R12
@@ -230,10 +256,12 @@ nocr:
 	MOVQ  (CM+8)(DI)(AX*8), R11 // word 63's next is qt's first: bits past the window
 	MOVQ  BX, CX
 	SHRQ  CX, R11, R8           // the comma bits from BX on (CX mod 64)
-	PDEPQ R8, R12, R12          // the lead-th of them
-	TZCNTQ R12, R12
-	JCS   handback              // not in the first 64 bytes
-	ADDQ  BX, R12               // the comma
+	PDEPQ R8, R12, R11          // the lead-th of them
+	TZCNTQ R11, R11
+	JCS   leadfar               // not in the first 64 bytes
+
+leadat:
+	LEAQ  (BX)(R11*1), R12      // the comma
 	CMPQ  R12, DX
 	JGE   handback              // a short row: line reports it
 	LEAQ  1(R12), R8
@@ -248,6 +276,57 @@ nocr:
 	ADDQ  R8, AX
 	CMPQ  AX, DX
 	JGE   handback
+	JMP   compare
+
+	// A filter on a later column (LEADBIT set): the row's end is not
+	// looked for until the row matches (see match). The lead-th comma from
+	// BX must be in the comma bits of its first 64 bytes, and no '\n' in
+	// its newline bits before it, in the value or in the two bytes after
+	// (a value at the row's end, before '\n' or '\r\n'); then DX, the end
+	// the compare sees, is a bound: no '\n' is before it. Any other row
+	// takes the way above (rowend), which finds its end first.
+lead:
+	MOVQ   LEADBIT(R13), R12
+	MOVQ   BX, CX
+	MOVQ   BX, AX
+	SHRQ   $6, AX
+	MOVQ   CM(DI)(AX*8), R8
+	MOVQ   (CM+8)(DI)(AX*8), R11
+	SHRQ   CX, R11, R8          // the comma bits from BX on
+	PDEPQ  R8, R12, R12
+	TZCNTQ R12, R12             // the comma, from BX
+	JCS    rowend
+	MOVQ   NL(DI)(AX*8), R8
+	MOVQ   (NL+8)(DI)(AX*8), R11 // (bits past the window can only send a row the slow way)
+	SHRQ   CX, R11, R8          // the newline bits from BX on
+	MOVQ   VLEN(R13), DX
+	LEAQ   3(R12)(DX*1), DX     // the bits that must be clear
+	CMPQ   DX, $64
+	JA     rowend
+	BZHIQ  DX, R8, R8
+	JNZ    rowend
+	LEAQ   1(BX)(R12*1), R8     // the value's field
+	LEAQ   16(R8), AX
+	CMPQ   AX, AVAIL(R13)
+	JGT    rowend
+	ADDQ   BX, DX
+	MOVQ   $0, ROWE(SP)         // the row's end: not yet known
+	JMP    compare
+
+	// The lead-th comma, in the comma bits of the 64 bytes after BX's
+	// first 64: the (lead - k)-th there, k the commas before them.
+leadfar:
+	POPCNTQ R8, CX
+	SHRXQ   CX, R12, R12
+	MOVQ    (CM+8)(DI)(AX*8), R8
+	MOVQ    (CM+16)(DI)(AX*8), R11 // past the window: bits past the row's end (DX)
+	MOVQ    BX, CX
+	SHRQ    CX, R11, R8
+	PDEPQ   R8, R12, R11
+	TZCNTQ  R11, R11
+	JCS     handback
+	ADDQ    $64, R11
+	JMP     leadat
 
 compare:
 	CMPQ  CMODE(R13), $0
@@ -334,6 +413,7 @@ p2next:
 	TESTQ  R12, R12
 	JS     p2hand                // a row the first pass sent back
 	MOVQ   R12, ROWE(SP)
+	JZ     match                 // its end not yet known
 	MOVQ   R12, DX
 	CMPB   -1(SI)(R12*1), $0x0D
 	JNE    match
@@ -383,39 +463,47 @@ p2nz:
 	JMP    backrow
 
 match:
-	// The commas in [BX, DX) must be the header's count.
-	MOVQ  BX, AX
-	SHRQ  $6, AX                 // the start's word
-	MOVQ  CM(DI)(AX*8), R8
-	SHRXQ BX, R8, R8             // its bits from the start on
-	LEAQ  -1(DX), CX
-	SHRQ  $6, CX                 // the last byte's word
-	CMPQ  AX, CX
-	JEQ   oneword
-	POPCNTQ R8, R8
+	// A row lead took: its end (ROWE, and DX without '\r').
+	CMPQ  ROWE(SP), $0
+	JNE   counted
+	NLFIND(mfar)
 
-cmloop:
-	INCQ    AX
-	CMPQ    AX, CX
-	JEQ     cmlast
-	POPCNTQ CM(DI)(AX*8), R11
-	ADDQ    R11, R8
-	JMP     cmloop
+mend:
+	MOVQ  R12, ROWE(SP)
+	MOVQ  R12, DX
+	CMPB  -1(SI)(R12*1), $0x0D
+	JNE   counted
+	DECQ  DX
 
-cmlast:
-	LEAQ    -1(DX), R11
-	ANDQ    $63, R11
-	INCQ    R11
-	BZHIQ   R11, CM(DI)(CX*8), R11 // the bits up to the last byte
-	POPCNTQ R11, R11
-	ADDQ    R11, R8
-	JMP     cmcount
-
-oneword:
+counted:
+	// The commas in [BX, DX) must be the header's count: for a row whose
+	// end is at most 192 bytes past its start's word, the bits of that
+	// word and the two after it under masks of the row, without a branch
+	// (a row's length costs no mispredicted loop exit); BZHI keeps a
+	// word whole from 64 on. The words read past cm are qt's, and a mask
+	// of 0 there: the row ends in the window.
+	MOVQ    BX, AX
+	SHRQ    $6, AX               // the start's word
+	MOVQ    AX, CX
+	SHLQ    $6, CX
 	MOVQ    DX, R11
-	SUBQ    BX, R11
-	BZHIQ   R11, R8, R8
+	SUBQ    CX, R11              // the end, from that word's first byte
+	CMPQ    R11, $192
+	JA      cmwide
+	BZHIQ   R11, CM(DI)(AX*8), R8
+	SHRXQ   BX, R8, R8           // from the start on (BX mod 64)
 	POPCNTQ R8, R8
+	XORL    CX, CX
+	SUBQ    $64, R11
+	CMOVQLT CX, R11
+	BZHIQ   R11, (CM+8)(DI)(AX*8), R12
+	POPCNTQ R12, R12
+	ADDQ    R12, R8
+	SUBQ    $64, R11
+	CMOVQLT CX, R11
+	BZHIQ   R11, (CM+16)(DI)(AX*8), R12
+	POPCNTQ R12, R12
+	ADDQ    R12, R8
 
 cmcount:
 	CMPQ R8, NCM(R13)
@@ -858,7 +946,49 @@ nextslot:
 	ANDQ $(KEYSLOTS-1), AX
 	JMP  probe
 
+	NLFAR(nlfar, nlloop, haveend)
+	NLFAR(mfar, mloop, mend)
+	NLFAR(hfar, hloop, hend)
+
+	// A wider row's commas, word by word (its last byte's word is at least
+	// two past its start's).
+cmwide:
+	MOVQ    CM(DI)(AX*8), R8
+	SHRXQ   BX, R8, R8
+	POPCNTQ R8, R8
+	LEAQ    -1(DX), CX
+	SHRQ    $6, CX               // the last byte's word
+
+cmloop:
+	INCQ    AX
+	CMPQ    AX, CX
+	JEQ     cmlast
+	POPCNTQ CM(DI)(AX*8), R11
+	ADDQ    R11, R8
+	JMP     cmloop
+
+cmlast:
+	LEAQ    -1(DX), R11
+	ANDQ    $63, R11
+	INCQ    R11
+	BZHIQ   R11, CM(DI)(CX*8), R11 // the bits up to the last byte
+	POPCNTQ R11, R11
+	ADDQ    R11, R8
+	JMP     cmcount
+
+
+	// A row goes back: with its end (line takes [Q, E)), which a row lead
+	// took has to find (no path does today: every check that can send one
+	// back comes after match has found it).
 handback:
+	CMPQ ROWE(SP), $0
+	JNE  hknown
+	NLFIND(hfar)
+
+hend:
+	MOVQ R12, ROWE(SP)
+
+hknown:
 	CMPQ CMODE(R13), $0
 	JEQ  backrow
 	CMPQ INP2(SP), $0

@@ -84,12 +84,35 @@ func TestHotStateLayout(t *testing.T) {
 // to line (which would give the same answer, slower), and adds what the
 // reference finds in them: for a first-column filter's candidates, and
 // (hotAll) for every row with no filter or a filter on a later column,
-// its value shorter and longer than a word.
+// its value shorter and longer than a word; and the same rows widened, so
+// that their '\n' lies anywhere from 1 to 7 words past their start's, and
+// ended by CR LF.
 func TestHotWalkTakesCleanRows(t *testing.T) {
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
-	in := generated(t, 1000, 1)[0].data
+	gen := generated(t, 1000, 1)[0].data
+	crlf := reencode(t, gen, false, true, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+	for _, in := range [][]byte{gen, widened(gen), crlf} {
+		takesCleanRows(t, in)
+	}
+}
+
+// widened is generated data with its fifth field (Order Priority) made
+// 0 to 330 bytes long, a different length each row.
+func widened(in []byte) []byte {
+	var out []byte
+	for i, row := range bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
+		f := bytes.Split(row, []byte(","))
+		if i > 0 {
+			f[4] = bytes.Repeat([]byte{'p'}, i*37%331)
+		}
+		out = append(append(out, bytes.Join(f, []byte(","))...), '\n')
+	}
+	return out
+}
+
+func takesCleanRows(t *testing.T, in []byte) {
 	row := bytes.SplitN(in, []byte("\n"), 3)[1]
 	country := string(bytes.Split(row, []byte(","))[1]) // the first row's
 	for _, q := range []Query{
