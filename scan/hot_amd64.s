@@ -546,8 +546,9 @@ walk:
 	// Each span field's start and end (SPS, SPE), before any value is
 	// parsed (so a row a filter turns away adds nothing): a front field k
 	// from the row's start or after its k-th comma to the next comma, in
-	// the comma bits of its first 64 bytes (a field that ends past them,
-	// or that is the row's last, goes back); a back one (SPANBACK + i)
+	// the comma bits of its first 128 bytes (spanfar for the second 64; a
+	// field that ends past them, or that is the row's last, goes back); a
+	// back one (SPANBACK + i)
 	// from the comma cpos[i] to cpos[i-1].
 	XORL   R12, R12
 	CMPQ   NSPAN(R13), $0
@@ -571,7 +572,7 @@ spanfield:
 	SHLQ   CX, R11
 	PDEPQ  R8, R11, R11         // the comma after the field
 	TZCNTQ R11, R11
-	JCS    handback
+	JCS    spanfar
 	LEAQ   (BX)(R11*1), AX
 	CMPQ   AX, ROWE(SP)         // past the row's end
 	JGE    handback
@@ -589,6 +590,49 @@ spanfield:
 spanstart:
 	MOVQ   AX, SPS(SP)(R12*8)
 	JMP    spantest
+
+	// A front field whose comma after it is not in the first 64 bytes
+	// (R8 their comma bits, CX the field): it is the (CX - n)-th in the
+	// comma bits of the 64 after them (DX), n the commas in R8; the comma
+	// before it, R8's last if that is the 0th, else the one before in DX
+	// (none: the row's first field). Bits read past the window are past
+	// the row's end (ROWE).
+spanfar:
+	MOVQ    BX, AX
+	SHRQ    $6, AX
+	MOVQ    (CM+8)(DI)(AX*8), DX
+	MOVQ    (CM+16)(DI)(AX*8), R11
+	MOVQ    CX, AX
+	MOVQ    BX, CX
+	SHRQ    CX, R11, DX          // the comma bits from BX+64 on
+	POPCNTQ R8, CX
+	SUBQ    CX, AX               // the field's comma, counted in DX
+	MOVQ    AX, CX
+	MOVQ    $1, R11
+	SHLQ    CX, R11
+	PDEPQ   DX, R11, R11
+	TZCNTQ  R11, R11
+	JCS     handback
+	LEAQ    64(BX)(R11*1), R11
+	CMPQ    R11, ROWE(SP)
+	JGE     handback
+	MOVQ    R11, SPE(SP)(R12*8)
+	TESTQ   CX, CX
+	JNZ     spanfarstart
+	MOVQ    BX, AX
+	BSRQ    R8, R11              // (ZF: no comma in R8, the first field)
+	JZ      spanstart
+	LEAQ    1(BX)(R11*1), AX
+	JMP     spanstart
+
+spanfarstart:
+	DECQ    CX
+	MOVQ    $1, R11
+	SHLQ    CX, R11
+	PDEPQ   DX, R11, R11
+	TZCNTQ  R11, R11
+	LEAQ    65(BX)(R11*1), AX
+	JMP     spanstart
 
 spanback:
 	SUBQ   $SPANBACK, CX
