@@ -74,7 +74,7 @@ Usage:
   parlab ftp load  [--addr 127.0.0.1:2121] [--users N] [--delay 50ms] [--arrivals fixed|poisson]
                [--script 'LIST*60,RETR img.bin'] [--think 0ms] [--user U --pass P]
                [--timeout connect=5s,greeting=10s,transfer=30s] [--cap 5m] [--seed 1]
-               [--clients goroutines|processes] [--json FILE|-]
+               [--clients goroutines|processes] [--json FILE|-] [--log FILE|-]
   parlab ftp experiment [--models single,goroutines,batch,pool,processes] [--peers vsftpd]
                [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--quick] [--out out/ftp]
   parlab help

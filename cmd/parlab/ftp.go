@@ -98,18 +98,12 @@ func (a *app) ftpServe(args []string) error {
 		}
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	}
-	switch *logTo {
-	case "":
-	case "-":
-		cfg.Log = a.stdout
-	default:
-		f, err := os.OpenFile(*logTo, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		cfg.Log = f
+	logw, closeLog, err := a.logTo(*logTo)
+	if err != nil {
+		return err
 	}
+	defer closeLog()
+	cfg.Log = logw
 	srv, err := ftp.New(cfg)
 	if err != nil {
 		return err
@@ -164,6 +158,22 @@ func (a *app) ftpPasswd(args []string) error {
 	return nil
 }
 
+// logTo opens a --log: nothing for "", stdout for "-", else FILE, appended
+// to. The caller defers done.
+func (a *app) logTo(name string) (w io.Writer, done func(), err error) {
+	switch name {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		return a.stdout, func() {}, nil
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
 // ftpLoad runs the load generator and prints its report (or JSON).
 func (a *app) ftpLoad(args []string) error {
 	fs := flag.NewFlagSet("ftp load", flag.ContinueOnError)
@@ -181,6 +191,7 @@ func (a *app) ftpLoad(args []string) error {
 	jsonOut := fs.String("json", "", "write the run as JSON to FILE, or - for stdout")
 	remote := fs.Bool("allow-remote", false, "allow a server off this machine")
 	clients := fs.String("clients", "goroutines", "goroutines, or processes: each client its own process, as the reference forked its clients")
+	logTo := fs.String("log", "", "each client as it ends, a JSON line, appended to FILE, or - for stdout")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -224,6 +235,12 @@ func (a *app) ftpLoad(args []string) error {
 	if err := load.CheckAddr(*addr, *remote); err != nil {
 		return usagef("--addr: %v", err)
 	}
+	logw, closeLog, err := a.logTo(*logTo)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cfg.Log = logw
 	if a.tty(a.stderr) {
 		cfg.Progress = a.progressBar("load", int64(*users)).withTotal()
 	}

@@ -9,6 +9,7 @@ package load
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +87,10 @@ type Config struct {
 	Processes bool
 	// Progress, if set, is told how many clients have ended.
 	Progress func(done, total int)
+	// Log, if set, gets each client as it ends, a JSON line each (the
+	// fields of the run's JSON "clients"), so a long run shows and keeps
+	// what it has seen so far. Run returns the first error writing it.
+	Log io.Writer
 }
 
 // Outcomes, in the order reports list them.
@@ -169,6 +174,7 @@ func Run(cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	var logErr error
 	at := time.Duration(0)
 	for i := range cfg.Users {
 		if i > 0 {
@@ -197,6 +203,13 @@ func Run(cfg Config) (*Result, error) {
 			mu.Lock()
 			res.Clients[i] = c
 			done++
+			if cfg.Log != nil && logErr == nil {
+				line, err := json.Marshal(jsonClient(&c))
+				if err == nil {
+					_, err = cfg.Log.Write(append(line, '\n'))
+				}
+				logErr = err
+			}
 			if cfg.Progress != nil {
 				cfg.Progress(done, cfg.Users)
 			}
@@ -205,6 +218,9 @@ func Run(cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	res.Wall = time.Since(res.Start)
+	if logErr != nil {
+		return nil, fmt.Errorf("writing the log: %w", logErr)
+	}
 	self1, kids1 := cpuTime()
 	res.CPU = self1 - self0 + kids1 - kids0
 	if after, err := netstat(); err == nil {

@@ -1,9 +1,11 @@
 package load
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -66,9 +68,23 @@ func TestLoadOK(t *testing.T) {
 			addr, body := server(t, m, 64, nil)
 			cfg := config(addr, 30)
 			cfg.Expect = expect(body)
+			var log bytes.Buffer
+			cfg.Log = &log
 			res, err := Run(cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// the log: every client once, as in the JSON
+			seen := map[int]bool{}
+			for line := range strings.Lines(log.String()) {
+				var c clientJSON
+				if err := json.Unmarshal([]byte(line), &c); err != nil || c.Outcome != OK || len(c.Commands) != 3 || c.Session <= 0 || seen[c.ID] {
+					t.Fatalf("log line %q: %v", line, err)
+				}
+				seen[c.ID] = true
+			}
+			if len(seen) != 30 {
+				t.Errorf("%d clients logged of 30", len(seen))
 			}
 			s := res.Summarize()
 			if s.ByOutcome[OK] != 30 {
@@ -105,6 +121,20 @@ func TestLoadOK(t *testing.T) {
 		})
 	}
 }
+
+// A log that cannot be written fails the run.
+func TestLoadLogFails(t *testing.T) {
+	addr, _ := server(t, ftp.Goroutines, 64, nil)
+	cfg := config(addr, 2)
+	cfg.Log = failWriter{}
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "writing the log") {
+		t.Errorf("err %v", err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 // A wrong file is a short transfer, not ok.
 func TestLoadChecksTheFile(t *testing.T) {

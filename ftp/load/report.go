@@ -269,6 +269,32 @@ func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "sysctls: %s\n", strings.Join(kv, " "))
 }
 
+// clientJSON is a client in seconds: in the run's JSON and, a line each,
+// in the log (Config.Log).
+type clientJSON struct {
+	ID        int       `json:"id"`
+	Arrive    float64   `json:"arrive"`
+	End       float64   `json:"end"`
+	Connect   float64   `json:"connect"`
+	Greeting  float64   `json:"greeting"`
+	Login     float64   `json:"login"`
+	FirstByte float64   `json:"first_byte"`
+	Session   float64   `json:"session"`
+	Bytes     int64     `json:"bytes"`
+	Outcome   string    `json:"outcome"`
+	Detail    string    `json:"detail,omitempty"`
+	Commands  []float64 `json:"commands"` // each command's time, in the script's order
+}
+
+func jsonClient(c *Client) clientJSON {
+	cmds := make([]float64, len(c.Commands))
+	for i, d := range c.Commands {
+		cmds[i] = d.Seconds()
+	}
+	return clientJSON{c.ID, c.Arrive.Seconds(), c.End.Seconds(), c.Connect.Seconds(), c.Greeting.Seconds(),
+		c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail, cmds}
+}
+
 // MarshalJSON is the run in seconds, in the bench's vocabulary: the
 // parameters as a map, the summary, and every client.
 func (r *Result) MarshalJSON() ([]byte, error) {
@@ -278,28 +304,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	for _, st := range cfg.Script {
 		script = append(script, fmt.Sprintf("%s %s*%d", st.Verb, st.Arg, st.Times))
 	}
-	type client struct {
-		ID        int       `json:"id"`
-		Arrive    float64   `json:"arrive"`
-		End       float64   `json:"end"`
-		Connect   float64   `json:"connect"`
-		Greeting  float64   `json:"greeting"`
-		Login     float64   `json:"login"`
-		FirstByte float64   `json:"first_byte"`
-		Session   float64   `json:"session"`
-		Bytes     int64     `json:"bytes"`
-		Outcome   string    `json:"outcome"`
-		Detail    string    `json:"detail,omitempty"`
-		Commands  []float64 `json:"commands"` // each command's time, in the script's order
-	}
-	var cs []client
-	for _, c := range r.Clients {
-		cmds := make([]float64, len(c.Commands))
-		for i, d := range c.Commands {
-			cmds[i] = d.Seconds()
-		}
-		cs = append(cs, client{c.ID, c.Arrive.Seconds(), c.End.Seconds(), c.Connect.Seconds(), c.Greeting.Seconds(),
-			c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail, cmds})
+	cs := make([]clientJSON, len(r.Clients))
+	for i := range r.Clients {
+		cs[i] = jsonClient(&r.Clients[i])
 	}
 	return json.Marshal(struct {
 		Parameters bench.Params      `json:"parameters"`
@@ -319,7 +326,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Share      float64           `json:"generator_share"`
 		Kernel     map[string]int64  `json:"kernel,omitempty"`
 		Sysctls    map[string]string `json:"sysctls"`
-		Clients    []client          `json:"clients"`
+		Clients    []clientJSON      `json:"clients"`
 	}{bench.Params{{Name: "addr", Value: cfg.Addr}, {Name: "users", Value: cfg.Users}, {Name: "delay", Value: cfg.Delay.Seconds()},
 		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
 		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed},
