@@ -251,7 +251,12 @@ func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, e
 		ss.reply(425, "Cannot open the data connection: "+err.Error())
 		return
 	}
-	t := &transfer{data: data, done: make(chan struct{})}
+	t := &transfer{data: data, done: make(chan struct{}), step: ss.cur}
+	if t.step >= 0 {
+		ss.lmu.Lock()
+		ss.steps[t.step].xfer = true // this command's entry: the goroutine ends it
+		ss.lmu.Unlock()
+	}
 	ss.dmu.Lock()
 	ss.xfer = t
 	ss.dmu.Unlock()
@@ -267,14 +272,15 @@ func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, e
 		ss.xfer = nil
 		ss.dmu.Unlock()
 		ss.c.SetReadDeadline(time.Now().Add(ss.srv.cfg.Idle)) // the idle clock starts again
+		code, text := 226, "Transfer complete."
 		switch {
 		case t.stop.Load():
-			ss.reply(426, "Connection closed; transfer aborted.")
+			code, text = 426, "Connection closed; transfer aborted."
 		case err != nil:
-			ss.reply(426, "Transfer failed: "+reasonIO(err))
-		default:
-			ss.reply(226, "Transfer complete.")
+			code, text = 426, "Transfer failed: "+reasonIO(err)
 		}
+		ss.endTransferStep(t.step, code)
+		ss.send(code, text)
 	}()
 }
 

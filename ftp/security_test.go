@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -421,7 +422,9 @@ func TestDataConnections(t *testing.T) {
 	}
 }
 
-// One JSON line a session, with what it did.
+// One JSON line a session, with what it did: each command's verb (no
+// argument), the reply that ended it (a transfer's 226, not its 150) and
+// its time.
 func TestSessionLog(t *testing.T) {
 	var mu sync.Mutex
 	var b strings.Builder
@@ -429,6 +432,19 @@ func TestSessionLog(t *testing.T) {
 	r := rawDial(t, addr)
 	r.login()
 	r.cmd("SIZE hello.txt")
+	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.epsv()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := r.cmd("RETR hello.txt"); code != 150 {
+		t.Fatalf("RETR: %d", code)
+	}
+	io.Copy(io.Discard, data)
+	data.Close()
+	if code, _ := r.read(); code != 226 {
+		t.Fatalf("RETR's end: %d", code)
+	}
+	r.cmd("NOSUCH")
 	r.cmd("QUIT")
 	var line string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -439,10 +455,27 @@ func TestSessionLog(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{`"user":"alice"`, `"commands":4`, `"model":"goroutines"`, `"result":"ok"`, `"peer":"127.0.0.1:`} {
+	for _, want := range []string{`"user":"alice"`, `"commands":7`, `"model":"goroutines"`, `"result":"ok"`, `"peer":"127.0.0.1:`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("log line %q lacks %s", line, want)
 		}
+	}
+	var got struct{ Steps []logStep }
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []logStep{{Verb: "USER", Code: 331}, {Verb: "PASS", Code: 230}, {Verb: "SIZE", Code: 213}, {Verb: "EPSV", Code: 229},
+		{Verb: "RETR", Code: 226}, {Verb: "NOSUCH", Code: 500}, {Verb: "QUIT", Code: 221}}
+	if len(got.Steps) != len(want) {
+		t.Fatalf("steps %+v", got.Steps)
+	}
+	for i, st := range got.Steps {
+		if st.Verb != want[i].Verb || st.Code != want[i].Code || st.Seconds <= 0 || st.Seconds > 5 {
+			t.Errorf("step %d: %+v, want %s %d", i, st, want[i].Verb, want[i].Code)
+		}
+	}
+	if strings.Contains(line, "secret") || strings.Contains(line, "hello.txt") {
+		t.Errorf("log line %q holds an argument", line)
 	}
 }
 

@@ -41,6 +41,10 @@ type session struct {
 
 	start             time.Time
 	cmds              int
+	code              int        // the last reply the control loop sent (see reply)
+	cur               int        // the running command's index in steps, or -1
+	lmu               sync.Mutex // guards steps: a transfer's goroutine ends its own
+	steps             []logStep  // with a log (Config.Log): the first maxLogSteps commands
 	bytesIn, bytesOut atomic.Int64
 	result            atomic.Pointer[string] // how it ended, for the log: set by the loop, or by kill
 	killed            atomic.Bool
@@ -51,10 +55,26 @@ type transfer struct {
 	data net.Conn
 	done chan struct{}
 	stop atomic.Bool // ABOR asked for it
+	step int         // its command's in steps, or -1
 }
 
+// logStep is one command in the session's log line: its verb (never its
+// argument: a password, a path), the code of the reply that ended it (a
+// transfer's 226 or 426, not its 150) and the seconds from its line's
+// arrival to that reply.
+type logStep struct {
+	Verb    string  `json:"verb"`
+	Code    int     `json:"code"`
+	Seconds float64 `json:"s"`
+	start   time.Time
+	xfer    bool // a transfer ends it, in its goroutine
+}
+
+// maxLogSteps bounds a session's log line; "commands" still counts all.
+const maxLogSteps = 1000
+
 func newSession(srv *Server, c net.Conn) *session {
-	ss := &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now()}
+	ss := &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now(), cur: -1}
 	ss.setResult("closed by client")
 	return ss
 }
@@ -88,7 +108,14 @@ func ParseCommand(line string) (verb, arg string) {
 // reply writes one reply; text with line breaks is a multi-line reply
 // (RFC 959 4.2: "code-" first, "code " last, lines between start with a
 // space if they could be mistaken for either).
+// reply sends a reply from the control loop, which notes its code for the
+// log; a transfer's goroutine sends with send.
 func (ss *session) reply(code int, text string) error {
+	ss.code = code
+	return ss.send(code, text)
+}
+
+func (ss *session) send(code int, text string) error {
 	lines := strings.Split(text, "\n")
 	var b strings.Builder
 	for i, l := range lines {
@@ -161,10 +188,50 @@ func (ss *session) serve() {
 		}
 		ss.cmds++
 		verb, arg := ParseCommand(line)
-		if ss.handle(verb, arg) {
+		i := ss.beginStep(verb)
+		end := ss.handle(verb, arg)
+		ss.endStep(i)
+		if end {
 			return
 		}
 	}
+}
+
+// beginStep opens a command's entry in the log, if there is a log and
+// room: its index, else -1.
+func (ss *session) beginStep(verb string) int {
+	ss.cur = -1
+	if ss.srv.cfg.Log == nil || len(ss.steps) >= maxLogSteps {
+		return -1
+	}
+	ss.lmu.Lock()
+	defer ss.lmu.Unlock()
+	ss.steps = append(ss.steps, logStep{Verb: clip(verb, 16), start: time.Now()})
+	ss.cur = len(ss.steps) - 1
+	return ss.cur
+}
+
+// endStep closes entry i with the last reply, unless a transfer does.
+func (ss *session) endStep(i int) {
+	if i < 0 {
+		return
+	}
+	ss.lmu.Lock()
+	defer ss.lmu.Unlock()
+	if st := &ss.steps[i]; !st.xfer {
+		st.Code, st.Seconds = ss.code, time.Since(st.start).Seconds()
+	}
+}
+
+// endTransferStep closes a transfer's entry (from its goroutine).
+func (ss *session) endTransferStep(i, code int) {
+	if i < 0 {
+		return
+	}
+	ss.lmu.Lock()
+	defer ss.lmu.Unlock()
+	st := &ss.steps[i]
+	st.Code, st.Seconds = code, time.Since(st.start).Seconds()
 }
 
 // end releases what the session holds and logs it.
@@ -173,6 +240,9 @@ func (ss *session) end() {
 	ss.closePasv()
 	ss.c.Close()
 	if w := ss.srv.cfg.Log; w != nil {
+		ss.lmu.Lock()
+		steps := ss.steps
+		ss.lmu.Unlock()
 		b, _ := json.Marshal(struct {
 			Start    time.Time `json:"start"`
 			End      time.Time `json:"end"`
@@ -180,10 +250,11 @@ func (ss *session) end() {
 			Model    string    `json:"model"`
 			User     string    `json:"user"`
 			Commands int       `json:"commands"`
+			Steps    []logStep `json:"steps"`
 			BytesIn  int64     `json:"bytes_in"`
 			BytesOut int64     `json:"bytes_out"`
 			Result   string    `json:"result"`
-		}{ss.start, time.Now(), ss.c.RemoteAddr().String(), ss.srv.cfg.Model.String(), ss.user, ss.cmds,
+		}{ss.start, time.Now(), ss.c.RemoteAddr().String(), ss.srv.cfg.Model.String(), ss.user, ss.cmds, steps,
 			ss.bytesIn.Load(), ss.bytesOut.Load(), *ss.result.Load()})
 		ss.srv.logMu.Lock()
 		w.Write(append(b, '\n'))
