@@ -44,15 +44,21 @@
 // hotKeys' slots (hotkeys.go; TestHotStateLayout checks these): a key's
 // bytes, its length plus one (0: empty), its entry; and an entry's
 // accumulators (keyAcc): the count, the values' sums, their maxima at
-// ACCMAX and MaxInt64 minus their minima at ACCMIN.
+// ACCMAX and MaxInt64 minus their minima at ACCMIN, their digits' even and
+// odd lanes at ACCEVEN and ACCODD and their cents at ACCCENT, flushed to
+// the sums every LANEROWS rows of the key.
 #define KEYBITS 9
 #define KEYSLOTS 512
 #define SLOTSIZE 80
 #define SLOTN 64
 #define SLOTJ 72
-#define ACCSIZE 200
+#define ACCSIZE 392
 #define ACCMAX 72
 #define ACCMIN 136
+#define ACCEVEN 200
+#define ACCODD 264
+#define ACCCENT 328
+#define LANEROWS 4096
 
 // hotRec: a row's start and '\n', its span fields' starts and ends (from
 // the window's start), then its values at 64.
@@ -147,6 +153,26 @@ loop: \
 	SHLQ    $6, AX \
 	LEAQ    (AX)(DX*1), R12 \
 	JMP     done
+
+// LANEVALUE puts in v the value of a field's lanes e (even) and o (odd):
+// lane j of each holds the digits worth 10^(7-2j) and 10^(6-2j) (see
+// flush). It consumes e and o and uses BX.
+#define LANEVALUE(e, o, v) \
+	XORL    v, v \
+	LANEPAIR(e, o, v) \
+	LANEPAIR(e, o, v) \
+	LANEPAIR(e, o, v) \
+	LANEPAIR(e, o, v)
+
+#define LANEPAIR(e, o, v) \
+	IMUL3Q  $100, v, v \
+	MOVWQZX e, BX \
+	LEAQ    (BX)(BX*4), BX \
+	LEAQ    (v)(BX*2), v \
+	MOVWQZX o, BX \
+	ADDQ    BX, v \
+	SHRQ    $16, e \
+	SHRQ    $16, o
 
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
@@ -806,6 +832,14 @@ numlanes:
 
 emit:
 	XORL   AX, AX
+	CMPQ   KTAB(R13), $0
+	JEQ    tonum
+	CMPQ   EXT(R13), $0
+	JNE    tonum
+	MOVQ   NSUM(R13), AX        // slot mode's sums go to lanes (slotlanes): numbers for the filters alone
+	CMPQ   AX, NPARSE(R13)
+	JLT    tonum
+	JMP    numok
 
 tonum:
 	MOVQ   DIG(SP)(AX*8), R8
@@ -950,6 +984,8 @@ cmpblock:
 	ADDQ   KACC(R13), AX         // the entry's accumulators
 	INCQ   0(AX)
 	XORL   CX, CX
+	CMPQ   EXT(R13), $0
+	JEQ    slotlanes
 
 slotvalue:
 	MOVQ   DIG(SP)(CX*8), R8
@@ -983,6 +1019,48 @@ slotext:
 slotdone:
 	INCQ   R14
 	JMP    nextbit
+
+	// Sums alone: each value's digits (in DIG, as parsed) to the entry's
+	// lanes, as flush does for r's, and its cents; every LANEROWS rows of
+	// the key the lanes go to its sums (keyflush), before a lane can fill.
+slotlanes:
+	MOVQ   $0x00FF00FF00FF00FF, DX
+
+slotlane:
+	MOVQ   DIG(SP)(CX*8), R8
+	MOVQ   R8, R11
+	ANDQ   DX, R8
+	ADDQ   R8, ACCEVEN(AX)(CX*8)
+	SHRQ   $8, R11
+	ANDQ   DX, R11
+	ADDQ   R11, ACCODD(AX)(CX*8)
+	MOVQ   CNT(SP)(CX*8), R8
+	ADDQ   R8, ACCCENT(AX)(CX*8)
+	INCQ   CX
+	CMPQ   CX, NSUM(R13)
+	JLT    slotlane
+	TESTQ  $(LANEROWS-1), 0(AX)
+	JNZ    slotdone
+	XORL   CX, CX
+
+keyflush:
+	MOVQ   ACCEVEN(AX)(CX*8), R11
+	MOVQ   ACCODD(AX)(CX*8), DX
+	LANEVALUE(R11, DX, R8)
+	CMPB   SCL(R13)(CX*1), $0
+	JEQ    keywhole
+	IMUL3Q $100, R8, R8
+	ADDQ   ACCCENT(AX)(CX*8), R8
+
+keywhole:
+	ADDQ   R8, 8(AX)(CX*8)
+	MOVQ   $0, ACCEVEN(AX)(CX*8)
+	MOVQ   $0, ACCODD(AX)(CX*8)
+	MOVQ   $0, ACCCENT(AX)(CX*8)
+	INCQ   CX
+	CMPQ   CX, NSUM(R13)
+	JLT    keyflush
+	JMP    slotdone
 
 nextslot:
 	MOVQ KI(SP), AX
@@ -1107,22 +1185,9 @@ flushfield:
 value:
 	CMPQ    AX, NSUM(R13)
 	JGE     apply
-	XORL    R8, R8
 	MOVQ    EVEN(SP)(AX*8), R11
 	MOVQ    ODD(SP)(AX*8), DX
-	MOVQ    $4, CX
-
-lanes:
-	IMUL3Q  $100, R8, R8
-	MOVWQZX R11, BX
-	LEAQ    (BX)(BX*4), BX
-	LEAQ    (R8)(BX*2), R8
-	MOVWQZX DX, BX
-	ADDQ    BX, R8
-	SHRQ    $16, R11
-	SHRQ    $16, DX
-	DECQ    CX
-	JNZ     lanes
+	LANEVALUE(R11, DX, R8)
 	CMPB    SCL(R13)(AX*1), $0
 	JEQ     whole                   // an integer's lanes are its value
 	IMUL3Q  $100, R8, R8

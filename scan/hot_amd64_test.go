@@ -60,9 +60,13 @@ func TestHotStateLayout(t *testing.T) {
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
 		{"keySlot.j", unsafe.Offsetof(keySlot{}.j), 72},
-		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 200},
+		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 392},
 		{"keyAcc max", unsafe.Sizeof(int64(0)) * (1 + MaxSums), 72},
 		{"keyAcc min", unsafe.Sizeof(int64(0)) * (1 + 2*MaxSums), 136},
+		{"keyAcc even", unsafe.Sizeof(int64(0)) * (1 + 3*MaxSums), 200},
+		{"keyAcc odd", unsafe.Sizeof(int64(0)) * (1 + 4*MaxSums), 264},
+		{"keyAcc cents", unsafe.Sizeof(int64(0)) * (1 + 5*MaxSums), 328},
+		{"laneRows", laneRows, 4096},
 		{"keySlots", keySlots, 512},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 128},
 		{"hotRec.span", unsafe.Offsetof(hotRec{}.span), 16},
@@ -373,7 +377,8 @@ func emits(t *testing.T, in []byte) {
 // the empty key, keys that share their hash (the same length and first 8
 // bytes), values that change from integers to cents mid-file (the
 // accumulators fold at the old scale first), and more keys than the table
-// holds (slot mode given up, with rows still to fold).
+// holds (slot mode given up, with rows still to fold), and more rows of
+// one key than its lanes hold.
 func TestSlotMode(t *testing.T) {
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
@@ -417,14 +422,18 @@ func TestSlotMode(t *testing.T) {
 	}
 	// rows in the table's accumulators, slot mode given up, then a new scale
 	manyIn := []byte("K,V,N\n" + rowsOf(keys[1:6], 50, false) + rowsOf(many, 20, false) + rowsOf(many, 20, true))
+	// a key's lanes past laneRows rows of nines: a lane would fill at 7,282
+	dense := []byte("K,V,N\n" + strings.Repeat("a,99999999.99,99999999\nb,1.01,1\nc,500.00,5\n", 2*laneRows+5))
 	for _, c := range []struct {
 		name  string
 		files []refFile
 		off   bool
+		nkeys int // in the table
 	}{
-		{"lengths, hashes and scales", []refFile{{"few.csv", few}}, false},
-		{"two files, one table", []refFile{{"a.csv", few}, {"b.csv", few}}, false},
-		{"more keys than the table holds", []refFile{{"many.csv", manyIn}}, true},
+		{"lengths, hashes and scales", []refFile{{"few.csv", few}}, false, len(keys) - 2}, // all but the two over 64 bytes
+		{"two files, one table", []refFile{{"a.csv", few}, {"b.csv", few}}, false, len(keys) - 2},
+		{"more keys than the table holds", []refFile{{"many.csv", manyIn}}, true, 0},
+		{"lanes flushed", []refFile{{"dense.csv", dense}}, false, 3},
 	} {
 		if _, err := checkGen(t, c.name, c.files, q); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -447,8 +456,8 @@ func TestSlotMode(t *testing.T) {
 			if k == nil || k.n == 0 || k.off != c.off {
 				t.Fatalf("%s: key table %v", c.name, k != nil && k.n > 0)
 			}
-			if !c.off && k.n != len(keys)-2 { // all but the two over 64 bytes
-				t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, len(keys)-2)
+			if !c.off && k.n != c.nkeys {
+				t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, c.nkeys)
 			}
 			for j := range k.n {
 				if k.acc[j] != (keyAcc{}) {

@@ -16,7 +16,7 @@ import (
 // A hotKeys belongs to one Groups, and so to one scan at a time, and its
 // entries name that Groups' groups. Its keys stay from scan to scan; its
 // accumulators hold nothing between scans (ScanPart folds before it
-// returns). It takes 93 kB, made once a Groups by the first scan in slot
+// returns). It takes 142 kB, made once a Groups by the first scan in slot
 // mode.
 type hotKeys struct {
 	slots [keySlots]keySlot
@@ -33,13 +33,33 @@ type hotKeys struct {
 }
 
 // keyAcc is an entry's accumulators (hot_amd64.s: ACCSIZE, ACCMAX,
-// ACCMIN): the rows' count, then per value (in the plan's order) its sum,
-// its maximum and its minimum, the last as MaxInt64 minus it, so that all
-// three start at zero: every value hotWalk parses is at least 0 (and below
-// 10^10), and a maximum or minimum means nothing while the count is 0.
-// hotWalk adds to the maxima and minima only in extremes mode
-// (hotState.ext).
-type keyAcc [1 + 3*MaxSums]int64
+// ACCMIN, ACCEVEN, ACCODD, ACCCENT): the rows' count, then per value (in
+// the plan's order) its sum, its maximum and its minimum, the last as
+// MaxInt64 minus it, so that all three start at zero: every value hotWalk
+// parses is at least 0 (and below 10^10), and a maximum or minimum means
+// nothing while the count is 0. hotWalk adds to the maxima and minima only
+// in extremes mode (hotState.ext). Otherwise it adds a row's values as
+// their digits to byte lanes, as for the sums of a query without groups:
+// per value, its digit word's even and odd bytes in 16-bit lanes (lanes
+// reads them), and its cents; every laneRows rows of the key (its count a
+// multiple), and in fold, they go to the sum.
+type keyAcc [1 + 6*MaxSums]int64
+
+// laneRows is how many rows a key's lanes hold between flushes: a lane
+// takes at most 9 a row, and 4096·9 < 2^16 (hot_amd64.s: the slotlanes
+// mask).
+const laneRows = 4096
+
+// lanes is the value of a field's digit lanes (see flush in hot_amd64.s:
+// lane j of even and odd holds the digits worth 10^(7-2j) and 10^(6-2j)),
+// in units of its integer part.
+func lanes(even, odd int64) int64 {
+	var v int64
+	for j := range 4 {
+		v = v*100 + (even>>(16*j)&0xFFFF)*10 + odd>>(16*j)&0xFFFF
+	}
+	return v
+}
 
 // keySlot is one slot of the open-addressed table (hot_amd64.s: SLOTSIZE,
 // SLOTN, SLOTJ): the key's bytes, zero past it, its length plus one (0: an
@@ -116,6 +136,12 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 		g.Count[i] += a[0]
 		for kk := range tp.nsum {
 			slot, s := i*g.Slots+tp.byCol[kk].slot, int(scales[kk])
+			if v := lanes(a[1+3*MaxSums+kk], a[1+4*MaxSums+kk]); v != 0 || a[1+5*MaxSums+kk] != 0 {
+				if s != 0 {
+					v *= 100 // (scales are 0 or 2)
+				}
+				a[1+kk] += v + a[1+5*MaxSums+kk]
+			}
 			if h.need[kk]&NeedSum != 0 {
 				g.Sums[slot].Add(a[1+kk], s)
 			}
