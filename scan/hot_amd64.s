@@ -154,6 +154,17 @@ loop: \
 	LEAQ    (AX)(DX*1), R12 \
 	JMP     done
 
+// ADDLANES adds the bytes of the digit word w (a byte a digit) to lanes of
+// 16 bits: its even bytes to even, its odd ones to odd (m holds
+// 0x00FF00FF00FF00FF). It uses t, and leaves w changed.
+#define ADDLANES(w, t, m, even, odd) \
+	MOVQ w, t \
+	ANDQ m, w \
+	ADDQ w, even \
+	SHRQ $8, t \
+	ANDQ m, t \
+	ADDQ t, odd
+
 // LANEVALUE puts in v the value of a field's lanes e (even) and o (odd):
 // lane j of each holds the digits worth 10^(7-2j) and 10^(6-2j) (see
 // flush). It consumes e and o and uses BX.
@@ -1028,12 +1039,7 @@ slotlanes:
 
 slotlane:
 	MOVQ   DIG(SP)(CX*8), R8
-	MOVQ   R8, R11
-	ANDQ   DX, R8
-	ADDQ   R8, ACCEVEN(AX)(CX*8)
-	SHRQ   $8, R11
-	ANDQ   DX, R11
-	ADDQ   R11, ACCODD(AX)(CX*8)
+	ADDLANES(R8, R11, DX, ACCEVEN(AX)(CX*8), ACCODD(AX)(CX*8))
 	MOVQ   CNT(SP)(CX*8), R8
 	ADDQ   R8, ACCCENT(AX)(CX*8)
 	INCQ   CX
@@ -1158,12 +1164,7 @@ flush:
 
 flushfield:
 	MOVQ BYTES(SP)(AX*8), R8
-	MOVQ R8, R12
-	ANDQ CX, R8
-	ADDQ R8, EVEN(SP)(AX*8)
-	SHRQ $8, R12
-	ANDQ CX, R12
-	ADDQ R12, ODD(SP)(AX*8)
+	ADDLANES(R8, R12, CX, EVEN(SP)(AX*8), ODD(SP)(AX*8))
 	MOVQ $0, BYTES(SP)(AX*8)
 	INCQ AX
 	CMPQ AX, NSUM(R13)
