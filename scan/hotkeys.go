@@ -46,8 +46,8 @@ type hotKeys struct {
 type keyAcc [1 + 6*MaxSums]int64
 
 // laneRows is how many rows a key's lanes hold between flushes: a lane
-// takes at most 9 a row, and 4096·9 < 2^16 (hot_amd64.s: the slotlanes
-// mask).
+// takes at most 9 a row, and 4096·9 < 2^16 (hot_amd64.s: LANEROWS; a
+// power of 2, tested against the count by a mask).
 const laneRows = 4096
 
 // lanes is the value of a field's digit lanes (see flush in hot_amd64.s:
