@@ -76,7 +76,7 @@ Usage:
                [--timeout connect=5s,greeting=10s,transfer=30s] [--cap 5m] [--seed 1]
                [--clients goroutines|processes] [--json FILE|-] [--log FILE|-]
   parlab ftp experiment [--models single,goroutines,batch,pool,processes] [--peers vsftpd]
-               [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--quick] [--out out/ftp]
+               [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--think-only] [--quick] [--out out/ftp]
   parlab help
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order).

@@ -271,6 +271,7 @@ func (a *app) ftpExperiment(args []string) error {
 	trials := fs.Int("trials", 1, "runs of every point and server")
 	quick := fs.Bool("quick", false, "small points, a couple of minutes in all")
 	think := fs.Duration("think", 50*time.Millisecond, "every point runs again with this pause between commands (a client a continent away); 0: not")
+	thinkOnly := fs.Bool("think-only", false, "run only the points with --think, not those without")
 	out := fs.String("out", "out/ftp", "directory for experiment.json, experiment.txt and plots/")
 	maxUsers := fs.Int("max-users", 0, "the users sweep goes on past 450, 50 at a time with the servers that have not failed, up to this many (0: 1000; none in a quick run)")
 	pos, err := a.parseFlags(fs, args)
@@ -285,7 +286,7 @@ func (a *app) ftpExperiment(args []string) error {
 		return err
 	}
 	cfg := experiment.Config{Bin: bin, Models: splitList(*models), Peers: splitList(*peers), Sweeps: splitList(*sweeps),
-		Trials: *trials, Quick: *quick, Think: *think, Out: *out, MaxUsers: *maxUsers}
+		Trials: *trials, Quick: *quick, Think: *think, ThinkOnly: *thinkOnly, Out: *out, MaxUsers: *maxUsers}
 	for _, m := range cfg.Models {
 		if _, _, err := experiment.ParseModel(m); err != nil {
 			return usagef("--models: %v", err)
@@ -298,6 +299,9 @@ func (a *app) ftpExperiment(args []string) error {
 	}
 	if *trials < 1 || *think < 0 {
 		return usagef("--trials must be at least 1 and --think not negative")
+	}
+	if *thinkOnly && *think == 0 {
+		return usagef("--think-only needs --think above 0")
 	}
 	if a.tty(a.stderr) {
 		bar := a.progressBar("ftp experiment", 1).withTotal()

@@ -39,7 +39,9 @@ type Config struct {
 	Trials int
 	Quick  bool          // the small points (see Points): minutes, not hours
 	Think  time.Duration // the second run of every point: this pause between commands
-	Out    string        // where the JSON, tables and plots go
+	// ThinkOnly runs only that second run of every point (Think > 0).
+	ThinkOnly bool
+	Out       string // where the JSON, tables and plots go
 	// MaxUsers is where the users sweep stops going on (0: MaxUsers, or
 	// no going on in a quick run).
 	MaxUsers int
@@ -119,6 +121,25 @@ func Points(sweep string, quick bool, think time.Duration) ([]Point, error) {
 	return ps, nil
 }
 
+// points is every sweep's points, the think half alone if ThinkOnly.
+func (cfg *Config) points() ([]Point, error) {
+	if cfg.ThinkOnly && cfg.Think <= 0 {
+		return nil, fmt.Errorf("only the points with think time, but no think time given")
+	}
+	var points []Point
+	for _, sw := range cfg.Sweeps {
+		ps, err := Points(sw, cfg.Quick, cfg.Think)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.ThinkOnly {
+			ps = slices.DeleteFunc(ps, func(p Point) bool { return p.Think == 0 })
+		}
+		points = append(points, ps...)
+	}
+	return points, nil
+}
+
 // Sample is one point against one server, one trial.
 type Sample struct {
 	Server  string       `json:"server"`
@@ -168,13 +189,9 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 		cfg.Vsftpd = bin
 		servers = append(servers, "vsftpd")
 	}
-	var points []Point
-	for _, sw := range cfg.Sweeps {
-		ps, err := Points(sw, cfg.Quick, cfg.Think)
-		if err != nil {
-			return nil, err
-		}
-		points = append(points, ps...)
+	points, err := cfg.points()
+	if err != nil {
+		return nil, err
 	}
 	roots := map[int64]string{}
 	defer func() {

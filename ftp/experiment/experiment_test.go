@@ -46,6 +46,16 @@ func TestPoints(t *testing.T) {
 	if _, err := Points("latency", false, 0); err == nil {
 		t.Error("an unknown sweep")
 	}
+	// the think half alone
+	cfg := Config{Sweeps: []string{"backlog", "delay"}, Think: 50 * time.Millisecond, ThinkOnly: true}
+	ps, err := cfg.points()
+	if err != nil || len(ps) != 8+7 || ps[0].Think == 0 || ps[14].Think == 0 || ps[8].Sweep != "delay" {
+		t.Errorf("think only: %d points, %v", len(ps), err)
+	}
+	cfg.Think = 0
+	if _, err := cfg.points(); err == nil {
+		t.Error("think only without think time")
+	}
 }
 
 // A small experiment end to end: two models and vsftpd (when this machine
