@@ -105,9 +105,6 @@ func ParseCommand(line string) (verb, arg string) {
 	return strings.ToUpper(verb), arg
 }
 
-// reply writes one reply; text with line breaks is a multi-line reply
-// (RFC 959 4.2: "code-" first, "code " last, lines between start with a
-// space if they could be mistaken for either).
 // reply sends a reply from the control loop, which notes its code for the
 // log; a transfer's goroutine sends with send.
 func (ss *session) reply(code int, text string) error {
@@ -115,6 +112,9 @@ func (ss *session) reply(code int, text string) error {
 	return ss.send(code, text)
 }
 
+// send writes one reply; text with line breaks is a multi-line reply
+// (RFC 959 4.2: "code-" first, "code " last, lines between start with a
+// space if they could be mistaken for either).
 func (ss *session) send(code int, text string) error {
 	lines := strings.Split(text, "\n")
 	var b strings.Builder
