@@ -200,7 +200,7 @@ func (ss *session) serve() {
 // beginStep opens a command's entry in the log, if there is a log and
 // room: its index, else -1.
 func (ss *session) beginStep(verb string) int {
-	ss.cur = -1
+	ss.cur, ss.code = -1, 0
 	if ss.srv.cfg.Log == nil || len(ss.steps) >= maxLogSteps {
 		return -1
 	}

@@ -136,12 +136,11 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 		g.Count[i] += a[0]
 		for kk := range tp.nsum {
 			slot, s := i*g.Slots+tp.byCol[kk].slot, int(scales[kk])
-			if v := lanes(a[1+3*MaxSums+kk], a[1+4*MaxSums+kk]); v != 0 || a[1+5*MaxSums+kk] != 0 {
-				if s != 0 {
-					v *= 100 // (scales are 0 or 2)
-				}
-				a[1+kk] += v + a[1+5*MaxSums+kk]
+			v := lanes(a[1+3*MaxSums+kk], a[1+4*MaxSums+kk])
+			if s != 0 {
+				v *= 100 // (scales are 0 or 2)
 			}
+			a[1+kk] += v + a[1+5*MaxSums+kk]
 			if h.need[kk]&NeedSum != 0 {
 				g.Sums[slot].Add(a[1+kk], s)
 			}
