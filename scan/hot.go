@@ -44,6 +44,9 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 	// classifier's summary with a bit per word that holds any lets the loop
 	// below branch once per row, not once per word.
 	it := walk(&n, stop)
+	if all {
+		it.chain = 1
+	}
 	// On amd64, hotWalk takes the rows it can; the loop below takes what
 	// it leaves.
 	if err := t.bulkHot(&it, r, mk, wb, sc, lead, leadVal); err != nil {
@@ -120,6 +123,12 @@ type hotState struct {
 	// hotWalk's cbuf the buffer between the passes; only for a plan with no
 	// span field and no numeric filter, not in emit mode
 	cmode int
+	// 496: chain mode, not 0 if the sp bits are every row's start
+	// (everyRow): with no filter on a later column and not in compress
+	// mode, hotWalk then finds each row's start from the last one's end
+	chain int
+	// 504: hotPlan.skip
+	skip int
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -362,6 +371,23 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
+	it.skip = hp.skip()
+}
+
+// skip returns how many of a row's last commas no value or span field of
+// the plan starts or ends at (cpos[0], the row's end, aside): hotWalk does
+// not walk them one by one.
+func (hp *hotPlan) skip() int {
+	lo := hp.need // the lowest cpos index above 0 a field reads
+	for k := range hp.nparse {
+		lo = min(lo, max(int(hp.sums[k].from)-1, 1))
+	}
+	for _, f := range hp.span[:hp.nspan] {
+		if f >= spanBack {
+			lo = min(lo, max(f-spanBack-1, 1))
+		}
+	}
+	return max(lo-1, 0)
 }
 
 // scalesOf puts in it the scale of each sum of r that hotWalk adds to and

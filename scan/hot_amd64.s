@@ -37,6 +37,8 @@
 #define NNUM 472
 #define EXT 480
 #define CMODE 488
+#define CHAINF 496
+#define SKIP 504
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -104,6 +106,9 @@
 #define INP2 568
 #define P2NEXT 576
 #define BROWN 584
+#define NEXTS 592
+#define STOP 600
+#define CHAIN 608
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -199,7 +204,7 @@ loop: \
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $592-40
+TEXT ·hotWalk(SB), NOSPLIT, $616-40
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -225,12 +230,49 @@ zero:
 	CMPQ AX, NSUM(R13)
 	JLT  zero
 
+	// Chain mode (it.chain: the sp bits are every row's start; no filter
+	// on a later column, not compress mode): each row starts after the
+	// last one's '\n', which NLFIND finds without a branch, so the sp bits
+	// give only the call's first row (NEXTS), the walk ends at STOP (the
+	// first bit wz and keep leave out), and fold makes the walk's state
+	// from NEXTS. A row's start and end are then found with no branch that
+	// depends on where rows fall in the sp words.
+	MOVQ   $0, CHAIN(SP)
+	CMPQ   CHAINF(R13), $0
+	JEQ    next
+	CMPQ   LEADBIT(R13), $0
+	JNE    next
+	CMPQ   CMODE(R13), $0
+	JNE    next
+	TZCNTQ R9, BX
+	JCC    chfirst
+	MOVQ   NZ(R13), R8
+	TZCNTQ R8, R10
+	JCS    next                  // no row left
+	MOVQ   SPB(DI)(R10*8), R9    // (a bit keep leaves out is past STOP)
+	TZCNTQ R9, BX
+	JCS    next                  // (nz names no word of zeros)
+
+chfirst:
+	MOVQ    R10, AX
+	SHLQ    $6, AX
+	ADDQ    AX, BX
+	MOVQ    BX, NEXTS(SP)
+	MOVQ    WZ(R13), AX
+	SHLQ    $6, AX
+	POPCNTQ KEEP(R13), CX
+	ADDQ    CX, AX
+	MOVQ    AX, STOP(SP)
+	MOVQ    $1, CHAIN(SP)
+
 	// The walk goes on: in compress mode's second pass, with its next row.
 next:
 	CMPQ  INP2(SP), $0
 	JNE   p2next
 
 nextbit:
+	CMPQ  CHAIN(SP), $0
+	JNE   chain
 	TESTQ R9, R9
 	JNZ   bit
 
@@ -246,6 +288,18 @@ nextword:
 	JNE   nextbit
 	ANDQ  KEEP(R13), R9
 	JMP   nextbit
+
+	// Chain mode's next row: from NEXTS, to its '\n'.
+chain:
+	MOVQ NEXTS(SP), BX
+	CMPQ BX, STOP(SP)
+	JGE  done
+	NLFIND(chfar)
+
+chend:
+	LEAQ 1(R12), AX
+	MOVQ AX, NEXTS(SP)
+	JMP  haveend
 
 bit:
 	BSFQ  R9, BX
@@ -565,11 +619,29 @@ firstword:
 	CMPQ    AX, NEED(R13)
 	JLT     handback
 
-	// cpos: the row's end, then its last NEED commas from the end.
+	// cpos: the row's end, then its last NEED commas from the end, but
+	// for the SKIP last ones, which no field needs: cleared at once, from
+	// the (AX - SKIP)-th lowest comma bit up (PDEP), so the walk below
+	// starts at cpos[SKIP+1].
+	MOVQ   SKIP(R13), CX
+	TESTQ  CX, CX
+	JZ     walkall
+	SUBQ   CX, AX
+	MOVQ   $1, R12
+	SHLXQ  AX, R12, R12
+	PDEPQ  R8, R12, R12
+	TZCNTQ R12, R12
+	BZHIQ  R12, R8, R8
+	MOVQ   CX, AX
+	JMP    walkfrom
+
+walkall:
+	XORL AX, AX
+
+walkfrom:
 	MOVQ DX, 0(SP)
 	LEAQ -64(DX), R11
 	MOVQ NEED(R13), CX
-	XORL AX, AX
 
 walk:
 	INCQ AX
@@ -1077,6 +1149,7 @@ nextslot:
 	NLFAR(nlfar, nlloop, haveend)
 	NLFAR(mfar, mloop, mend)
 	NLFAR(hfar, hloop, hend)
+	NLFAR(chfar, chloop, chend)
 
 	// A wider row's commas, word by word (its last byte's word is at least
 	// two past its start's).
@@ -1151,6 +1224,34 @@ walkdone:
 	MOVQ $0, MORE(R13)
 
 fold:
+	// Chain mode: the walk from the sp bit at NEXTS on (none past word
+	// wz), the words after its word that the call began with.
+	CMPQ   CHAIN(SP), $0
+	JEQ    folded
+	MOVQ   NEXTS(SP), BX
+	MOVQ   BX, R10
+	SHRQ   $6, R10
+	XORL   R9, R9
+	MOVQ   $0, NZ(R13)
+	CMPQ   R10, WZ(R13)
+	JA     folded
+	MOVQ   SPB(DI)(R10*8), R9
+	MOVQ   $-1, R11
+	SHLXQ  BX, R11, R11
+	ANDQ   R11, R9
+	CMPQ   R10, WZ(R13)
+	JNE    chnz
+	ANDQ   KEEP(R13), R9
+
+chnz:
+	MOVQ   R10, CX
+	MOVQ   $-1, R11
+	SHLQ   CX, R11
+	SHLQ   $1, R11
+	ANDQ   NZ0(SP), R11
+	MOVQ   R11, NZ(R13)
+
+folded:
 	XORL R11, R11 // flush, then fold
 
 	// flush: each field's byte sums (the digits shifted to the top of

@@ -55,6 +55,8 @@ func TestHotStateLayout(t *testing.T) {
 		{"nnum", unsafe.Offsetof(it.nnum), 472},
 		{"ext", unsafe.Offsetof(it.ext), 480},
 		{"cmode", unsafe.Offsetof(it.cmode), 488},
+		{"chain", unsafe.Offsetof(it.chain), 496},
+		{"skip", unsafe.Offsetof(it.skip), 504},
 		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
@@ -180,13 +182,14 @@ func takesCleanRows(t *testing.T, in []byte) {
 			t.Fatal(err)
 		}
 		// with the filter's branch, and (given a filter) in compress mode
-		for cmode := range 2 {
-			if cmode == 1 && tb.b.hp.vmask == 0 {
+		for mode := range 3 {
+			cmode, chain := mode&1, mode>>1
+			if cmode == 1 && tb.b.hp.vmask == 0 || chain == 1 && !tb.b.hotAll {
 				continue
 			}
 			it := walk(&n, stop)
 			tb.b.hp.fillHot(&it, in, s)
-			it.cmode = cmode
+			it.cmode, it.chain = cmode, chain
 			var r Result
 			for k := range r.Sums {
 				r.Sums[k].Scale = 2
@@ -197,17 +200,17 @@ func takesCleanRows(t *testing.T, in []byte) {
 			var cbuf [cbufLen][3]int
 			hotWalk(&it, &in[s], &mk, &r, &cbuf)
 			if it.more != 0 {
-				t.Fatalf("%+v, cmode %d: hotWalk ended with more = %d, the row %q", q, cmode, it.more, win[it.q:it.e])
+				t.Fatalf("%+v, cmode %d, chain %d: hotWalk ended with more = %d, the row %q", q, cmode, chain, it.more, win[it.q:it.e])
 			}
 			if r.Matched != want.matched || r.Matched == 0 {
-				t.Errorf("%+v, cmode %d: matched %d, reference %d", q, cmode, r.Matched, want.matched)
+				t.Errorf("%+v, cmode %d, chain %d: matched %d, reference %d", q, cmode, chain, r.Matched, want.matched)
 			}
 			if tb.b.hotAll && r.Rows != want.rows {
-				t.Errorf("%+v, cmode %d: rows %d, reference %d", q, cmode, r.Rows, want.rows)
+				t.Errorf("%+v, cmode %d, chain %d: rows %d, reference %d", q, cmode, chain, r.Rows, want.rows)
 			}
 			for i, w := range want.sums {
 				if r.Sums[i].String() != w.String() {
-					t.Errorf("%+v, cmode %d: sum %d: %s, reference %s", q, cmode, i, r.Sums[i], w)
+					t.Errorf("%+v, cmode %d, chain %d: sum %d: %s, reference %s", q, cmode, chain, i, r.Sums[i], w)
 				}
 			}
 		}
@@ -296,77 +299,81 @@ func emits(t *testing.T, in []byte) {
 		stop := bytes.LastIndexByte(win, '\n') + 1
 		var mk marks
 		n := classify(win, &mk, everyRow)
-		it := walk(&n, stop)
-		h.hp.fillHot(&it, in, s)
-		var recs [hotRecs]hotRec
-		it.out, it.ncap = &recs[0], len(recs)
-		var want [MaxSums]int64
-		var scales [MaxSums]int
-		// the scales of the first row's values
-		e := bytes.IndexByte(win, '\n')
-		if !tailValues(in, s, s+e, &mk, s, &h.tp, &want, &scales) {
-			t.Fatalf("%+v: tailValues declines the first row", q)
-		}
-		for k := range h.tp.nsum {
-			it.scale[k] = uint8(scales[k])
-		}
-		var sc rowScratch // the numeric filters' scales, from the first row
-		tb.learnNumScales(s, s+e, &mk, s, &sc, &h.hp)
-		for k := h.hp.nsum; k < h.hp.nparse; k++ {
-			it.scale[k] = sc.scale[k]
-		}
-		h.hp.numBounds(&it)
-		var r Result
-		hotWalk(&it, &in[s], &mk, &r, nil)
-		if it.more != 3 && it.more != 0 {
-			t.Fatalf("%+v: more = %d, the row %q", q, it.more, win[it.q:it.e])
-		}
-		rows := bytes.Count(win[:stop], []byte("\n"))
-		filtered := q.Where != "" || len(q.Filters) > 0
-		if !filtered && it.nout != min(rows, hotRecs) {
-			t.Errorf("%+v: %d rows handed over of %d", q, it.nout, rows)
-		}
-		if filtered && (it.more != 0 || it.nout+int(r.Rows) != rows || it.nout == 0) {
-			t.Errorf("%+v: more = %d, %d rows handed over and %d turned away, of %d", q, it.more, it.nout, r.Rows, rows)
-		}
-		for _, rc := range recs[:it.nout] {
-			row := win[rc.q:rc.e]
-			if q.Where != "" && !bytes.Contains(row, []byte(","+q.Equals+",")) {
-				t.Errorf("%+v: row %q taken", q, row)
+		for chain := range 2 { // the sp walk, and (given no later filter) chain mode
+			it := walk(&n, stop)
+			it.chain = chain
+			h.hp.fillHot(&it, in, s)
+			var recs [hotRecs]hotRec
+			it.out, it.ncap = &recs[0], len(recs)
+			var want [MaxSums]int64
+			var scales [MaxSums]int
+			// the scales of the first row's values
+			e := bytes.IndexByte(win, '\n')
+			if !tailValues(in, s, s+e, &mk, s, &h.tp, &want, &scales) {
+				t.Fatalf("%+v: tailValues declines the first row", q)
 			}
-			var got [MaxSums]int64
-			if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
-				t.Errorf("%+v: row %q: values %v, tailValues %v", q, row, rc.v, got)
+			for k := range h.tp.nsum {
+				it.scale[k] = uint8(scales[k])
 			}
-			fields := []int{h.key}
-			for _, c := range h.rest {
-				fields = append(fields, c.field)
+			var sc rowScratch // the numeric filters' scales, from the first row
+			tb.learnNumScales(s, s+e, &mk, s, &sc, &h.hp)
+			for k := h.hp.nsum; k < h.hp.nparse; k++ {
+				it.scale[k] = sc.scale[k]
 			}
-			for i := range min(h.tested, 2) { // the filters hotWalk tested hold
-				sp := rc.span[1+i]
-				if ok, err := h.rest[i].test(in[s+sp[0] : s+sp[1]]); !ok || err != nil {
-					t.Errorf("%+v: row %q taken, though %s", q, row, q.Filters[1+i])
+			h.hp.numBounds(&it)
+			var r Result
+			hotWalk(&it, &in[s], &mk, &r, nil)
+			if it.more != 3 && it.more != 0 {
+				t.Fatalf("%+v, chain %d: more = %d, the row %q", q, chain, it.more, win[it.q:it.e])
+			}
+			rows := bytes.Count(win[:stop], []byte("\n"))
+			filtered := q.Where != "" || len(q.Filters) > 0
+			if !filtered && it.nout != min(rows, hotRecs) {
+				t.Errorf("%+v, chain %d: %d rows handed over of %d", q, chain, it.nout, rows)
+			}
+			if filtered && (it.more != 0 || it.nout+int(r.Rows) != rows || it.nout == 0) {
+				t.Errorf("%+v, chain %d: more = %d, %d rows handed over and %d turned away, of %d", q, chain, it.more, it.nout, r.Rows, rows)
+			}
+			for _, rc := range recs[:it.nout] {
+				row := win[rc.q:rc.e]
+				if q.Where != "" && !bytes.Contains(row, []byte(","+q.Equals+",")) {
+					t.Errorf("%+v, chain %d: row %q taken", q, chain, row)
+				}
+				var got [MaxSums]int64
+				if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
+					t.Errorf("%+v, chain %d: row %q: values %v, tailValues %v", q, chain, row, rc.v, got)
+				}
+				fields := []int{h.key}
+				for _, c := range h.rest {
+					fields = append(fields, c.field)
+				}
+				for i := range min(h.tested, 2) { // the filters hotWalk tested hold
+					sp := rc.span[1+i]
+					if ok, err := h.rest[i].test(in[s+sp[0] : s+sp[1]]); !ok || err != nil {
+						t.Errorf("%+v, chain %d: row %q taken, though %s", q, chain, row, q.Filters[1+i])
+					}
+				}
+				for j, f := range fields[:min(len(fields), 3)] {
+					if f < 0 || h.hp.span[j] < 0 {
+						continue
+					}
+					if fs, fe := tb.fieldSpan(s+rc.q, s+rc.e, &mk, s, f); fs != s+rc.span[j][0] || fe != s+rc.span[j][1] {
+						t.Errorf("%+v, chain %d: row %q: span %d %q, fieldSpan %q", q, chain, row, j, in[s+rc.span[j][0]:s+rc.span[j][1]], in[fs:fe])
+					}
 				}
 			}
-			for j, f := range fields[:min(len(fields), 3)] {
-				if f < 0 || h.hp.span[j] < 0 {
-					continue
-				}
-				if fs, fe := tb.fieldSpan(s+rc.q, s+rc.e, &mk, s, f); fs != s+rc.span[j][0] || fe != s+rc.span[j][1] {
-					t.Errorf("%+v: row %q: span %d %q, fieldSpan %q", q, row, j, in[s+rc.span[j][0]:s+rc.span[j][1]], in[fs:fe])
-				}
+			// A value at the other scale goes back.
+			it = walk(&n, stop)
+			it.chain = chain
+			h.hp.fillHot(&it, in, s)
+			it.out, it.ncap = &recs[0], len(recs)
+			for k := range h.tp.nsum {
+				it.scale[k] = 2 - uint8(scales[k])
 			}
-		}
-		// A value at the other scale goes back.
-		it = walk(&n, stop)
-		h.hp.fillHot(&it, in, s)
-		it.out, it.ncap = &recs[0], len(recs)
-		for k := range h.tp.nsum {
-			it.scale[k] = 2 - uint8(scales[k])
-		}
-		hotWalk(&it, &in[s], &mk, &r, nil)
-		if it.more != 1 || it.nout != 0 {
-			t.Errorf("%+v: at the wrong scales, more = %d with %d rows handed over", q, it.more, it.nout)
+			hotWalk(&it, &in[s], &mk, &r, nil)
+			if it.more != 1 || it.nout != 0 {
+				t.Errorf("%+v, chain %d: at the wrong scales, more = %d with %d rows handed over", q, chain, it.more, it.nout)
+			}
 		}
 	}
 }
