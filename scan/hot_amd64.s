@@ -258,6 +258,7 @@ chfirst:
 	SHLQ    $6, AX
 	ADDQ    AX, BX
 	MOVQ    BX, NEXTS(SP)
+	XORL    R9, R9
 	MOVQ    WZ(R13), AX
 	SHLQ    $6, AX
 	POPCNTQ KEEP(R13), CX
@@ -271,10 +272,10 @@ next:
 	JNE   p2next
 
 nextbit:
-	CMPQ  CHAIN(SP), $0
-	JNE   chain
 	TESTQ R9, R9
 	JNZ   bit
+	CMPQ  CHAIN(SP), $0 // (chain mode keeps R9 0)
+	JNE   chain
 
 nextword:
 	MOVQ  NZ(R13), R8
