@@ -38,7 +38,11 @@ var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 // hotPlan.compress) it tests the filter without a branch, keeping the rows
 // in cbuf (the caller's, cbufLen rows, used only for the call), and takes
 // them in a second pass; a row it hands back from either pass leaves the
-// walk right after it, so the next call goes on from there.
+// walk right after it, so the next call goes on from there. In chain mode
+// (it.chain: the sp bits are every row's start, set by bulk; with no filter
+// on a later field and not in compress mode) it reads the sp bits only for
+// a call's first row and takes each next row after the last one's '\n';
+// the walk it leaves in it is the same as without.
 //
 //go:noescape
 func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
