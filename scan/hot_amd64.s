@@ -159,6 +159,32 @@ loop: \
 	LEAQ    (AX)(DX*1), R12 \
 	JMP     done
 
+// WALKAT(s, nzl, done) makes the walk (R9, R10 and it.nz) the sp bits from
+// byte s on: those of its word at or above it (none past word wz: then it
+// goes on at done, which must follow it), and the words after it that the
+// call began with (NZ0). It uses CX and R11.
+#define WALKAT(s, nzl, done) \
+	MOVQ   s, R10 \
+	SHRQ   $6, R10 \
+	XORL   R9, R9 \
+	MOVQ   $0, NZ(R13) \
+	CMPQ   R10, WZ(R13) \
+	JA     done \
+	MOVQ   SPB(DI)(R10*8), R9 \
+	MOVQ   $-1, R11 \
+	SHLXQ  s, R11, R11 \
+	ANDQ   R11, R9 \
+	CMPQ   R10, WZ(R13) \
+	JNE    nzl \
+	ANDQ   KEEP(R13), R9 \
+nzl: \
+	MOVQ   R10, CX \
+	MOVQ   $-1, R11 \
+	SHLQ   CX, R11 \
+	SHLQ   $1, R11 \
+	ANDQ   NZ0(SP), R11 \
+	MOVQ   R11, NZ(R13)
+
 // ADDLANES adds the bytes of the digit word w (a byte a digit) to lanes of
 // 16 bits: its even bytes to even, its odd ones to odd (m holds
 // 0x00FF00FF00FF00FF). It uses t, and leaves w changed.
@@ -529,26 +555,10 @@ p2end:
 	// its start (its word's bits above it, the words after it that the
 	// call began with), the rows turned away before it.
 p2back:
-	MOVQ   BX, R10
-	SHRQ   $6, R10
-	MOVQ   SPB(DI)(R10*8), R9
-	MOVQ   BX, CX
-	ANDQ   $63, CX
-	MOVQ   $-1, R11
-	SHLQ   CX, R11
-	SHLQ   $1, R11
-	ANDQ   R11, R9
-	CMPQ   R10, WZ(R13)
-	JNE    p2nz
-	ANDQ   KEEP(R13), R9
+	LEAQ   1(BX), R12
+	WALKAT(R12, p2nz, p2walk)
 
-p2nz:
-	MOVQ   R10, CX
-	MOVQ   $-1, R11
-	SHLQ   CX, R11
-	SHLQ   $1, R11
-	ANDQ   NZ0(SP), R11
-	MOVQ   R11, NZ(R13)
+p2walk:
 	MOVQ   BROWN(SP), AX
 	MOVQ   AX, ROWN(SP)
 	MOVQ   $0, NBUF(SP)
@@ -1225,32 +1235,11 @@ walkdone:
 	MOVQ $0, MORE(R13)
 
 fold:
-	// Chain mode: the walk from the sp bit at NEXTS on (none past word
-	// wz), the words after its word that the call began with.
+	// Chain mode: the walk from the sp bit at NEXTS on.
 	CMPQ   CHAIN(SP), $0
 	JEQ    folded
 	MOVQ   NEXTS(SP), BX
-	MOVQ   BX, R10
-	SHRQ   $6, R10
-	XORL   R9, R9
-	MOVQ   $0, NZ(R13)
-	CMPQ   R10, WZ(R13)
-	JA     folded
-	MOVQ   SPB(DI)(R10*8), R9
-	MOVQ   $-1, R11
-	SHLXQ  BX, R11, R11
-	ANDQ   R11, R9
-	CMPQ   R10, WZ(R13)
-	JNE    chnz
-	ANDQ   KEEP(R13), R9
-
-chnz:
-	MOVQ   R10, CX
-	MOVQ   $-1, R11
-	SHLQ   CX, R11
-	SHLQ   $1, R11
-	ANDQ   NZ0(SP), R11
-	MOVQ   R11, NZ(R13)
+	WALKAT(BX, chnz, folded)
 
 folded:
 	XORL R11, R11 // flush, then fold
