@@ -178,6 +178,9 @@ type hotPlan struct {
 	numField     [MaxSums]int
 	numlo, numhi [MaxSums][2]int64
 	sums         [MaxSums]struct{ from, slot uint8 }
+	// skip: skipOf, kept up to date by each step that adds a value or a
+	// span field (newHotPlan, spanOn, numOn)
+	skip int
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
@@ -187,6 +190,7 @@ func newHotPlan(tp *tailPlan) hotPlan {
 		hp.sums[k].from = uint8(tp.ncols - tp.byCol[k].col)
 		hp.sums[k].slot = uint8(tp.byCol[k].slot)
 	}
+	hp.skip = hp.skipOf()
 	return hp
 }
 
@@ -241,6 +245,7 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 			hp.nspan = k + 1
 		}
 	}
+	hp.skip = hp.skipOf()
 }
 
 // testOn makes hotWalk test c on span field j, if it can: = or != with a
@@ -294,6 +299,7 @@ func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 	hp.numField[k] = c.field
 	hp.need = max(hp.need, i)
 	hp.nparse++
+	hp.skip = hp.skipOf()
 	return true
 }
 
@@ -371,13 +377,13 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
-	it.skip = hp.skip()
+	it.skip = hp.skip
 }
 
-// skip returns how many of a row's last commas no value or span field of
+// skipOf returns how many of a row's last commas no value or span field of
 // the plan starts or ends at (cpos[0], the row's end, aside): hotWalk does
 // not walk them one by one.
-func (hp *hotPlan) skip() int {
+func (hp *hotPlan) skipOf() int {
 	lo := hp.need // the lowest cpos index above 0 a field reads
 	for k := range hp.nparse {
 		lo = min(lo, max(int(hp.sums[k].from)-1, 1))

@@ -280,6 +280,8 @@ func emits(t *testing.T, in []byte) {
 		// spans from the row's start and from its end
 		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Item Type", OpNe, "Fruits"}, {"Unit Cost", OpGt, "5"}}, By: []string{"Order Priority"}},
 		{Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "0"}}, By: []string{"Total Profit"}},
+		// a numeric filter's field nearer the row's end than the sum's (hotPlan.skip)
+		{Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Total Profit", OpGt, "0"}}, By: []string{"Region"}, Sum: []string{"Units Sold"}},
 		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
 	} {
 		tb, err := NewTable("w.csv", in, &q)
