@@ -2,10 +2,10 @@ package scan
 
 import "golang.org/x/sys/cpu"
 
-// hotAsm says whether bulkHot runs hotWalk: it needs BMI1, BMI2 and POPCNT
-// (every CPU with AVX2 has them). Tests turn it off to check the portable
-// loop against it.
-var hotAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
+// hotAsm says whether bulkHot runs hotWalk: it needs AVX2 (a group's key
+// is compared 32 bytes at a time), BMI1, BMI2 and POPCNT. Tests turn it
+// off to check the portable loop against it.
+var hotAsm = cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
 // hotWalk is Table.hit in assembly over a whole window (hot_amd64.s): it
 // walks its sp bits from where it stands and takes each row hit would

@@ -1057,21 +1057,23 @@ probe:
 	DECQ    DX
 	CMPQ    DX, R12
 	JNE     nextslot
-	XORL    R15, R15             // bytes compared (R15 is free in emit mode)
 
-cmpblock:
-	MOVOU    (R8)(R15*1), X0
-	MOVOU    (CX)(R15*1), X1
-	PCMPEQB  X1, X0
-	PMOVMSKB X0, DX
-	XORL     $0xFFFF, DX         // the bytes that differ
-	MOVQ     R12, AX
-	SUBQ     R15, AX             // the key's bytes left (BZHI keeps all from 16 on)
-	BZHIQ    AX, DX, DX
-	JNZ      nextslot
-	ADDQ     $16, R15
-	CMPQ     R15, R12
-	JLT      cmpblock
+	// The key's 64 bytes (readable: checked above) against the slot's,
+	// under its length, in two compares and no loop: the length changes
+	// from row to row, and a loop's exit on it was mispredicted.
+cmpkey:
+	VMOVDQU   (R8), Y0
+	VPCMPEQB  (CX), Y0, Y0
+	VMOVDQU   32(R8), Y1
+	VPCMPEQB  32(CX), Y1, Y1
+	VPMOVMSKB Y0, DX
+	VPMOVMSKB Y1, AX
+	VZEROUPPER
+	SHLQ      $32, AX
+	ORQ       AX, DX
+	NOTQ      DX                 // the bytes that differ
+	BZHIQ     R12, DX, DX        // under the length (all from 64 on)
+	JNZ       nextslot
 
 	MOVQ   SLOTJ(CX), AX
 	IMUL3Q $ACCSIZE, AX, AX

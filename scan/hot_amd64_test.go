@@ -399,6 +399,10 @@ func TestSlotMode(t *testing.T) {
 	for c := 'a'; c < 'e'; c++ {
 		keys = append(keys, "samefirst8"+string(c)+"x") // one hash, four keys
 	}
+	for _, n := range []int{16, 17, 32, 33, 40, 63, 64} {
+		// the length and hash of one above, a byte apart in each 16 or 32
+		keys = append(keys, strings.Repeat("k", n-1)+"z", strings.Repeat("k", n-9)+"z"+strings.Repeat("k", 8))
+	}
 	rowsOf := func(keys []string, reps int, cents bool) string {
 		var b strings.Builder
 		for i := range reps {
