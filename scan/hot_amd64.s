@@ -49,8 +49,8 @@
 // ACCMAX and MaxInt64 minus their minima at ACCMIN, their digits' even and
 // odd lanes at ACCEVEN and ACCODD and their cents at ACCCENT, flushed to
 // the sums every LANEROWS rows of the key.
-#define KEYBITS 9
-#define KEYSLOTS 512
+#define KEYBITS 11
+#define KEYSLOTS 2048
 #define SLOTSIZE 80
 #define SLOTN 64
 #define SLOTJ 72

@@ -69,7 +69,7 @@ func TestHotStateLayout(t *testing.T) {
 		{"keyAcc odd", unsafe.Sizeof(int64(0)) * (1 + 4*MaxSums), 264},
 		{"keyAcc cents", unsafe.Sizeof(int64(0)) * (1 + 5*MaxSums), 328},
 		{"laneRows", laneRows, 4096},
-		{"keySlots", keySlots, 512},
+		{"keySlots", keySlots, 2048},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 128},
 		{"hotRec.span", unsafe.Offsetof(hotRec{}.span), 16},
 		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 64},
