@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"net"
 	"path"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,39 +50,63 @@ func (ss *session) listing(arg string, f listFormat) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", clip(client, 200), reason(err))
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	var lines []string
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	lines := make([]string, 0, len(ents))
+	now := time.Now()
 	for _, e := range ents {
 		name := e.Name()
 		if strings.HasPrefix(name, ".parlab-upload-") {
 			continue // an upload in progress is not a file yet
 		}
-		info, err := root.Stat(path.Join(rel, name))
+		// A directory opened in a Root lstats its entries as it reads
+		// them (through its descriptor), so Info costs nothing; only a
+		// symlink is stat'ed again, through the root.
+		var info fs.FileInfo
+		if e.Type()&fs.ModeSymlink == 0 {
+			info, err = e.Info()
+		} else {
+			info, err = root.Stat(path.Join(rel, name))
+		}
 		if err != nil {
 			continue // a symlink out of the jail, or gone: not shown
 		}
-		lines = append(lines, ss.entry(f, name, info))
+		lines = append(lines, ss.entryAt(f, name, info, now))
 	}
 	return lines, nil
 }
 
 func (ss *session) entry(f listFormat, name string, st fs.FileInfo) string {
+	return ss.entryAt(f, name, st, time.Now())
+}
+
+// entryAt is a listing's line for st as of now (ls -l shows the year for
+// a file over six months old or in the future).
+func (ss *session) entryAt(f listFormat, name string, st fs.FileInfo, now time.Time) string {
 	switch f {
 	case listNames:
 		return name
 	case listFacts:
 		return facts(st, ss.readOnly) + " " + name
 	}
-	mode := "-rw-r--r--"
+	b := make([]byte, 0, 48+len(name))
 	if st.IsDir() {
-		mode = "drwxr-xr-x"
+		b = append(b, "drwxr-xr-x 1 ftp ftp "...)
+	} else {
+		b = append(b, "-rw-r--r-- 1 ftp ftp "...)
 	}
+	var size [20]byte
+	digits := strconv.AppendInt(size[:0], st.Size(), 10)
+	for range 12 - len(digits) {
+		b = append(b, ' ')
+	}
+	b = append(append(b, digits...), ' ')
 	t := st.ModTime()
-	stamp := t.Format("Jan _2 15:04")
-	if time.Since(t) > 180*24*time.Hour || t.After(time.Now().Add(time.Hour)) {
-		stamp = t.Format("Jan _2  2006")
+	if now.Sub(t) > 180*24*time.Hour || t.After(now.Add(time.Hour)) {
+		b = t.AppendFormat(b, "Jan _2  2006")
+	} else {
+		b = t.AppendFormat(b, "Jan _2 15:04")
 	}
-	return fmt.Sprintf("%s 1 ftp ftp %12d %s %s", mode, st.Size(), stamp, name)
+	return string(append(append(b, ' '), name...))
 }
 
 // facts are an MLSD/MLST entry's facts (RFC 3659 7.5).
@@ -96,7 +121,27 @@ func facts(st fs.FileInfo, readOnly bool) string {
 			perm = "elcmpdf"
 		}
 	}
-	return fmt.Sprintf("type=%s;size=%d;modify=%s;perm=%s;", typ, st.Size(), st.ModTime().UTC().Format("20060102150405"), perm)
+	b := make([]byte, 0, 64)
+	b = append(append(append(b, "type="...), typ...), ";size="...)
+	b = strconv.AppendInt(b, st.Size(), 10)
+	b = appendStamp(append(b, ";modify="...), st.ModTime().UTC())
+	return string(append(append(append(b, ";perm="...), perm...), ';'))
+}
+
+// appendStamp appends t as YYYYMMDDHHMMSS (RFC 3659's time-val without a
+// fraction), as t.AppendFormat with "20060102150405" does, but without
+// parsing the layout: MLSD writes one for every entry.
+func appendStamp(b []byte, t time.Time) []byte {
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, "20060102150405")
+	}
+	h, mi, s := t.Clock()
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10))
+	for _, v := range [...]int{int(mo), d, h, mi, s} {
+		b = append(b, byte('0'+v/10), byte('0'+v%10))
+	}
+	return b
 }
 
 func (ss *session) cmdList(arg string, f listFormat) bool {
@@ -111,7 +156,8 @@ func (ss *session) cmdList(arg string, f listFormat) bool {
 	ss.startTransfer("the listing", func(data net.Conn) (int64, error) {
 		var b strings.Builder
 		for _, l := range lines {
-			b.WriteString(l + "\r\n")
+			b.WriteString(l)
+			b.WriteString("\r\n")
 		}
 		n, err := io.WriteString(data, b.String())
 		ss.bytesOut.Add(int64(n))
