@@ -45,21 +45,23 @@
 
 // hotKeys' slots (hotkeys.go; TestHotStateLayout checks these): a key's
 // bytes, its length plus one (0: empty), its entry; and an entry's
-// accumulators (keyAcc): the count, the values' sums, their maxima at
-// ACCMAX and MaxInt64 minus their minima at ACCMIN, their digits' even and
-// odd lanes at ACCEVEN and ACCODD and their cents at ACCCENT, flushed to
-// the sums every LANEROWS rows of the key.
+// accumulators (keyAcc, ACCSIZE bytes, whole cache lines): the count, then
+// three words a value (value k's at 24·k on): its digits' even and odd
+// lanes at ACCEVEN and ACCODD and its cents at ACCCENT, flushed to its sum
+// every LANEROWS rows of the key; then three more a value: its sum at
+// ACCSUM, its maximum at ACCMAX and MaxInt64 minus its minimum at ACCMIN.
 #define KEYBITS 11
 #define KEYSLOTS 2048
 #define SLOTSIZE 80
 #define SLOTN 64
 #define SLOTJ 72
-#define ACCSIZE 392
-#define ACCMAX 72
-#define ACCMIN 136
-#define ACCEVEN 200
-#define ACCODD 264
-#define ACCCENT 328
+#define ACCSIZE 448
+#define ACCEVEN 8
+#define ACCODD 16
+#define ACCCENT 24
+#define ACCSUM 200
+#define ACCMAX 208
+#define ACCMIN 216
 #define LANEROWS 4096
 
 // hotRec: a row's start and '\n', its span fields' starts and ends (from
@@ -1083,31 +1085,23 @@ cmpkey:
 	CMPQ   EXT(R13), $0
 	JEQ    slotlanes
 
-slotvalue:
-	MOVQ   DIG(SP)(CX*8), R8
-	ADDQ   R8, 8(AX)(CX*8)
-	INCQ   CX
-	CMPQ   CX, NSUM(R13)
-	JLT    slotvalue
-	CMPQ   EXT(R13), $0
-	JEQ    slotdone
-	XORL   CX, CX
-
-	// Extremes mode: each value's maximum, and MaxInt64 minus it to
-	// the minima's maximum (both start at 0: the values are not
-	// negative), without a branch.
+	// Extremes mode: each value to its sum, its maximum, and MaxInt64
+	// minus it to the minima's maximum (both start at 0: the values are
+	// not negative), without a branch.
 slotext:
+	LEAQ    (CX)(CX*2), R12      // value CX's sum, maximum and minimum: 3·CX words on
 	MOVQ    DIG(SP)(CX*8), R8
-	MOVQ    ACCMAX(AX)(CX*8), R11
+	ADDQ    R8, ACCSUM(AX)(R12*8)
+	MOVQ    ACCMAX(AX)(R12*8), R11
 	CMPQ    R8, R11
 	CMOVQGT R8, R11
-	MOVQ    R11, ACCMAX(AX)(CX*8)
+	MOVQ    R11, ACCMAX(AX)(R12*8)
 	MOVQ    $0x7FFFFFFFFFFFFFFF, R11
 	SUBQ    R8, R11
-	MOVQ    ACCMIN(AX)(CX*8), DX
+	MOVQ    ACCMIN(AX)(R12*8), DX
 	CMPQ    R11, DX
 	CMOVQGT R11, DX
-	MOVQ    DX, ACCMIN(AX)(CX*8)
+	MOVQ    DX, ACCMIN(AX)(R12*8)
 	INCQ    CX
 	CMPQ    CX, NSUM(R13)
 	JLT     slotext
@@ -1123,10 +1117,11 @@ slotlanes:
 	MOVQ   $0x00FF00FF00FF00FF, DX
 
 slotlane:
+	LEAQ   (CX)(CX*2), R12       // value CX's lanes and cents: 3·CX words on
 	MOVQ   DIG(SP)(CX*8), R8
-	ADDLANES(R8, R11, DX, ACCEVEN(AX)(CX*8), ACCODD(AX)(CX*8))
+	ADDLANES(R8, R11, DX, ACCEVEN(AX)(R12*8), ACCODD(AX)(R12*8))
 	MOVQ   CNT(SP)(CX*8), R8
-	ADDQ   R8, ACCCENT(AX)(CX*8)
+	ADDQ   R8, ACCCENT(AX)(R12*8)
 	INCQ   CX
 	CMPQ   CX, NSUM(R13)
 	JLT    slotlane
@@ -1135,19 +1130,20 @@ slotlane:
 	XORL   CX, CX
 
 keyflush:
-	MOVQ   ACCEVEN(AX)(CX*8), R11
-	MOVQ   ACCODD(AX)(CX*8), DX
+	LEAQ   (CX)(CX*2), R12
+	MOVQ   ACCEVEN(AX)(R12*8), R11
+	MOVQ   ACCODD(AX)(R12*8), DX
 	LANEVALUE(R11, DX, R8)
 	CMPB   SCL(R13)(CX*1), $0
 	JEQ    keywhole
 	IMUL3Q $100, R8, R8
-	ADDQ   ACCCENT(AX)(CX*8), R8
+	ADDQ   ACCCENT(AX)(R12*8), R8
 
 keywhole:
-	ADDQ   R8, 8(AX)(CX*8)
-	MOVQ   $0, ACCEVEN(AX)(CX*8)
-	MOVQ   $0, ACCODD(AX)(CX*8)
-	MOVQ   $0, ACCCENT(AX)(CX*8)
+	ADDQ   R8, ACCSUM(AX)(R12*8)
+	MOVQ   $0, ACCEVEN(AX)(R12*8)
+	MOVQ   $0, ACCODD(AX)(R12*8)
+	MOVQ   $0, ACCCENT(AX)(R12*8)
 	INCQ   CX
 	CMPQ   CX, NSUM(R13)
 	JLT    keyflush

@@ -16,7 +16,7 @@ import (
 // A hotKeys belongs to one Groups, and so to one scan at a time, and its
 // entries name that Groups' groups. Its keys stay from scan to scan; its
 // accumulators hold nothing between scans (ScanPart folds before it
-// returns). It takes 265 kB, made once a Groups by the first scan in slot
+// returns). It takes 279 kB, made once a Groups by the first scan in slot
 // mode.
 type hotKeys struct {
 	slots [keySlots]keySlot
@@ -32,18 +32,32 @@ type hotKeys struct {
 	rows          int64 // rows in acc since the last fold (see foldRows)
 }
 
-// keyAcc is an entry's accumulators (hot_amd64.s: ACCSIZE, ACCMAX,
-// ACCMIN, ACCEVEN, ACCODD, ACCCENT): the rows' count, then per value (in
-// the plan's order) its sum, its maximum and its minimum, the last as
-// MaxInt64 minus it, so that all three start at zero: every value hotWalk
-// parses is at least 0 (and below 10^10), and a maximum or minimum means
-// nothing while the count is 0. hotWalk adds to the maxima and minima only
-// in extremes mode (hotState.ext). Otherwise it adds a row's values as
-// their digits to byte lanes, as for the sums of a query without groups:
-// per value, its digit word's even and odd bytes in 16-bit lanes (lanes
-// reads them), and its cents; every laneRows rows of the key (its count a
-// multiple), and in fold, they go to the sum.
-type keyAcc [1 + 6*MaxSums]int64
+// keyAcc is an entry's accumulators (hot_amd64.s: ACCSIZE, ACCEVEN,
+// ACCODD, ACCCENT, ACCSUM, ACCMAX, ACCMIN): the rows' count, then per
+// value (in the plan's order) its sum, its maximum and its minimum, the
+// last as MaxInt64 minus it, so that all three start at zero: every value
+// hotWalk parses is at least 0 (and below 10^10), and a maximum or minimum
+// means nothing while the count is 0. hotWalk adds to the maxima and
+// minima only in extremes mode (hotState.ext). Otherwise it adds a row's
+// values as their digits to byte lanes, as for the sums of a query without
+// groups: per value, its digit word's even and odd bytes in 16-bit lanes
+// (lanes reads them), and its cents; every laneRows rows of the key (its
+// count a multiple), and in fold, they go to the sum.
+//
+// A row touches few cache lines of its entry: the count and the first two
+// values' lanes share the first line, and each value's sum, maximum and
+// minimum are side by side. An entry is whole 64-byte lines, and the
+// table's acc starts on one.
+type keyAcc [accWords]int64
+
+// keyAcc's words: the count at 0; value k's even lanes, odd lanes and
+// cents at accLane+3k, +1 and +2; its sum, maximum and minimum at
+// accExt+3k, +1 and +2.
+const (
+	accLane  = 1
+	accExt   = accLane + 3*MaxSums
+	accWords = (accExt + 3*MaxSums + 7) &^ 7
+)
 
 // laneRows is how many rows a key's lanes hold between flushes: a lane
 // takes at most 9 a row, and 4096·9 < 2^16 (hot_amd64.s: LANEROWS; a
@@ -139,19 +153,20 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 		g.Count[i] += a[0]
 		for kk := range tp.nsum {
 			slot, s := i*g.Slots+tp.byCol[kk].slot, int(scales[kk])
-			v := lanes(a[1+3*MaxSums+kk], a[1+4*MaxSums+kk])
+			l, x := accLane+3*kk, accExt+3*kk
+			v := lanes(a[l], a[l+1])
 			if s != 0 {
 				v *= 100 // (scales are 0 or 2)
 			}
-			a[1+kk] += v + a[1+5*MaxSums+kk]
+			a[x] += v + a[l+2]
 			if h.need[kk]&NeedSum != 0 {
-				g.Sums[slot].Add(a[1+kk], s)
+				g.Sums[slot].Add(a[x], s)
 			}
 			if h.need[kk]&NeedMax != 0 {
-				g.Maxs[slot].takeMax(a[1+MaxSums+kk], s)
+				g.Maxs[slot].takeMax(a[x+1], s)
 			}
 			if h.need[kk]&NeedMin != 0 {
-				g.Mins[slot].takeMin(math.MaxInt64-a[1+2*MaxSums+kk], s)
+				g.Mins[slot].takeMin(math.MaxInt64-a[x+2], s)
 			}
 		}
 		*a = keyAcc{}
