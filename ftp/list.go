@@ -80,7 +80,7 @@ func (ss *session) entry(f listFormat, name string, st fs.FileInfo) string {
 }
 
 // entryAt is a listing's line for st as of now (ls -l shows the year for
-// a file over six months old or in the future).
+// a file over six months old or more than an hour in the future).
 func (ss *session) entryAt(f listFormat, name string, st fs.FileInfo, now time.Time) string {
 	switch f {
 	case listNames:
