@@ -160,7 +160,9 @@ type Doc struct {
 }
 
 // Run runs every sweep's points against every server, in order: for each
-// point, each server in turn (so a drift of the machine hits all alike).
+// point and trial, each server in turn (so a drift of the machine hits all
+// alike), in an order that turns by one server a trial (trialOrder), so that
+// no server always runs first, or always right after another one.
 func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	if cfg.Trials < 1 {
 		cfg.Trials = 1
@@ -227,7 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 		}
 		var clean []string // the servers with no failure at this point
 		for trial := range cfg.Trials {
-			for _, srv := range run {
+			for _, srv := range trialOrder(run, trial) {
 				if err := ctx.Err(); err != nil {
 					return doc, err
 				}
@@ -291,6 +293,19 @@ func makeRoot(size int64) (string, error) {
 
 // runPoint starts the server, runs the load, stops the server and checks
 // that nothing of it is left running.
+// trialOrder is the order of servers in trial t: servers turned left by t,
+// so over len(servers) trials each server runs once in each position. A
+// server's run can leave the machine changed for the next one (sockets in
+// TIME_WAIT, the page cache, a core still busy), and with a fixed order
+// that would fall on the same server every trial.
+func trialOrder(servers []string, t int) []string {
+	if len(servers) == 0 {
+		return nil
+	}
+	k := t % len(servers)
+	return append(slices.Clip(servers[k:]), servers[:k]...)
+}
+
 func runPoint(cfg Config, srv string, p Point, trial int, root string, size int64) Sample {
 	run := Sample{Server: srv, Point: p, Trial: trial}
 	var s *server

@@ -249,3 +249,36 @@ func TestAgainstPeer(t *testing.T) {
 		t.Errorf("notes %q", tb.Notes)
 	}
 }
+
+// Each server runs once in each position over as many trials as there are
+// servers, and a trial's order leaves the servers' list unchanged.
+func TestTrialOrder(t *testing.T) {
+	servers := []string{"goroutines", "pool", "vsftpd"}
+	pos := map[string]map[int]bool{}
+	for trial := range 2 * len(servers) {
+		got := trialOrder(servers, trial)
+		if len(got) != len(servers) {
+			t.Fatalf("trial %d: %v", trial, got)
+		}
+		for i, s := range got {
+			if pos[s] == nil {
+				pos[s] = map[int]bool{}
+			}
+			pos[s][i] = true
+		}
+		if want := servers[trial%len(servers)]; got[0] != want {
+			t.Errorf("trial %d starts with %s, want %s", trial, got[0], want)
+		}
+	}
+	for _, s := range servers {
+		if len(pos[s]) != len(servers) {
+			t.Errorf("%s ran only in positions %v", s, pos[s])
+		}
+	}
+	if strings.Join(servers, ",") != "goroutines,pool,vsftpd" {
+		t.Errorf("the list changed: %v", servers)
+	}
+	if trialOrder(nil, 3) != nil {
+		t.Error("no servers, yet an order")
+	}
+}
