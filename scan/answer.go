@@ -183,7 +183,7 @@ type GroupTable struct {
 	Header []string
 	a      *Answer
 	order  []int
-	cols   [][]string // cols[j][i]: group i's value of group-by column j
+	keys   []keyOrder // per group-by column: its values, and how they sort
 }
 
 // Groups returns the group-by's table (nil for an answer without
@@ -199,62 +199,12 @@ func (a *Answer) Groups() *GroupTable {
 	for _, g := range a.Aggs {
 		t.Header = append(t.Header, g.Label())
 	}
-	g := a.Result.Groups
-	if g == nil {
+	if a.Result.Groups == nil {
 		return t
 	}
-	keys := make([]keyOrder, len(a.By))
-	t.cols = make([][]string, len(a.By))
-	for j := range t.cols {
-		t.cols[j] = make([]string, g.Len())
-	}
-	for i := range g.Len() {
-		if len(a.By) == 1 {
-			t.cols[0][i] = g.Key(i)
-			continue
-		}
-		for j, f := range KeyFields(g.Key(i), len(a.By)) {
-			t.cols[j][i] = f
-		}
-	}
-	for j := range keys {
-		keys[j] = newKeyOrder(t.cols[j])
-	}
-	t.order = make([]int, g.Len())
-	for i := range t.order {
-		t.order[i] = i
-	}
-	byKey := func(x, y int) int {
-		for j := range keys {
-			if c := keys[j].cmp(x, y); c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
-	slices.SortFunc(t.order, func(x, y int) int {
-		for _, s := range a.Sort {
-			c := 0
-			switch {
-			case s.col < 0:
-				c = keys[-1-s.col].cmp(x, y)
-			case s.col == 0:
-				c = cmpInt(g.Count[x], g.Count[y])
-			default:
-				c = a.cmpAgg(a.Aggs[s.col-1], x, y)
-			}
-			if s.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return byKey(x, y)
-	})
-	if a.Limit > 0 && len(t.order) > a.Limit {
-		t.order = t.order[:a.Limit]
-	}
+	o := newGroupOrder(a)
+	t.keys = o.keys
+	t.order = o.first(a.Limit)
 	return t
 }
 
@@ -265,10 +215,29 @@ func (t *GroupTable) Len() int { return len(t.order) }
 // if group is set ("-" then for a minimum or average of no value), else
 // plain ("" for no value).
 func (t *GroupTable) Row(dst []string, i int, group bool) []string {
+	return t.rowOf(dst, t.order[i], group)
+}
+
+// EachRow calls f with every row's cells (as Row makes them; f must not
+// keep the slice) in the order the groups lie in memory, not the table's:
+// for a pass whose result does not depend on the order, such as measuring
+// widths, it reads the groups' figures in sequence rather than at random
+// (with millions of groups, each random read is a cache and TLB miss).
+func (t *GroupTable) EachRow(group bool, f func(cells []string)) {
+	xs := slices.Clone(t.order)
+	slices.Sort(xs)
+	var row []string
+	for _, x := range xs {
+		row = t.rowOf(row[:0], x, group)
+		f(row)
+	}
+}
+
+// rowOf is Row for group x.
+func (t *GroupTable) rowOf(dst []string, x int, group bool) []string {
 	a, g := t.a, t.a.Result.Groups
-	x := t.order[i]
-	for j := range t.cols {
-		dst = append(dst, t.cols[j][x])
+	for j := range t.keys {
+		dst = append(dst, string(t.keys[j].field(x)))
 	}
 	n := g.Count[x]
 	if group {
@@ -350,57 +319,4 @@ func cmpFixed(a, b Fixed) int {
 	}
 	sc := max(a.Scale, b.Scale)
 	return scaleTo(a, sc).Cmp(scaleTo(b, sc))
-}
-
-// keyOrder is how one group-by column sorts: as numbers if every group's
-// value parses as one, else as dates if every one is a date, else as bytes.
-type keyOrder struct {
-	col  []string // per group
-	kind kind
-	m    []int64
-	s    []int
-	d    []int32
-}
-
-func newKeyOrder(col []string) keyOrder {
-	o := keyOrder{col: col, kind: kindNumber}
-	o.m, o.s = make([]int64, len(col)), make([]int, len(col))
-	var buf [64]byte
-	for i, f := range col {
-		m, s, err := ParseFixed(append(buf[:0], f...))
-		if err != nil {
-			o.kind = kindDate
-			break
-		}
-		o.m[i], o.s[i] = m, s
-	}
-	if o.kind == kindNumber {
-		return o
-	}
-	o.m, o.s = nil, nil
-	o.d = make([]int32, len(col))
-	for i, f := range col {
-		d, ok := parseDate(append(buf[:0], f...))
-		if !ok {
-			return keyOrder{col: col, kind: kindBytes}
-		}
-		o.d[i] = d
-	}
-	return o
-}
-
-func (o *keyOrder) cmp(x, y int) int {
-	switch o.kind {
-	case kindNumber:
-		if c := cmpDec(o.m[x], o.s[x], o.m[y], o.s[y]); c != 0 {
-			return c
-		}
-	case kindDate:
-		if c := cmpInt(int64(o.d[x]), int64(o.d[y])); c != 0 {
-			return c
-		}
-	}
-	// Equal numbers or dates in different spellings (7.1, 7.10) still
-	// differ as keys: their bytes decide, so the order is total.
-	return strings.Compare(o.col[x], o.col[y])
 }

@@ -389,21 +389,3 @@ func groupKey(dst []byte, fields [][]byte) []byte {
 	}
 	return dst
 }
-
-// KeyFields splits a group's key back into its fields (n of them).
-func KeyFields(key string, n int) []string {
-	if n == 1 {
-		return []string{key}
-	}
-	out := make([]string, 0, n)
-	b := []byte(key)
-	for range n {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			break
-		}
-		out = append(out, string(b[k:k+int(l)]))
-		b = b[k+int(l):]
-	}
-	return out
-}

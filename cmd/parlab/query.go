@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -273,26 +274,28 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	for j, h := range gt.Header {
 		width[j] = len(h)
 	}
-	var row []string
-	for i := range gt.Len() {
-		row = gt.Row(row[:0], i, true)
+	gt.EachRow(true, func(row []string) {
 		for j, v := range row {
 			width[j] = max(width[j], utf8.RuneCountInString(v))
 		}
-	}
+	})
+	var row []string
 	w := bufio.NewWriter(out)
 	defer w.Flush()
+	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
 	line := func(cells []string) {
 		for j, v := range cells {
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(v))
+			pad := spaces[:width[j]-utf8.RuneCountInString(v)]
 			w.WriteString("  ")
 			if j < nkeys {
-				w.WriteString(v + pad)
+				w.WriteString(v)
+				w.Write(pad)
 			} else {
-				w.WriteString(pad + v)
+				w.Write(pad)
+				w.WriteString(v)
 			}
 		}
-		w.WriteString("\n")
+		w.WriteByte('\n')
 	}
 	line(gt.Header)
 	for i := range gt.Len() {

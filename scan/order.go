@@ -1,0 +1,295 @@
+package scan
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"slices"
+)
+
+// The order of a group-by's table: by Spec.Sort, then by the group-by
+// columns, a total order (two groups never tie: their keys differ). One
+// comparator (groupOrder.cmp) defines it; the two fast ways below give the
+// same order as sorting with it, and are only ways to get there sooner:
+//
+//   - with a Limit far below the number of groups, a heap keeps the first
+//     Limit groups in one pass (n log Limit comparisons, not n log n);
+//   - otherwise, when the first criterion is an int64 per group (a numeric
+//     key at one scale, a date, the count, a sum or an extreme at one
+//     scale), the groups are sorted as (that number, index) pairs in one
+//     array, and the comparator only breaks ties: the sort then reads one
+//     contiguous array, not the groups' figures at random.
+//
+// Ten million groups (a group-by on Order ID) took 3–4 s to sort through
+// the comparator alone, almost all of it cache misses.
+
+// groupOrder is a group-by's order over its groups (indexes into Groups).
+type groupOrder struct {
+	a    *Answer
+	g    *Groups
+	keys []keyOrder // one a group-by column
+}
+
+func newGroupOrder(a *Answer) *groupOrder {
+	o := &groupOrder{a: a, g: a.Result.Groups, keys: make([]keyOrder, len(a.By))}
+	for j := range o.keys {
+		o.keys[j] = newKeyOrder(o.g, j, len(a.By))
+	}
+	return o
+}
+
+// cmp is the order: each sort key, then the group-by columns.
+func (o *groupOrder) cmp(x, y int) int {
+	for _, s := range o.a.Sort {
+		c := 0
+		switch {
+		case s.col < 0:
+			c = o.keys[-1-s.col].cmp(x, y)
+		case s.col == 0:
+			c = cmpInt(o.g.Count[x], o.g.Count[y])
+		default:
+			c = o.a.cmpAgg(o.a.Aggs[s.col-1], x, y)
+		}
+		if s.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	for j := range o.keys {
+		if c := o.keys[j].cmp(x, y); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// first returns the first limit groups in order (all of them for limit 0).
+func (o *groupOrder) first(limit int) []int {
+	n := o.g.Len()
+	if limit > 0 && limit*8 < n {
+		return smallest(n, limit, o.cmp)
+	}
+	order := make([]int, n)
+	if r := o.rank(); r != nil {
+		type ranked struct {
+			r int64
+			i int
+		}
+		es := make([]ranked, n)
+		for i := range es {
+			es[i] = ranked{r[i], i}
+		}
+		slices.SortFunc(es, func(x, y ranked) int {
+			if c := cmp.Compare(x.r, y.r); c != 0 {
+				return c
+			}
+			return o.cmp(x.i, y.i)
+		})
+		for i, e := range es {
+			order[i] = e.i
+		}
+	} else {
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, o.cmp)
+	}
+	if limit > 0 && len(order) > limit {
+		order = order[:limit]
+	}
+	return order
+}
+
+// rank returns a number per group that orders the groups as the order's
+// first criterion does, ties included, or nil if that criterion is not
+// one int64 a group.
+func (o *groupOrder) rank() []int64 {
+	col, desc := -1, false // the first group-by column
+	if len(o.a.Sort) > 0 {
+		col, desc = o.a.Sort[0].col, o.a.Sort[0].desc
+	}
+	var r []int64
+	g := o.g
+	switch {
+	case col < 0:
+		k := &o.keys[-1-col]
+		switch {
+		case k.kind == kindNumber && k.oneScale:
+			r = k.m
+		case k.kind == kindDate:
+			r = make([]int64, len(k.d))
+			for i, d := range k.d {
+				r[i] = int64(d)
+			}
+		}
+	case col == 0:
+		r = g.Count
+	default:
+		r = aggRank(g, o.a.Aggs[col-1])
+	}
+	if r == nil || !desc {
+		return r
+	}
+	rev := make([]int64, len(r))
+	for i, v := range r {
+		rev[i] = ^v // -v-1: reverses the order, and cannot overflow
+	}
+	return rev
+}
+
+// aggRank is aggregate ag's value per group as one int64 that orders them
+// (cmpAgg's order), or nil: for a sum, its V when every group's sum has no
+// carry and one scale; for a minimum or maximum, M when every group has one
+// and at one scale; never for an average.
+func aggRank(g *Groups, ag Agg) []int64 {
+	r := make([]int64, g.Len())
+	switch ag.Func {
+	case "sum":
+		sc := int64(-1)
+		for i := range r {
+			s := g.Sums[i*g.Slots+ag.Slot]
+			if !s.C.isZero() || (sc >= 0 && s.Scale != sc) {
+				return nil
+			}
+			sc, r[i] = s.Scale, s.V
+		}
+	case "min", "max":
+		vs := g.Mins
+		if ag.Func == "max" {
+			vs = g.Maxs
+		}
+		sc := int8(-1)
+		for i := range r {
+			x := vs[i*g.Slots+ag.Slot]
+			if !x.Set || (sc >= 0 && x.S != sc) {
+				return nil
+			}
+			sc, r[i] = x.S, x.M
+		}
+	default:
+		return nil
+	}
+	return r
+}
+
+// smallest returns the first k of 0..n-1 by cmp, in order: a heap of the k
+// best so far, its worst at the root.
+func smallest(n, k int, cmp func(x, y int) int) []int {
+	h := make([]int, 0, k)
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && cmp(h[c+1], h[c]) > 0 {
+				c++
+			}
+			if cmp(h[c], h[i]) <= 0 {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for x := range n {
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0 && cmp(h[i], h[(i-1)/2]) > 0; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+			continue
+		}
+		if cmp(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
+}
+
+// keyOrder is how one group-by column sorts: as numbers if every group's
+// value parses as one, else as dates if every one is a date, else as bytes.
+// Its field's bytes are read from the groups' keys when asked for, not
+// copied.
+type keyOrder struct {
+	g        *Groups
+	j, n     int // column j of n
+	kind     kind
+	m        []int64
+	s        []int8
+	oneScale bool // every m is at one scale: m alone orders them
+	d        []int32
+}
+
+func newKeyOrder(g *Groups, j, n int) keyOrder {
+	o := keyOrder{g: g, j: j, n: n, kind: kindNumber, oneScale: true}
+	l := g.Len()
+	o.m, o.s = make([]int64, l), make([]int8, l)
+	var buf [64]byte
+	for i := range l {
+		m, s, err := ParseFixed(append(buf[:0], o.field(i)...))
+		if err != nil {
+			o.kind = kindDate
+			break
+		}
+		o.m[i], o.s[i] = m, int8(s)
+		o.oneScale = o.oneScale && o.s[i] == o.s[0]
+	}
+	if o.kind == kindNumber {
+		return o
+	}
+	o.m, o.s = nil, nil
+	o.d = make([]int32, l)
+	for i := range l {
+		d, ok := parseDate(append(buf[:0], o.field(i)...))
+		if !ok {
+			o.d, o.kind = nil, kindBytes
+			return o
+		}
+		o.d[i] = d
+	}
+	return o
+}
+
+// field is group i's value of the column; valid until a group is added.
+func (o *keyOrder) field(i int) []byte {
+	if o.n == 1 {
+		return o.g.keyBytes(i)
+	}
+	return keyField(o.g.keyBytes(i), o.j)
+}
+
+func (o *keyOrder) cmp(x, y int) int {
+	switch o.kind {
+	case kindNumber:
+		if c := cmpDec(o.m[x], int(o.s[x]), o.m[y], int(o.s[y])); c != 0 {
+			return c
+		}
+	case kindDate:
+		if c := cmpInt(int64(o.d[x]), int64(o.d[y])); c != 0 {
+			return c
+		}
+	}
+	// Equal numbers or dates in different spellings (7.1, 7.10) still
+	// differ as keys: their bytes decide, so the order is total.
+	return bytes.Compare(o.field(x), o.field(y))
+}
+
+// keyField is field j of a key that groupKey made of several fields (nil if
+// it has fewer); the result aliases key.
+func keyField(key []byte, j int) []byte {
+	for k := 0; ; k++ {
+		l, n := binary.Uvarint(key)
+		if n <= 0 || l > uint64(len(key)-n) {
+			return nil
+		}
+		if k == j {
+			return key[n : n+int(l)]
+		}
+		key = key[n+int(l):]
+	}
+}

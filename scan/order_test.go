@@ -1,0 +1,108 @@
+package scan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Keys and values whose spellings differ in scale (7.1 and 7.10, 10 and
+// 10.0), with many groups (the default sums, Total Revenue and Total
+// Profit, are in the file), so that each of groupOrder's ways meets the cases
+// where a rank cannot be used (numbers at several scales) and where one can,
+// with and without a limit, ascending and descending: every table must be
+// the reference's, to the digit and in its order.
+func TestGroupOrderScales(t *testing.T) {
+	keys := []string{"7.1", "7.10", "10", "10.0", "-3", "2.5", "0", "-0.00", "99.999", "1e3x"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, mixed := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("Key,Num,Total Revenue,Total Profit\n")
+		for i := range 3000 {
+			k := fmt.Sprint(rng.IntN(900))
+			if mixed && i%5 == 0 {
+				k = keys[rng.IntN(len(keys)-1)] // numbers all, at several scales
+			}
+			v := fmt.Sprintf("%d.%d", rng.IntN(100), rng.IntN(10))
+			if mixed && i%7 == 0 {
+				v = fmt.Sprintf("%d.%02d", rng.IntN(100), rng.IntN(100))
+			}
+			fmt.Fprintf(&b, "%s,%d,%s,%d.%02d\n", k, rng.IntN(50), v, rng.IntN(1000), rng.IntN(100))
+		}
+		files := []refFile{{"scales.csv", []byte(b.String())}}
+		for _, q := range []Query{
+			{By: []string{"Key"}},
+			{By: []string{"Key"}, Limit: 3},
+			{By: []string{"Key"}, Sort: []SortKey{{"Key", true}}, Limit: 50},
+			{By: []string{"Key"}, Sum: []string{"Total Revenue"}, Sort: []SortKey{{"Total Revenue", true}}},
+			{By: []string{"Key"}, Sum: []string{"Total Profit"}, Sort: []SortKey{{"Total Profit", false}}},
+			{By: []string{"Key"}, Sum: []string{"Total Profit"}, Sort: []SortKey{{"Total Profit", true}}, Limit: 9},
+			{By: []string{"Key"}, Min: []string{"Total Revenue"}, Sort: []SortKey{{"min(total revenue)", false}}},
+			{By: []string{"Key"}, Max: []string{"Total Profit"}, Sort: []SortKey{{"max(total profit)", true}}},
+			{By: []string{"Num"}, Avg: []string{"Total Revenue"}, Sort: []SortKey{{"avg(total revenue)", true}}},
+			{By: []string{"Num", "Key"}, Sort: []SortKey{{"count", true}, {"Num", true}}, Limit: 25},
+			{By: []string{"Key", "Num"}},
+		} {
+			got, err := checkGen(t, fmt.Sprintf("mixed=%v", mixed), files, q)
+			if err != nil || len(got.cells) < min(q.Limit, 40) || len(got.cells) < 40 && q.Limit == 0 {
+				t.Fatalf("%+v: %d rows, %v", q, len(got.cells), err)
+			}
+		}
+	}
+}
+
+// smallest is a sort's first k, for every k.
+func TestSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	v := make([]int, 300)
+	for i := range v {
+		v[i] = rng.IntN(40) // ties, broken by index: a total order
+	}
+	cmp := func(x, y int) int {
+		if v[x] != v[y] {
+			return v[x] - v[y]
+		}
+		return x - y
+	}
+	all := smallest(len(v), len(v), cmp)
+	for k := 1; k <= len(v); k += 7 {
+		got := smallest(len(v), k, cmp)
+		if fmt.Sprint(got) != fmt.Sprint(all[:k]) {
+			t.Fatalf("k=%d: %v, want %v", k, got, all[:k])
+		}
+	}
+	for i := 1; i < len(all); i++ {
+		if cmp(all[i-1], all[i]) >= 0 {
+			t.Fatalf("not in order at %d: %v", i, all)
+		}
+	}
+}
+
+// EachRow visits the table's rows, each once, with Row's cells.
+func TestEachRow(t *testing.T) {
+	files := generated(t, 500, 1)
+	for _, q := range []Query{{By: []string{"Order ID"}, Sort: []SortKey{{"Total Revenue", true}}, Limit: 30}, {By: []string{"Country"}}} {
+		_, a, err := answerOf(files, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gt := a.Groups()
+		want := map[string]int{}
+		for i := range gt.Len() {
+			want[strings.Join(gt.Row(nil, i, true), "|")]++
+		}
+		n := 0
+		gt.EachRow(true, func(cells []string) {
+			n++
+			if k := strings.Join(cells, "|"); want[k] != 1 {
+				t.Errorf("%+v: row %q visited but not in the table once", q, k)
+			} else {
+				want[k] = 0
+			}
+		})
+		if n != gt.Len() || gt.Len() < 30 {
+			t.Errorf("%+v: %d rows visited of %d", q, n, gt.Len())
+		}
+	}
+}
