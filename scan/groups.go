@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Extreme is an exact minimum or maximum: the value M·10^-S, kept as it was
@@ -76,7 +77,10 @@ func (x *Extreme) mergeMax(o Extreme) {
 type Groups struct {
 	Slots int
 	Need  Need
-	short map[[16]byte]int32 // a key of ≤ 15 bytes: its bytes, then its length in byte 15
+	// The index (nil after a parallel merge, until a key is looked up:
+	// see index): a key of ≤ 15 bytes by its bytes, then its length in
+	// byte 15; a longer one by its string; a cache of recent short keys.
+	short map[[16]byte]int32
 	cache *[1 << cacheBits]cacheEntry
 	long  map[string]int32
 	arena []byte // every key's bytes, in group order
@@ -137,8 +141,27 @@ func shortKey(key []byte) [16]byte {
 	return k
 }
 
+// index builds the maps and empties the cache if a merge left them out
+// (see concatGroups): they are only needed to find a key, which a finished
+// answer is rarely asked to do.
+func (g *Groups) index() {
+	if g.short != nil {
+		return
+	}
+	g.short, g.long = make(map[[16]byte]int32, g.Len()), make(map[string]int32)
+	g.cache = new([1 << cacheBits]cacheEntry)
+	for i := range g.Len() {
+		if key := g.keyBytes(i); len(key) < 16 {
+			g.short[shortKey(key)] = int32(i)
+		} else {
+			g.long[string(key)] = int32(i)
+		}
+	}
+}
+
 // find returns key's group, or -1.
 func (g *Groups) find(key []byte) int {
+	g.index()
 	i, ok := int32(-1), false
 	if len(key) < 16 {
 		i, ok = g.short[shortKey(key)]
@@ -154,6 +177,7 @@ func (g *Groups) find(key []byte) int {
 // at returns the index of key's group, adding an empty one if it is new.
 // key is not kept: its bytes are copied into the arena.
 func (g *Groups) at(key []byte) int {
+	g.index()
 	if len(key) < 16 {
 		k := shortKey(key)
 		// A direct-mapped cache in front of the map: a few keys (Region's 7,
@@ -179,6 +203,35 @@ func (g *Groups) at(key []byte) int {
 	return i
 }
 
+// reserve makes room for n more groups (their keys of 16 bytes on
+// average), so that adding them grows neither the index nor the figures'
+// arrays; untouched room costs address space, not memory.
+func (g *Groups) reserve(n int) {
+	g.index()
+	if len(g.short)+len(g.long) == 0 {
+		g.short = make(map[[16]byte]int32, n)
+	}
+	g.arena = slices.Grow(g.arena, 16*n)
+	g.ends = slices.Grow(g.ends, n)
+	g.Count = slices.Grow(g.Count, n)
+	if g.Need&NeedSum != 0 {
+		g.Sums = slices.Grow(g.Sums, n*g.Slots)
+	}
+	if g.Need&NeedMin != 0 {
+		g.Mins = slices.Grow(g.Mins, n*g.Slots)
+	}
+	if g.Need&NeedMax != 0 {
+		g.Maxs = slices.Grow(g.Maxs, n*g.Slots)
+	}
+}
+
+// A new group's figures (copied, so that adding a group allocates nothing
+// but what its arrays' growth takes).
+var (
+	noSums     [MaxSums]Fixed
+	noExtremes [MaxSums]Extreme
+)
+
 // add appends an empty group for key (not yet in the maps).
 func (g *Groups) add(key []byte) int {
 	i := len(g.ends)
@@ -186,13 +239,13 @@ func (g *Groups) add(key []byte) int {
 	g.ends = append(g.ends, len(g.arena))
 	g.Count = append(g.Count, 0)
 	if g.Need&NeedSum != 0 {
-		g.Sums = append(g.Sums, make([]Fixed, g.Slots)...)
+		g.Sums = append(g.Sums, noSums[:g.Slots]...)
 	}
 	if g.Need&NeedMin != 0 {
-		g.Mins = append(g.Mins, make([]Extreme, g.Slots)...)
+		g.Mins = append(g.Mins, noExtremes[:g.Slots]...)
 	}
 	if g.Need&NeedMax != 0 {
-		g.Maxs = append(g.Maxs, make([]Extreme, g.Slots)...)
+		g.Maxs = append(g.Maxs, noExtremes[:g.Slots]...)
 	}
 	return i
 }
@@ -200,22 +253,27 @@ func (g *Groups) add(key []byte) int {
 // Merge adds o's groups into g. Both must come from the same query.
 func (g *Groups) Merge(o *Groups) {
 	if g.Len() == 0 && o.Len() > 1024 { // size the maps once
-		g.short, g.long = make(map[[16]byte]int32, len(o.short)), make(map[string]int32, len(o.long))
+		g.short, g.long = make(map[[16]byte]int32, o.Len()), make(map[string]int32)
 	}
 	for j := range o.Len() {
-		i := g.at(o.keyBytes(j))
-		g.Count[i] += o.Count[j]
-		a, b := i*g.Slots, j*g.Slots
-		for k := range g.Slots {
-			if g.Sums != nil {
-				g.Sums[a+k].AddFixed(o.Sums[b+k])
-			}
-			if g.Mins != nil {
-				g.Mins[a+k].mergeMin(o.Mins[b+k])
-			}
-			if g.Maxs != nil {
-				g.Maxs[a+k].mergeMax(o.Maxs[b+k])
-			}
+		g.mergeOne(o, j)
+	}
+}
+
+// mergeOne adds o's group j into g.
+func (g *Groups) mergeOne(o *Groups, j int) {
+	i := g.at(o.keyBytes(j))
+	g.Count[i] += o.Count[j]
+	a, b := i*g.Slots, j*g.Slots
+	for k := range g.Slots {
+		if g.Sums != nil {
+			g.Sums[a+k].AddFixed(o.Sums[b+k])
+		}
+		if g.Mins != nil {
+			g.Mins[a+k].mergeMin(o.Mins[b+k])
+		}
+		if g.Maxs != nil {
+			g.Maxs[a+k].mergeMax(o.Maxs[b+k])
 		}
 	}
 }

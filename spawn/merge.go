@@ -3,6 +3,7 @@ package spawn
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"parlab/scan"
 )
@@ -14,9 +15,9 @@ type unitOutcome struct {
 	done bool
 }
 
-// merge checks the units' outcomes and merges them in unit order, which is
-// file order, so the first error reported is the one a sequential scan
-// would report.
+// merge checks the units' outcomes in unit order, which is file order, so
+// the first error reported is the one a sequential scan would report, and
+// merges them (scan.MergeAll: their groups with a goroutine per core).
 //
 // A row split moved its cuts to line starts without looking for quotes: a
 // cut inside a quoted field that holds a newline is not a row start. Such a
@@ -25,12 +26,12 @@ type unitOutcome struct {
 // whole, here, and only that answer counts. Files without quotes, the usual
 // case, cost nothing extra. It returns the files it rescanned.
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Result, []int, error) {
-	var total scan.Result
+	var parts []*scan.Result // in unit order; merged at the end, the groups in parallel
 	var rescanned []int
 	perFile := make([][]int, len(s.Tables))
 	for i, u := range p.Units {
 		if !out[i].done {
-			return total, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Paths[u.File], u.Start, u.End)
+			return scan.Result{}, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Paths[u.File], u.Start, u.End)
 		}
 		perFile[u.File] = append(perFile[u.File], i)
 	}
@@ -44,18 +45,18 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Resul
 		if cut && suspect {
 			var r scan.Result
 			if err := s.scanUnit(ctx, whole, &r); err != nil {
-				return total, rescanned, err
+				return scan.Result{}, rescanned, err
 			}
 			rescanned = append(rescanned, f)
-			total.Merge(&r)
+			parts = append(parts, &r)
 			continue
 		}
 		for _, i := range units {
 			if out[i].err != nil {
-				return total, rescanned, out[i].err
+				return scan.Result{}, rescanned, out[i].err
 			}
-			total.Merge(&out[i].res)
+			parts = append(parts, &out[i].res)
 		}
 	}
-	return total, rescanned, nil
+	return scan.MergeAll(parts, runtime.GOMAXPROCS(0)), rescanned, nil
 }

@@ -1,0 +1,69 @@
+package scan
+
+import (
+	"slices"
+	"testing"
+)
+
+// MergeAll's parallel merge (enough groups, several goroutines) gives the
+// answer of merging the parts one by one, and the reference's table, for
+// sums, minimums, maximums and averages; its result finds every key (the
+// index is made when asked for), and it can be merged into again.
+func TestMergeAll(t *testing.T) {
+	defer func(n int) { mergeMin = n }(mergeMin)
+	mergeMin = 4000
+	files := generated(t, 12000, 6)
+	for _, q := range []Query{
+		{By: []string{"Order ID", "Units Sold"}},
+		{By: []string{"Order ID"}, Min: []string{"Units Sold"}, Max: []string{"Total Profit"}, Avg: []string{"Unit Cost"}, Sum: []string{"Total Cost"}},
+	} {
+		var rs []*Result
+		var seq Result
+		for _, f := range files {
+			r, err := scanAll([]refFile{f}, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs = append(rs, &r)
+			seq.Merge(&r)
+		}
+		if seq.Groups.Len() < mergeMin {
+			t.Fatalf("%+v: %d groups, too few for the parallel merge", q, seq.Groups.Len())
+		}
+		want, err := refGeneral(files, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := NewTable(files[0].name, files[0].data, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2, 3, 8} {
+			got := MergeAll(rs, workers)
+			if !got.Equal(&seq) || !seq.Equal(&got) {
+				t.Fatalf("%+v, %d workers: the merged answer differs from the one merged in turn", q, workers)
+			}
+			a := &Answer{Spec: tb.Spec(), Result: got}
+			gt := a.Groups()
+			if gt.Len() != len(want.cells) {
+				t.Fatalf("%+v, %d workers: %d groups, reference %d", q, workers, gt.Len(), len(want.cells))
+			}
+			for i := range gt.Len() {
+				if row := gt.Row(nil, i, false); !slices.Equal(row, want.cells[i]) {
+					t.Fatalf("%+v, %d workers: row %d %v, reference %v", q, workers, i, row, want.cells[i])
+				}
+			}
+			again := got
+			again.Groups = MergeAll([]*Result{&got}, 1).Groups
+			again.Merge(rs[0])
+			if again.Groups.Len() != got.Groups.Len() || again.Matched != got.Matched+rs[0].Matched {
+				t.Fatalf("%+v, %d workers: merging into the result again: %d groups of %d", q, workers, again.Groups.Len(), got.Groups.Len())
+			}
+		}
+		for _, r := range rs[:1] {
+			if c, err := scanAll(files[:1], q); err != nil || !c.Equal(r) {
+				t.Fatalf("%+v: MergeAll changed its argument", q)
+			}
+		}
+	}
+}
