@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -138,23 +139,40 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		}
 		return nil, err
 	}
+	// The units' results are decoded a core each at a time (a group-by's
+	// groups can be millions a unit); a bad one fails the run, the first
+	// in unit order named.
 	outcomes := make([]unitOutcome, len(plan.Units))
+	errs := make([]error, len(plan.Units))
+	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
 	for i := range outcomes {
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
 		status := le.Uint64(us[uStatus:])
 		if status != unitDone && status != unitFailed {
 			continue
 		}
-		res, err := getResult(us)
-		if err == nil && status == unitDone {
-			err = getGroups(region, l, us, &res)
-		}
+		cores <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-cores }()
+			res, err := getResult(us)
+			if err == nil && status == unitDone {
+				err = getGroups(region, l, us, &res)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("unit %d: %w", i, err)
+				return
+			}
+			outcomes[i] = unitOutcome{res: res, done: true}
+			if status == unitFailed {
+				outcomes[i].err = errors.New(getMsg(us, uMsgLen, uMsg, unitSlot))
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("unit %d: %w", i, err)
-		}
-		outcomes[i] = unitOutcome{res: res, done: true}
-		if status == unitFailed {
-			outcomes[i].err = errors.New(getMsg(us, uMsgLen, uMsg, unitSlot))
+			return nil, err
 		}
 	}
 	return r.finish(ctx, joined, outcomes)
