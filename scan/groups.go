@@ -68,8 +68,9 @@ func (x *Extreme) mergeMax(o Extreme) {
 // is at i·Slots+k of Sums, Mins and Maxs.
 //
 // The keys' bytes live in one arena, and keys of up to 15 bytes are found
-// through a map whose keys hold no pointer, so ten million groups are a few
-// large objects for the garbage collector, not ten million strings.
+// through an index of their words (shortIndex) that holds no pointer, so
+// ten million groups are a few large objects for the garbage collector, not
+// ten million strings.
 //
 // A Groups belongs to one scan at a time; Merge and Equal leave their
 // argument unchanged. It grows without bound: one entry per distinct key
@@ -79,9 +80,8 @@ type Groups struct {
 	Need  Need
 	// The index (nil after a parallel merge, until a key is looked up:
 	// see index): a key of ≤ 15 bytes by its bytes, then its length in
-	// byte 15; a longer one by its string; a cache of recent short keys.
-	short map[[16]byte]int32
-	cache *[1 << cacheBits]cacheEntry
+	// byte 15 (shortKey); a longer one by its string.
+	short *shortIndex
 	long  map[string]int32
 	arena []byte // every key's bytes, in group order
 	ends  []int  // group i's key is arena[ends[i-1]:ends[i]] (0 for i = 0)
@@ -90,16 +90,6 @@ type Groups struct {
 	Mins  []Extreme
 	Maxs  []Extreme
 	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
-}
-
-// cacheBits sizes Groups' key cache: 256 entries of 24 bytes.
-const cacheBits = 8
-
-// cacheEntry is a short key (as its two words) and its group plus one (0:
-// empty).
-type cacheEntry struct {
-	lo, hi uint64
-	i      int32
 }
 
 // Need says which accumulators a query's aggregates use.
@@ -113,8 +103,7 @@ const (
 )
 
 func newGroups(slots int, need Need) *Groups {
-	return &Groups{Slots: slots, Need: need, short: make(map[[16]byte]int32), long: make(map[string]int32),
-		cache: new([1 << cacheBits]cacheEntry)}
+	return &Groups{Slots: slots, Need: need, short: newShortIndex(0), long: make(map[string]int32)}
 }
 
 // Len is the number of groups.
@@ -141,18 +130,23 @@ func shortKey(key []byte) [16]byte {
 	return k
 }
 
-// index builds the maps and empties the cache if a merge left them out
-// (see concatGroups): they are only needed to find a key, which a finished
-// answer is rarely asked to do.
+// shortWords is a key of at most 15 bytes as shortIndex holds it.
+func shortWords(key []byte) (lo, hi uint64) {
+	k := shortKey(key)
+	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+}
+
+// index builds the index if a merge left it out (see concatGroups): it is
+// only needed to find a key, which a finished answer is rarely asked to do.
 func (g *Groups) index() {
 	if g.short != nil {
 		return
 	}
-	g.short, g.long = make(map[[16]byte]int32, g.Len()), make(map[string]int32)
-	g.cache = new([1 << cacheBits]cacheEntry)
+	g.short, g.long = newShortIndex(g.Len()), make(map[string]int32)
 	for i := range g.Len() {
 		if key := g.keyBytes(i); len(key) < 16 {
-			g.short[shortKey(key)] = int32(i)
+			lo, hi := shortWords(key)
+			g.short.getOrPut(lo, hi, int32(i))
 		} else {
 			g.long[string(key)] = int32(i)
 		}
@@ -162,16 +156,13 @@ func (g *Groups) index() {
 // find returns key's group, or -1.
 func (g *Groups) find(key []byte) int {
 	g.index()
-	i, ok := int32(-1), false
 	if len(key) < 16 {
-		i, ok = g.short[shortKey(key)]
-	} else {
-		i, ok = g.long[string(key)]
+		return int(g.short.get(shortWords(key)))
 	}
-	if !ok {
-		return -1
+	if i, ok := g.long[string(key)]; ok {
+		return int(i)
 	}
-	return int(i)
+	return -1
 }
 
 // at returns the index of key's group, adding an empty one if it is new.
@@ -179,20 +170,11 @@ func (g *Groups) find(key []byte) int {
 func (g *Groups) at(key []byte) int {
 	g.index()
 	if len(key) < 16 {
-		k := shortKey(key)
-		// A direct-mapped cache in front of the map: a few keys (Region's 7,
-		// Country's 185) are found with one multiply and two compares.
-		lo, hi := binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
-		c := &g.cache[((lo^hi*0x9E3779B97F4A7C15)*0x9E3779B97F4A7C15)>>(64-cacheBits)]
-		if c.lo == lo && c.hi == hi && c.i > 0 {
-			return int(c.i - 1)
+		lo, hi := shortWords(key)
+		i, added := g.short.getOrPut(lo, hi, int32(g.Len()))
+		if added {
+			g.add(key)
 		}
-		i, ok := g.short[k]
-		if !ok {
-			i = int32(g.add(key))
-			g.short[k] = i
-		}
-		*c = cacheEntry{lo, hi, i + 1}
 		return int(i)
 	}
 	if i, ok := g.long[string(key)]; ok {
@@ -208,8 +190,8 @@ func (g *Groups) at(key []byte) int {
 // arrays; untouched room costs address space, not memory.
 func (g *Groups) reserve(n int) {
 	g.index()
-	if len(g.short)+len(g.long) == 0 {
-		g.short = make(map[[16]byte]int32, n)
+	if g.short.n+len(g.long) == 0 {
+		g.short = newShortIndex(n)
 	}
 	g.arena = slices.Grow(g.arena, 16*n)
 	g.ends = slices.Grow(g.ends, n)
@@ -252,8 +234,9 @@ func (g *Groups) add(key []byte) int {
 
 // Merge adds o's groups into g. Both must come from the same query.
 func (g *Groups) Merge(o *Groups) {
-	if g.Len() == 0 && o.Len() > 1024 { // size the maps once
-		g.short, g.long = make(map[[16]byte]int32, o.Len()), make(map[string]int32)
+	if g.Len() == 0 && o.Len() > 1024 { // size the index once
+		g.index()
+		g.short = newShortIndex(o.Len())
 	}
 	for j := range o.Len() {
 		g.mergeOne(o, j)

@@ -84,7 +84,7 @@ func partOf(seed maphash.Seed, key []byte, k int) int {
 // without an index (see Groups.index); parts are not changed.
 func concatGroups(parts []*Groups) *Groups {
 	g := newGroups(parts[0].Slots, parts[0].Need)
-	g.short, g.long, g.cache = nil, nil, nil
+	g.short, g.long = nil, nil
 	n, bytes := 0, 0
 	for _, p := range parts {
 		n += p.Len()
