@@ -204,6 +204,9 @@ type rowScratch struct {
 	scale  [MaxSums]uint8  // groupsHot's: each value's scale, as last seen
 	recs   [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
 	cbuf   [cbufLen][3]int // lanesHot's: compress mode's buffer (hotWalk's cbuf)
+	// touched keeps the words groupsHot's batches load (Groups.touch),
+	// so that the loads are not dropped; its value means nothing.
+	touched uint64
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line

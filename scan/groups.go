@@ -165,6 +165,15 @@ func (g *Groups) find(key []byte) int {
 	return -1
 }
 
+// touch starts fetching the index slot of a key of at most 15 bytes (see
+// shortIndex.touch); it returns a word of it, or 0.
+func (g *Groups) touch(key []byte) uint64 {
+	if g.short == nil || len(key) >= 16 {
+		return 0
+	}
+	return g.short.touch(shortWords(key))
+}
+
 // at returns the index of key's group, adding an empty one if it is new.
 // key is not kept: its bytes are copied into the arena.
 func (g *Groups) at(key []byte) int {

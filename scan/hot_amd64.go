@@ -170,6 +170,16 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		for k := range h.tp.nsum {
 			scales[k] = int(loc.scale[k])
 		}
+		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 {
+			// Many keys (slot mode off): their index slots fetched at
+			// once, so that the lookups below wait for memory once a
+			// batch, not once a row.
+			var w uint64
+			for i := range loc.nout {
+				w += g.touch(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+			}
+			sc.touched += w
+		}
 		for i := range loc.nout {
 			rc := &recs[i]
 			p, e := wb+rc.q, wb+rc.e
