@@ -235,8 +235,8 @@ const spanBack = 100
 // The walk from the end looks in the row's last 64 bytes and the search
 // from the start in its first 128, and a row whose field lies past them
 // goes back to Go: so a field in the middle is looked for from the start.
-// Order ID, 8 fields from the end of a Sales Records row but 7 from its
-// start, lay past the last 64 bytes in 86% of the rows.
+// (Order ID, 8 fields from the end of a Sales Records row but 7 from its
+// start, lay past the last 64 bytes in most rows.)
 func (hp *hotPlan) spanOn(j, f, ncols int) {
 	switch i := ncols - f; {
 	case i <= maxNeed && f > 0 && (i <= hp.need || i <= f || f > 32): // (the first field has no comma before it)

@@ -18,10 +18,9 @@ import (
 //     key at one scale, a date, the count, a sum or an extreme at one
 //     scale), the groups are sorted as (that number, index) pairs in one
 //     array, and the comparator only breaks ties: the sort then reads one
-//     contiguous array, not the groups' figures at random.
-//
-// Ten million groups (a group-by on Order ID) took 3–4 s to sort through
-// the comparator alone, almost all of it cache misses.
+//     contiguous array, not the groups' figures at random, which with
+//     millions of groups is a cache miss a comparison (docs/performance.md,
+//     "Many groups").
 
 // groupOrder is a group-by's order over its groups (indexes into Groups).
 type groupOrder struct {
