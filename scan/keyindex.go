@@ -13,7 +13,7 @@ import (
 // Against Go's map of [16]byte keys, for the millions of keys of a
 // group-by on Order ID, it looks a key up and adds it if missing in one
 // probe sequence, not two (a lookup, then an insert); docs/performance.md
-// ("Many groups") has what it bought.
+// ("Group-by memory") has what it bought.
 //
 // The hash is keyed with random words drawn for each index, so input made
 // to collide in one run collides in no other. An index belongs to one

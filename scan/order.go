@@ -20,7 +20,7 @@ import (
 //     array, and the comparator only breaks ties: the sort then reads one
 //     contiguous array, not the groups' figures at random, which with
 //     millions of groups is a cache miss a comparison (docs/performance.md,
-//     "Many groups").
+//     "Group-by memory").
 
 // groupOrder is a group-by's order over its groups (indexes into Groups).
 type groupOrder struct {
