@@ -1,6 +1,10 @@
 package spawn
 
-import "context"
+import (
+	"context"
+
+	"parlab/scan"
+)
 
 // Floor is not a way to answer the query: its workers only count newlines
 // (bytes.Count, vectorised) over the same mapped files, cut the same way,
@@ -13,11 +17,13 @@ type Floor struct{}
 func (Floor) Name() string { return NameFloor }
 
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, NameFloor, func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
-		o.err = set.guard(u, func() error {
+	return runGoroutines(ctx, c, NameFloor, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
+		return set.guard(u, func() error {
 			a, b, err := set.rows(u)
 			if err == nil {
-				o.res.Rows, err = set.countLines(ctx, u.File, a, b)
+				var n int64
+				n, err = set.countLines(ctx, u.File, a, b)
+				r.Rows += n
 			}
 			return err
 		})

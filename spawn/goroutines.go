@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"parlab/scan"
 )
 
 // Goroutines runs N goroutines over one mapping of the data set. Each writes
@@ -21,20 +23,31 @@ type paddedOutcome struct {
 	_ [64]byte
 }
 
+type paddedResult struct {
+	scan.Result
+	_ [64]byte
+}
+
 type paddedStat struct {
 	WorkerStat
 	_ [64]byte
 }
 
 func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, NameGoroutines, func(ctx context.Context, set *Set, u Unit, o *unitOutcome) {
-		o.err = set.scanUnit(ctx, u, &o.res)
+	return runGoroutines(ctx, c, NameGoroutines, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
+		return set.scanUnit(ctx, u, r)
 	})
 }
 
 // runGoroutines runs c.Workers goroutines over the plan's units, each unit
-// through body, which fills in the unit's outcome; then merges.
-func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *unitOutcome)) (rep *Report, err error) {
+// through body, which adds what it finds to r; then merges.
+//
+// A unit that is a whole file adds to its worker's own result, not to one
+// of its own: no merge can need it apart (Set.merge sets apart only the
+// units of a cut file), and a group-by of many keys (Order ID) then builds
+// one set of groups a worker, its keys met again in later files found, not
+// a set a unit, each merged again at the end.
+func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *scan.Result) error) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
@@ -45,6 +58,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 	defer r.set.Close()
 	out := make([]paddedOutcome, len(r.plan.Units))
 	stats := make([]paddedStat, c.Workers)
+	own := make([]paddedResult, c.Workers) // each worker's whole files
 	var cursor atomic.Int64
 	take := func() int64 { return cursor.Add(1) - 1 }
 	var wg sync.WaitGroup
@@ -55,11 +69,16 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil; i = r.plan.next(w, st.Units, take) {
 				u := r.plan.Units[i]
 				o := &out[i].unitOutcome
-				body(ctx, r.set, u, o)
+				dst := &o.res
+				if u == r.set.WholeFile(u.File) {
+					dst, o.folded = &own[w].Result, true
+				}
+				rows := dst.Rows
+				o.err = body(ctx, r.set, u, dst)
 				o.done = true
 				st.Units++
 				st.Bytes += int64(u.End - u.Start)
-				st.Rows += o.res.Rows
+				st.Rows += dst.Rows - rows
 			}
 			st.End = time.Since(r.t0)
 		})
@@ -76,7 +95,11 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 	for w := range stats {
 		r.rep.PerWorker[w] = stats[w].WorkerStat
 	}
-	return r.finish(ctx, joined, outcomes)
+	owned := make([]*scan.Result, len(own))
+	for w := range own {
+		owned[w] = &own[w].Result
+	}
+	return r.finish(ctx, joined, outcomes, owned...)
 }
 
 // run is one parallel run in progress: its start, data, plan and report.
@@ -108,10 +131,11 @@ func start(c Config, name string) (*run, error) {
 }
 
 // finish derives the phases from the workers' clocks, merges the units'
-// outcomes (see Set.merge) and closes the report.
-func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitOutcome) (*Report, error) {
+// outcomes and the workers' own results (see Set.merge) and closes the
+// report.
+func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitOutcome, owned ...*scan.Result) (*Report, error) {
 	r.rep.phases(joined)
-	res, rescanned, err := r.set.merge(ctx, r.plan, outcomes)
+	res, rescanned, err := r.set.merge(ctx, r.plan, outcomes, owned)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,16 @@ import (
 
 // unitOutcome is what scanning one unit gave.
 type unitOutcome struct {
-	res  scan.Result
-	err  error
-	done bool
+	res    scan.Result
+	err    error
+	done   bool
+	folded bool // res is empty: the unit, a whole file, added to its worker's own result
 }
 
 // merge checks the units' outcomes in unit order, which is file order, so
 // the first error reported is the one a sequential scan would report, and
-// merges them (scan.MergeAll: their groups with a goroutine per core).
+// merges them and owned, the results the workers kept of their own for
+// whole files (scan.MergeAll: the groups with a goroutine per core).
 //
 // A row split moved its cuts to line starts without looking for quotes: a
 // cut inside a quoted field that holds a newline is not a row start. Such a
@@ -25,7 +27,7 @@ type unitOutcome struct {
 // scan.Result.Quoted), so a cut file where that happened is scanned again
 // whole, here, and only that answer counts. Files without quotes, the usual
 // case, cost nothing extra. It returns the files it rescanned.
-func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Result, []int, error) {
+func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
 	var parts []*scan.Result // in unit order; merged at the end, the groups in parallel
 	var rescanned []int
 	perFile := make([][]int, len(s.Tables))
@@ -42,7 +44,7 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Resul
 		for _, i := range units {
 			suspect = suspect || out[i].err != nil || out[i].res.Quoted > 0
 		}
-		if cut && suspect {
+		if cut && suspect { // (no unit of a cut file was folded)
 			var r scan.Result
 			if err := s.scanUnit(ctx, whole, &r); err != nil {
 				return scan.Result{}, rescanned, err
@@ -55,8 +57,11 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome) (scan.Resul
 			if out[i].err != nil {
 				return scan.Result{}, rescanned, out[i].err
 			}
-			parts = append(parts, &out[i].res)
+			if !out[i].folded {
+				parts = append(parts, &out[i].res)
+			}
 		}
 	}
+	parts = append(parts, owned...)
 	return scan.MergeAll(parts, runtime.GOMAXPROCS(0)), rescanned, nil
 }
