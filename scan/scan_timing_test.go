@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -223,4 +224,36 @@ func BenchmarkShapeMinMaxAvg(b *testing.B) {
 
 func BenchmarkShapeByOrderID(b *testing.B) {
 	benchShape(b, Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}})
+}
+
+// The merge of many groups (a group-by on Order ID, 8 parts of 40k rows,
+// each with its own groups, as a parallel scan's units have them), one
+// goroutine against one a core: ns/group is per group merged in.
+func BenchmarkMergeManyGroups(b *testing.B) {
+	files := generated(b, 320000, 8)
+	q := Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}}
+	var rs []*Result
+	n := 0
+	for _, f := range files {
+		r, err := scanAll([]refFile{f}, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs = append(rs, &r)
+		n += r.Groups.Len()
+	}
+	want := MergeAll(rs, 1)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			var got Result
+			for b.Loop() {
+				got = MergeAll(rs, workers)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/group")
+			if !got.Equal(&want) {
+				b.Fatal("the merged answer differs from one goroutine's")
+			}
+		})
+	}
 }
