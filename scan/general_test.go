@@ -22,16 +22,6 @@ var generalQueries = []Query{
 	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012"}}, Sum: []string{"Units Sold"}},
 	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
 	{Filters: []Cond{{"Total Profit", OpLt, "100"}}, Min: []string{"Total Profit"}},
-	// Many groups: each of groupOrder's ways (a heap for a small limit;
-	// ranks of a numeric key, a date, a count, a sum, an extreme; the
-	// comparator alone) against the reference's sort.
-	{By: []string{"Order ID"}},
-	{By: []string{"Order ID"}, Sort: []SortKey{{"count", false}}, Limit: 7},
-	{By: []string{"Order Date"}, Sum: []string{"Units Sold"}},
-	{By: []string{"Ship Date"}, Sort: []SortKey{{"Total Profit", true}}},
-	{By: []string{"Units Sold"}, Min: []string{"Unit Price"}, Sort: []SortKey{{"min(unit price)", true}, {"count", false}}},
-	{By: []string{"Country", "Units Sold"}, Sort: []SortKey{{"count", true}}, Limit: 20},
-	{By: []string{"Total Cost"}, Avg: []string{"Units Sold"}, Sort: []SortKey{{"avg(units sold)", true}}, Limit: 4},
 }
 
 func TestGeneralGenerated(t *testing.T) {
