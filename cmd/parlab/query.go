@@ -58,7 +58,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 // registerStrategy adds the flags that pick one strategy (query and menu;
 // bench sweeps them instead).
 func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
-	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: the fastest, goroutines with one worker per core")
+	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: goroutines with one worker per core, the fastest but for a group-by of millions of keys, where seq is")
 	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes; 0: one per core")
 	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
 }
