@@ -223,7 +223,7 @@ var (
 	noExtremes [MaxSums]Extreme
 )
 
-// add appends an empty group for key (not yet in the maps).
+// add appends an empty group for key (not yet in the index).
 func (g *Groups) add(key []byte) int {
 	i := len(g.ends)
 	g.arena = append(g.arena, key...)
