@@ -275,10 +275,7 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 	case "sum":
 		return cmpFixed(g.Sums[ix], g.Sums[iy])
 	case "min", "max":
-		vs := g.Mins
-		if ag.Func == "max" {
-			vs = g.Maxs
-		}
+		vs := g.extremes(ag.Func)
 		vx, vy := vs[ix], vs[iy]
 		if !vx.Set || !vy.Set {
 			return cmpInt(b2i(vx.Set), b2i(vy.Set))

@@ -216,6 +216,14 @@ func (g *Groups) reserve(n int) {
 	}
 }
 
+// extremes is the slots' minimums (fn "min") or maximums ("max").
+func (g *Groups) extremes(fn string) []Extreme {
+	if fn == "max" {
+		return g.Maxs
+	}
+	return g.Mins
+}
+
 // A new group's figures (copied, so that adding a group allocates nothing
 // but what its arrays' growth takes).
 var (
@@ -243,9 +251,8 @@ func (g *Groups) add(key []byte) int {
 
 // Merge adds o's groups into g. Both must come from the same query.
 func (g *Groups) Merge(o *Groups) {
-	if g.Len() == 0 && o.Len() > 1024 { // size the index once
-		g.index()
-		g.short = newShortIndex(o.Len())
+	if g.Len() == 0 && o.Len() > 1024 { // size the index and the arrays once
+		g.reserve(o.Len())
 	}
 	for j := range o.Len() {
 		g.mergeOne(o, j)

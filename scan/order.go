@@ -118,10 +118,7 @@ func (o *groupOrder) rank() []int64 {
 		case k.kind == kindNumber && k.oneScale:
 			r = k.m
 		case k.kind == kindDate:
-			r = make([]int64, len(k.d))
-			for i, d := range k.d {
-				r[i] = int64(d)
-			}
+			r = k.d
 		}
 	case col == 0:
 		r = g.Count
@@ -155,10 +152,7 @@ func aggRank(g *Groups, ag Agg) []int64 {
 			sc, r[i] = s.Scale, s.V
 		}
 	case "min", "max":
-		vs := g.Mins
-		if ag.Func == "max" {
-			vs = g.Maxs
-		}
+		vs := g.extremes(ag.Func)
 		sc := int8(-1)
 		for i := range r {
 			x := vs[i*g.Slots+ag.Slot]
@@ -221,7 +215,7 @@ type keyOrder struct {
 	m        []int64
 	s        []int8
 	oneScale bool // every m is at one scale: m alone orders them
-	d        []int32
+	d        []int64
 }
 
 func newKeyOrder(g *Groups, j, n int) keyOrder {
@@ -242,14 +236,14 @@ func newKeyOrder(g *Groups, j, n int) keyOrder {
 		return o
 	}
 	o.m, o.s = nil, nil
-	o.d = make([]int32, l)
+	o.d = make([]int64, l)
 	for i := range l {
 		d, ok := parseDate(append(buf[:0], o.field(i)...))
 		if !ok {
 			o.d, o.kind = nil, kindBytes
 			return o
 		}
-		o.d[i] = d
+		o.d[i] = int64(d)
 	}
 	return o
 }
@@ -269,7 +263,7 @@ func (o *keyOrder) cmp(x, y int) int {
 			return c
 		}
 	case kindDate:
-		if c := cmpInt(int64(o.d[x]), int64(o.d[y])); c != 0 {
+		if c := cmpInt(o.d[x], o.d[y]); c != 0 {
 			return c
 		}
 	}

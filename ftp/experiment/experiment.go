@@ -291,8 +291,6 @@ func makeRoot(size int64) (string, error) {
 	return root, nil
 }
 
-// runPoint starts the server, runs the load, stops the server and checks
-// that nothing of it is left running.
 // trialOrder is the order of servers in trial t: servers turned left by t,
 // so over len(servers) trials each server runs once in each position. A
 // server's run can leave the machine changed for the next one (sockets in
@@ -306,6 +304,8 @@ func trialOrder(servers []string, t int) []string {
 	return append(slices.Clip(servers[k:]), servers[:k]...)
 }
 
+// runPoint starts the server, runs the load, stops the server and checks
+// that nothing of it is left running.
 func runPoint(cfg Config, srv string, p Point, trial int, root string, size int64) Sample {
 	run := Sample{Server: srv, Point: p, Trial: trial}
 	var s *server
