@@ -3,7 +3,6 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 )
 
 // Extreme is an exact minimum or maximum: the value M·10^-S, kept as it was
@@ -202,17 +201,17 @@ func (g *Groups) reserve(n int) {
 	if g.short.n+len(g.long) == 0 {
 		g.short = newShortIndex(n)
 	}
-	g.arena = slices.Grow(g.arena, 16*n)
-	g.ends = slices.Grow(g.ends, n)
-	g.Count = slices.Grow(g.Count, n)
+	g.arena = growHuge(g.arena, 16*n)
+	g.ends = growHuge(g.ends, n)
+	g.Count = growHuge(g.Count, n)
 	if g.Need&NeedSum != 0 {
-		g.Sums = slices.Grow(g.Sums, n*g.Slots)
+		g.Sums = growHuge(g.Sums, n*g.Slots)
 	}
 	if g.Need&NeedMin != 0 {
-		g.Mins = slices.Grow(g.Mins, n*g.Slots)
+		g.Mins = growHuge(g.Mins, n*g.Slots)
 	}
 	if g.Need&NeedMax != 0 {
-		g.Maxs = slices.Grow(g.Maxs, n*g.Slots)
+		g.Maxs = growHuge(g.Maxs, n*g.Slots)
 	}
 }
 
@@ -231,20 +230,21 @@ var (
 	noExtremes [MaxSums]Extreme
 )
 
-// add appends an empty group for key (not yet in the index).
+// add appends an empty group for key (not yet in the index). The arrays
+// grow by growHuge, not append, so that large ones ask for huge pages.
 func (g *Groups) add(key []byte) int {
 	i := len(g.ends)
-	g.arena = append(g.arena, key...)
-	g.ends = append(g.ends, len(g.arena))
-	g.Count = append(g.Count, 0)
+	g.arena = append(growHuge(g.arena, len(key)), key...)
+	g.ends = append(growHuge(g.ends, 1), len(g.arena))
+	g.Count = append(growHuge(g.Count, 1), 0)
 	if g.Need&NeedSum != 0 {
-		g.Sums = append(g.Sums, noSums[:g.Slots]...)
+		g.Sums = append(growHuge(g.Sums, g.Slots), noSums[:g.Slots]...)
 	}
 	if g.Need&NeedMin != 0 {
-		g.Mins = append(g.Mins, noExtremes[:g.Slots]...)
+		g.Mins = append(growHuge(g.Mins, g.Slots), noExtremes[:g.Slots]...)
 	}
 	if g.Need&NeedMax != 0 {
-		g.Maxs = append(g.Maxs, noExtremes[:g.Slots]...)
+		g.Maxs = append(growHuge(g.Maxs, g.Slots), noExtremes[:g.Slots]...)
 	}
 	return i
 }

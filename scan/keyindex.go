@@ -37,7 +37,7 @@ func newShortIndex(n int) *shortIndex {
 	for size*3 < n*4 {
 		size *= 2
 	}
-	return &shortIndex{slots: make([]shortSlot, size), shift: uint(64 - bits.TrailingZeros(uint(size))),
+	return &shortIndex{slots: makeHuge[shortSlot](size, size), shift: uint(64 - bits.TrailingZeros(uint(size))),
 		k1: rand.Uint64(), k2: rand.Uint64() | 1}
 }
 
@@ -91,7 +91,7 @@ func (x *shortIndex) getOrPut(lo, hi uint64, next int32) (int32, bool) {
 // grow doubles the slots and puts every key back.
 func (x *shortIndex) grow() {
 	old := x.slots
-	x.slots = make([]shortSlot, 2*len(old))
+	x.slots = makeHuge[shortSlot](2*len(old), 2*len(old))
 	x.shift--
 	mask := uint64(len(x.slots) - 1)
 	for _, o := range old {

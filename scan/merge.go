@@ -90,17 +90,17 @@ func concatGroups(parts []*Groups) *Groups {
 		n += p.Len()
 		bytes += len(p.arena)
 	}
-	g.arena = make([]byte, 0, bytes)
-	g.ends = make([]int, 0, n)
-	g.Count = make([]int64, 0, n)
+	g.arena = makeHuge[byte](0, bytes)
+	g.ends = makeHuge[int](0, n)
+	g.Count = makeHuge[int64](0, n)
 	if g.Need&NeedSum != 0 {
-		g.Sums = make([]Fixed, 0, n*g.Slots)
+		g.Sums = makeHuge[Fixed](0, n*g.Slots)
 	}
 	if g.Need&NeedMin != 0 {
-		g.Mins = make([]Extreme, 0, n*g.Slots)
+		g.Mins = makeHuge[Extreme](0, n*g.Slots)
 	}
 	if g.Need&NeedMax != 0 {
-		g.Maxs = make([]Extreme, 0, n*g.Slots)
+		g.Maxs = makeHuge[Extreme](0, n*g.Slots)
 	}
 	for _, p := range parts {
 		base := len(g.arena)
