@@ -136,4 +136,17 @@ func TestGroupsBinary(t *testing.T) {
 	if _, err := DecodeGroups(append(b, 0)); err == nil {
 		t.Error("a trailing byte: no error")
 	}
+	// counts alone: slots 0, need 0, then groups of (key length, key, count)
+	if g, err := DecodeGroups([]byte{0, 0, 2, 1, 'a', 2, 1, 'b', 4}); err != nil || g.Len() != 2 || g.Count[g.find([]byte("b"))] != 2 {
+		t.Errorf("two groups: %v %+v", err, g)
+	}
+	for _, b := range [][]byte{
+		{0, 0, 2, 1, 'a', 2, 1, 'a', 2},            // a key twice in a row
+		{0, 0, 3, 1, 'a', 2, 1, 'b', 2, 1, 'a', 2}, // a key twice
+		{0, 0, 5, 1, 'a', 2, 1, 'b', 2, 1, 'c', 2}, // more groups than the bytes hold
+	} {
+		if _, err := DecodeGroups(b); err == nil {
+			t.Errorf("% x: no error", b)
+		}
+	}
 }

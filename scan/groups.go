@@ -370,10 +370,17 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		return v
 	}
 	slots, need, n := uv(), uv(), uv()
-	if b == nil || slots > MaxSums || need > 7 || n > uint64(len(b)) {
+	// A group takes at least a byte for its key's length and one for its
+	// count, and per slot 5 for a sum and 1 for an extreme.
+	least := uint64(2)
+	if slots <= MaxSums && need <= 7 {
+		least += slots * (5*(need&1) + need>>1&1 + need>>2&1)
+	}
+	if b == nil || slots > MaxSums || need > 7 || n > uint64(len(b))/least {
 		return nil, bad
 	}
 	g := newGroups(int(slots), Need(need))
+	g.reserve(int(n)) // no growth: n is bounded by len(b)
 	ext := func() Extreme {
 		if len(b) == 0 {
 			b = nil
@@ -400,10 +407,11 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		}
 		key := b[:kl]
 		b = b[kl:]
-		if g.find(key) >= 0 {
-			return nil, bad
-		}
+		before := g.Len()
 		i := g.at(key)
+		if g.Len() == before {
+			return nil, bad // a key seen twice
+		}
 		g.Count[i] = sv()
 		for k := i * g.Slots; k < (i+1)*g.Slots; k++ {
 			if g.Sums != nil {
