@@ -3,8 +3,10 @@
 // an optional group-by, and per group the count and exact sums, minimums,
 // maximums and averages (see Query).
 //
-// It is pure: functions over []byte, no syscalls, no allocation per row
-// (a group-by allocates per new group), so it can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
+// It is pure: functions over []byte, no allocation per row (a group-by
+// allocates per new group), and no system call but one hint that changes no
+// answer (huge pages asked for a group-by's large arrays: huge_linux.go), so
+// it can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
 // package shm's business; which worker scans which range is package spawn's.
 //
 // # The dialect

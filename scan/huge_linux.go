@@ -1,9 +1,8 @@
 package scan
 
 import (
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // hugePage is the size of a transparent huge page on amd64 and arm64 (4 KiB
@@ -16,8 +15,9 @@ const hugePage = 2 << 20
 // stay small (the advice applies to faults to come); Go's heap hands a
 // large new array over untouched when it comes fresh from the kernel.
 //
-// Safety: the advice changes how memory is backed, never what it holds,
-// and s, which the caller keeps, keeps the array alive during the call.
+// It is the one system call of this package (see the package comment): a
+// hint, which changes how memory is backed, never what it holds. Safety: s,
+// which the caller keeps, keeps the array alive during the call.
 // An error (no THP in this kernel, an address the kernel declines) is
 // ignored: the pages are then small, as without the advice.
 func adviseHuge[T any](s []T) {
@@ -32,6 +32,6 @@ func adviseHuge[T any](s []T) {
 	a := (p + hugePage - 1) &^ (hugePage - 1) // the first whole huge page
 	z := (p + size) &^ (hugePage - 1)         // and the end of the last
 	if z > a {
-		unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(base, a-p)), z-a), unix.MADV_HUGEPAGE)
+		syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(base, a-p)), z-a), syscall.MADV_HUGEPAGE)
 	}
 }
