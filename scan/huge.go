@@ -2,8 +2,8 @@ package scan
 
 // The group-by's arrays (a Groups' keys and figures, its index's slots)
 // reach hundreds of megabytes with millions of groups, and each first
-// touch of a 4 KiB page of fresh memory is a page fault: on a VM, 5–12 µs
-// of system time each (docs/performance.md, "Group-by memory"). makeHuge
+// touch of a 4 KiB page of fresh memory is a page fault, dear on a VM
+// (docs/performance.md, "Group-by memory"). makeHuge
 // and growHuge make such arrays and ask the kernel to back them with
 // transparent huge pages (adviseHuge), so a fault maps 2 MiB. Go's heap
 // does not ask for them itself, and most hosts give them only where asked
