@@ -195,7 +195,8 @@ func (g *Groups) at(key []byte) int {
 
 // reserve makes room for n more groups (their keys of 16 bytes on
 // average), so that adding them grows neither the index nor the figures'
-// arrays; untouched room costs address space, not memory.
+// arrays; untouched room costs address space, not memory (a large array's
+// memory comes a huge page, 2 MiB, at a time: see growHuge).
 func (g *Groups) reserve(n int) {
 	g.index()
 	if g.short.n+len(g.long) == 0 {
