@@ -232,20 +232,20 @@ var (
 )
 
 // add appends an empty group for key (not yet in the index). The arrays
-// grow by growHuge, not append, so that large ones ask for huge pages.
+// grow by appendHuge, not append, so that large ones ask for huge pages.
 func (g *Groups) add(key []byte) int {
 	i := len(g.ends)
-	g.arena = append(growHuge(g.arena, len(key)), key...)
-	g.ends = append(growHuge(g.ends, 1), len(g.arena))
-	g.Count = append(growHuge(g.Count, 1), 0)
+	g.arena = appendHuge(g.arena, key...)
+	g.ends = appendHuge(g.ends, len(g.arena))
+	g.Count = appendHuge(g.Count, 0)
 	if g.Need&NeedSum != 0 {
-		g.Sums = append(growHuge(g.Sums, g.Slots), noSums[:g.Slots]...)
+		g.Sums = appendHuge(g.Sums, noSums[:g.Slots]...)
 	}
 	if g.Need&NeedMin != 0 {
-		g.Mins = append(growHuge(g.Mins, g.Slots), noExtremes[:g.Slots]...)
+		g.Mins = appendHuge(g.Mins, noExtremes[:g.Slots]...)
 	}
 	if g.Need&NeedMax != 0 {
-		g.Maxs = append(growHuge(g.Maxs, g.Slots), noExtremes[:g.Slots]...)
+		g.Maxs = appendHuge(g.Maxs, noExtremes[:g.Slots]...)
 	}
 	return i
 }
@@ -371,13 +371,12 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		return v
 	}
 	slots, need, n := uv(), uv(), uv()
+	if b == nil || slots > MaxSums || need > 7 {
+		return nil, bad
+	}
 	// A group takes at least a byte for its key's length and one for its
 	// count, and per slot 5 for a sum and 1 for an extreme.
-	least := uint64(2)
-	if slots <= MaxSums && need <= 7 {
-		least += slots * (5*(need&1) + need>>1&1 + need>>2&1)
-	}
-	if b == nil || slots > MaxSums || need > 7 || n > uint64(len(b))/least {
+	if least := 2 + slots*(5*(need&1)+need>>1&1+need>>2&1); n > uint64(len(b))/least {
 		return nil, bad
 	}
 	g := newGroups(int(slots), Need(need))

@@ -31,3 +31,6 @@ func growHuge[T any](s []T, extra int) []T {
 	copy(t, s)
 	return t
 }
+
+// appendHuge is append, growing s by growHuge.
+func appendHuge[T any](s []T, v ...T) []T { return append(growHuge(s, len(v)), v...) }
