@@ -199,11 +199,12 @@ func (s *Spec) sortColumn(name string) (int, error) {
 // one for a whole scan: zeroing it for every row cost a tenth of a
 // group-by's time.
 type rowScratch struct {
-	fields [MaxFields][]byte
-	offs   [MaxFields]int
-	scale  [MaxSums]uint8  // groupsHot's: each value's scale, as last seen
-	recs   [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
-	cbuf   [cbufLen][3]int // lanesHot's: compress mode's buffer (hotWalk's cbuf)
+	fields  [MaxFields][]byte
+	offs    [MaxFields]int
+	scale   [MaxSums]uint8  // groupsHot's: each value's scale, as last seen
+	recs    [hotRecs]hotRec // groupsHot's: the rows hotWalk hands over
+	cbuf    [cbufLen][3]int // lanesHot's: compress mode's buffer (hotWalk's cbuf)
+	foreign [hotRecs]bool   // groupsHot's: for a key split, the rows whose key is another part's
 	// touched keeps the words groupsHot's batches load (Groups.touch),
 	// so that the loads are not dropped; its value means nothing.
 	touched uint64
@@ -313,24 +314,25 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		}
 		ms[k], ss[k] = m, sc
 	}
-	r.Matched++
 	n := len(g.slots)
 	sums, mins, maxs := r.Sums[:n], r.Mins[:n], r.Maxs[:n]
 	if g.keys != nil {
-		if r.Groups == nil {
-			r.Groups = newGroups(n, g.need)
-		}
-		var i int
-		if len(g.keys) == 1 {
-			i = r.Groups.at(fields[g.keys[0]])
-		} else {
+		key := fields[g.keys[0]]
+		var kb [256]byte
+		if len(g.keys) > 1 {
 			var kf [MaxFields][]byte
 			for j, fi := range g.keys {
 				kf[j] = fields[fi]
 			}
-			var kb [256]byte
-			i = r.Groups.at(groupKey(kb[:0], kf[:len(g.keys)]))
+			key = groupKey(kb[:0], kf[:len(g.keys)])
 		}
+		if !r.Part.has(key) {
+			return nil // another part's key: a row, not a match, here
+		}
+		if r.Groups == nil {
+			r.Groups = newGroups(n, g.need)
+		}
+		i := r.Groups.at(key)
 		gr := r.Groups
 		gr.Count[i]++
 		sums, mins, maxs = nil, nil, nil
@@ -344,6 +346,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			maxs = gr.Maxs[i*n : (i+1)*n]
 		}
 	}
+	r.Matched++
 	for k, s := range g.slots {
 		if s.need&NeedSum != 0 {
 			sums[k].Add(ms[k], ss[k])
@@ -516,11 +519,16 @@ func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[M
 	if h.key < 0 {
 		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales)
 	}
+	key := t.data[s:end]
+	if !r.Part.has(key) {
+		r.Rows++ // another part's key: a row, not a match, here
+		return true
+	}
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
 	}
 	gr := r.Groups
-	i := gr.at(t.data[s:end])
+	i := gr.at(key)
 	if h.sums { // the commonest: sums alone
 		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, vals, scales) {
 			return false

@@ -142,7 +142,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		loc.ext = 1 // slot mode keeps maxima and minima too
 	}
 	var keys *hotKeys
-	if h.slot {
+	if h.slot && r.Part.N <= 1 { // (a key table holds any key: not for a key split)
 		if r.Groups == nil {
 			r.Groups = newGroups(len(t.b.gen.slots), t.b.gen.need)
 		}
@@ -170,13 +170,24 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		for k := range h.tp.nsum {
 			scales[k] = int(loc.scale[k])
 		}
+		split := r.Part.N > 1 && h.key >= 0
+		if split {
+			// A key split: which rows' keys are this part's, found once
+			// (groupAdd would find it again for each), so that only
+			// those rows fetch their index slots below.
+			for i := range loc.nout {
+				sc.foreign[i] = !r.Part.has(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+			}
+		}
 		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 {
 			// Many keys (slot mode off): their index slots fetched at
 			// once, so that the lookups below wait for memory once a
 			// batch, not once a row.
 			var w uint64
 			for i := range loc.nout {
-				w += g.touch(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+				if !split || !sc.foreign[i] {
+					w += g.touch(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+				}
 			}
 			sc.touched += w
 		}
@@ -189,6 +200,10 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 					r.Rows++ // a later filter fails
 					continue
 				}
+			}
+			if ok && split && sc.foreign[i] {
+				r.Rows++ // another part's key (see groupAdd)
+				continue
 			}
 			if !ok || !t.groupAdd(wb+rc.span[0][0], wb+rc.span[0][1], r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {

@@ -408,8 +408,41 @@ func refTest(c Cond, field string) (bool, error) {
 // answerOf scans files whole and returns the answer as cells, the way
 // refGeneral writes them.
 func answerOf(files []refFile, q Query) (refTable, *Answer, error) {
+	return answerIn(files, q, 1)
+}
+
+// scanParts is scanAll as a key split of n parts does it: each part scans
+// every file whole into a Result of its own, and MergeParts puts them
+// together.
+func scanParts(files []refFile, q Query, n int) (Result, error) {
+	rs := make([]*Result, n)
+	for k := range rs {
+		rs[k] = &Result{Part: KeyPart{int32(k), int32(n)}}
+		for _, f := range files {
+			tb, err := NewTable(f.name, f.data, &q)
+			if err != nil {
+				return Result{}, err
+			}
+			s, e := tb.Body()
+			if err := tb.Scan(s, e, rs[k]); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	return MergeParts(rs, n, 2)
+}
+
+// answerIn is answerOf with the files scanned as a key split of parts
+// parts (scanParts), or, for 1, as scanAll does.
+func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 	var out refTable
-	r, err := scanAll(files, q)
+	var r Result
+	var err error
+	if parts > 1 {
+		r, err = scanParts(files, q, parts)
+	} else {
+		r, err = scanAll(files, q)
+	}
 	if err != nil {
 		return out, nil, err
 	}
@@ -435,28 +468,37 @@ func answerOf(files []refFile, q Query) (refTable, *Answer, error) {
 
 // checkGen runs the scanner over files in each hot mode and requires the
 // reference's table (to the digit and in its order) or an error of the
-// same kind.
+// same kind; a group-by also as key splits of 2 and 3 parts.
 func checkGen(t testing.TB, label string, files []refFile, q Query) (refTable, error) {
 	t.Helper()
 	var got refTable
 	var err error
+	want, werr := refGeneral(files, q)
+	splits := []int{1}
+	if len(q.By) > 0 {
+		splits = append(splits, 2, 3)
+	}
 	for _, mode := range hotModes() {
-		m := mode()
-		got, _, err = answerOf(files, q)
-		want, werr := refGeneral(files, q)
-		if err != nil || werr != nil {
-			if err == nil || werr == nil || !sameKind(err, werr) {
-				t.Fatalf("%s (%s): scanner error %v, reference error %v", label, m, err, werr)
+		for _, parts := range splits {
+			m := mode()
+			if parts > 1 {
+				m += fmt.Sprintf(", key split of %d", parts)
 			}
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.File == "" || pe.Line < 1 {
-				t.Fatalf("%s (%s): error %v has no position", label, m, err)
+			got, _, err = answerIn(files, q, parts)
+			if err != nil || werr != nil {
+				if err == nil || werr == nil || !sameKind(err, werr) {
+					t.Fatalf("%s (%s): scanner error %v, reference error %v", label, m, err, werr)
+				}
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.File == "" || pe.Line < 1 {
+					t.Fatalf("%s (%s): error %v has no position", label, m, err)
+				}
+				continue
 			}
-			continue
-		}
-		if got.rows != want.rows || got.matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
-			t.Fatalf("%s (%s): scanner rows %d matched %d\n%v\nreference rows %d matched %d\n%v", label, m,
-				got.rows, got.matched, head(got.cells), want.rows, want.matched, head(want.cells))
+			if got.rows != want.rows || got.matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
+				t.Fatalf("%s (%s): scanner rows %d matched %d\n%v\nreference rows %d matched %d\n%v", label, m,
+					got.rows, got.matched, head(got.cells), want.rows, want.matched, head(want.cells))
+			}
 		}
 	}
 	return got, err

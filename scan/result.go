@@ -30,6 +30,11 @@ type Result struct {
 	Mins   [MaxSums]Extreme
 	Maxs   [MaxSums]Extreme
 	Groups *Groups
+	// Part, for a key split: a group-by's scan into this Result keeps only
+	// the groups of the keys in Part (see KeyPart); every row still counts
+	// in Rows. Merge and Equal ignore it, and it is not in the binary
+	// form: the parent of a key split knows each unit's part.
+	Part KeyPart
 }
 
 // Merge adds o into r. Sums are exact and cannot overflow (see Fixed), so

@@ -106,6 +106,9 @@ func (t *Table) Scan(start, end int, r *Result) error {
 // and then [that, end) takes every row exactly once, so a caller can cut a
 // long scan into steps (to check a deadline between them) at any m.
 func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
+	if err := t.checkPart(r.Part); err != nil {
+		return start, err
+	}
 	var sc rowScratch // the general path's per-row fields, zeroed once here
 	p, err := t.scanPart(start, end, r, &sc)
 	t.foldKeys(r, &sc)

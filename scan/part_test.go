@@ -1,0 +1,97 @@
+package scan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A key split's parts hold every key once between them, about evenly; a
+// Part the query cannot use and parts that disagree are errors.
+func TestKeyParts(t *testing.T) {
+	// Order IDs (9 digits), and keys past 16 bytes
+	for _, key := range []func(i int) string{
+		func(i int) string { return fmt.Sprint(100000000 + 7919*i) },
+		func(i int) string { return fmt.Sprintf("a long key of many words, number %d", i) },
+	} {
+		for _, n := range []int32{2, 3, 7} {
+			counts := make([]int, n)
+			for i := range 70000 {
+				k := []byte(key(i))
+				in := 0
+				for p := range n {
+					if (KeyPart{p, n}).has(k) {
+						counts[p]++
+						in++
+					}
+				}
+				if in != 1 {
+					t.Fatalf("%q is in %d of %d parts", k, in, n)
+				}
+			}
+			for p, c := range counts {
+				if want := 70000 / int(n); c < want*97/100 || c > want*103/100 {
+					t.Errorf("%q…: part %d of %d holds %d keys of 70000", key(0), p, n, c)
+				}
+			}
+		}
+	}
+
+	data := []byte("Region,Units Sold\nEurope,5\nAsia,7\nEurope,1\n")
+	for _, c := range []struct {
+		q    Query
+		part KeyPart
+		want string
+	}{
+		{Query{Sum: []string{"Units Sold"}}, KeyPart{0, 2}, "needs a group-by"},
+		{Query{Where: "Region", Equals: "Asia", Sum: []string{"Units Sold"}}, KeyPart{1, 2}, "needs a group-by"},
+		{Query{By: []string{"Region"}, Sum: []string{"Units Sold"}}, KeyPart{2, 2}, "no such part"},
+		{Query{By: []string{"Region"}, Sum: []string{"Units Sold"}}, KeyPart{-1, 2}, "no such part"},
+	} {
+		tb, err := NewTable("p.csv", data, &c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Result{Part: c.part}
+		if err := tb.Scan(0, len(data), &r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v in %+v: %v, want %q", c.q, c.part, err, c.want)
+		}
+	}
+
+	q := Query{By: []string{"Region"}, Sum: []string{"Units Sold"}}
+	tb, err := NewTable("p.csv", data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := make([]*Result, 2)
+	for k := range parts {
+		parts[k] = &Result{Part: KeyPart{int32(k), 2}}
+		if err := tb.Scan(0, len(data), parts[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var whole Result
+	if err := tb.Scan(0, len(data), &whole); err != nil {
+		t.Fatal(err)
+	}
+	got, err := MergeParts(parts, 2, 2)
+	if err != nil || !got.Equal(&whole) || parts[0].Matched+parts[1].Matched != 3 || parts[0].Rows != 3 {
+		t.Fatalf("merged parts %+v (%v), want %+v", got, err, whole)
+	}
+	short := *parts[1]
+	short.Rows--
+	for _, c := range []struct {
+		rs   []*Result
+		n    int
+		want string
+	}{
+		{[]*Result{parts[0], &short}, 2, "scanned 2 rows"},
+		{[]*Result{parts[0]}, 2, "part 1 of 2: no result"},
+		{parts, 3, "not one of 3"},
+		{[]*Result{parts[0], &whole}, 2, "not one of 2"},
+	} {
+		if _, err := MergeParts(c.rs, c.n, 2); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("MergeParts of %d results in %d parts: %v, want %q", len(c.rs), c.n, err, c.want)
+		}
+	}
+}
