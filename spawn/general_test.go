@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"parlab/data"
 	"parlab/scan"
+	"parlab/shm"
 )
 
 // The general queries (several filters, order comparisons, group-by,
@@ -63,17 +65,80 @@ func TestGroupsEveryRow(t *testing.T) {
 	q := scan.Query{By: []string{"Order ID"}, Max: []string{"Total Profit"}}
 	var want *Report
 	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}} {
-		rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 3, Split: SplitDynamic, Chunk: 64 << 10, Timeout: time.Minute})
+		for _, split := range []Split{SplitDynamic, SplitKeys, SplitAuto} {
+			rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 3, Split: split, Chunk: 64 << 10, Timeout: time.Minute})
+			if err != nil {
+				t.Fatalf("%s %s: %v", st.Name(), split, err)
+			}
+			if n := rep.Result.Groups.Len(); n < 39000 {
+				t.Fatalf("%s %s: %d groups of 40000 rows", st.Name(), split, n)
+			}
+			if st.Name() != NameSeq && split == SplitAuto && rep.Split != SplitKeys.String() {
+				t.Errorf("%s: the auto split of a group per row was %s, not keys", st.Name(), rep.Split)
+			}
+			if want == nil {
+				want = rep
+			} else if !rep.Result.Equal(&want.Result) {
+				t.Fatalf("%s %s: a different answer", st.Name(), split)
+			}
+		}
+	}
+}
+
+// The auto split picks keys for a group-by of mostly distinct keys (a
+// sample of the rows says), rows for anything else; the keys split refuses
+// a query without a group-by; and each key part of a keys split is a part
+// of every file.
+func TestKeysSplit(t *testing.T) {
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 3, Seed: 9}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := ExpandPaths([]string{dir})
+	for _, c := range []struct {
+		q       scan.Query
+		workers int
+		want    Split
+	}{
+		{scan.Query{By: []string{"Order ID"}}, 2, SplitKeys},
+		{scan.Query{By: []string{"Order ID"}, Filters: []scan.Cond{{Col: "Region", Op: scan.OpEq, Value: "Europe"}}}, 2, SplitKeys},
+		{scan.Query{By: []string{"Order ID"}}, 1, SplitRows},
+		{scan.Query{By: []string{"Country"}}, 2, SplitRows},
+		{scan.Query{By: []string{"Order Date"}}, 2, SplitRows},
+		{scan.Query{By: []string{"Order ID"}, Filters: []scan.Cond{{Col: "Country", Op: scan.OpEq, Value: "Chad"}}}, 2, SplitRows}, // too few matches to judge
+		{scan.Query{Where: "Region", Equals: "Europe"}, 2, SplitRows},
+	} {
+		set, err := Open(paths, c.q, shm.Mmap, shm.Options{})
 		if err != nil {
-			t.Fatalf("%s: %v", st.Name(), err)
+			t.Fatal(err)
 		}
-		if n := rep.Result.Groups.Len(); n < 39000 {
-			t.Fatalf("%s: %d groups of 40000 rows", st.Name(), n)
+		p, err := NewPlan(set, SplitAuto, c.workers, 0)
+		set.Close()
+		if err != nil || p.Split != c.want {
+			t.Errorf("%+v, %d workers: the auto split is %v (%v), want %v", c.q, c.workers, p.Split, err, c.want)
 		}
-		if want == nil {
-			want = rep
-		} else if !rep.Result.Equal(&want.Result) {
-			t.Fatalf("%s: a different answer", st.Name())
+	}
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if _, err := NewPlan(set, SplitKeys, 2, 0); err == nil || !strings.Contains(err.Error(), "needs a group-by") {
+		t.Errorf("a keys split without a group-by: %v", err)
+	}
+	set.Query = scan.Query{By: []string{"Region"}}
+	p, err := NewPlan(set, SplitKeys, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, units := range p.Assign {
+		if len(units) != len(paths) {
+			t.Fatalf("worker %d has %d units of %d files", w, len(units), len(paths))
+		}
+		for f, i := range units {
+			if u := p.Units[i]; u != (Unit{File: f, Start: u.Start, End: u.End, Part: scan.KeyPart{K: int32(w), N: 3}}) || !set.whole(u) {
+				t.Errorf("worker %d's unit %d: %+v", w, f, u)
+			}
 		}
 	}
 }

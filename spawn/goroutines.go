@@ -70,7 +70,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 				u := r.plan.Units[i]
 				o := &out[i].unitOutcome
 				dst := &o.res
-				if u == r.set.WholeFile(u.File) {
+				if r.set.whole(u) {
 					dst, o.folded = &own[w].Result, true
 				}
 				rows := dst.Rows
@@ -124,7 +124,7 @@ func start(c Config, name string) (*run, error) {
 		set.Close()
 		return nil, err
 	}
-	r.rep = set.report(name, c.Split.String(), c.Workers)
+	r.rep = set.report(name, r.plan.Split.String(), c.Workers)
 	r.rep.PerWorker = make([]WorkerStat, c.Workers)
 	r.rep.Setup = time.Since(r.t0)
 	return r, nil

@@ -32,18 +32,23 @@ func (w way) String() string {
 }
 
 // everyWay lists seq and both parallel strategies with every split, 1 to 3
-// workers, in every I/O mode (processes at fewer points under -short).
-func everyWay() []way {
+// workers, in every I/O mode (processes at fewer points under -short); the
+// keys and auto splits only for a group-by (groups).
+func everyWay(groups bool) []way {
 	var ws []way
+	splits := []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic}
+	if groups {
+		splits = append(splits, SplitKeys, SplitAuto)
+	}
 	for _, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
 		ws = append(ws, way{Sequential{}, SplitFile, 1, m})
 		for _, st := range parallel {
-			for _, sp := range []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic} {
+			for _, sp := range splits {
 				for _, n := range []int{1, 2, 3} {
 					// Under -short (make test's race run, where a child
 					// takes a second to start) processes run one split
-					// a mode.
-					if _, ok := st.(Processes); ok && testing.Short() && (n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[m]) {
+					// a mode, and the keys split.
+					if _, ok := st.(Processes); ok && testing.Short() && (n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[m] && sp != SplitKeys) {
 						continue
 					}
 					ws = append(ws, way{st, sp, n, m})
@@ -63,7 +68,7 @@ func agree(t *testing.T, label string, paths []string, q scan.Query, want *scan.
 	t.Helper()
 	var first error
 	var ans scan.Result
-	for i, w := range everyWay() {
+	for i, w := range everyWay(len(q.By) > 0) {
 		c := Config{Paths: paths, Query: q, Mode: w.mode, Opt: shm.Options{Buffer: 300},
 			Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
 		rep, err := w.st.Run(context.Background(), c)

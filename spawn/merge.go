@@ -28,6 +28,10 @@ type unitOutcome struct {
 // whole, here, and only that answer counts. Files without quotes, the usual
 // case, cost nothing extra. It returns the files it rescanned.
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
+	if p.Split == SplitKeys { // whole files only: nothing to rescan
+		r, err := s.mergeKeys(p, out, owned, runtime.GOMAXPROCS(0))
+		return r, nil, err
+	}
 	var parts []*scan.Result // in unit order; merged at the end, the groups in parallel
 	var rescanned []int
 	perFile := make([][]int, len(s.Tables))

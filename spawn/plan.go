@@ -1,6 +1,11 @@
 package spawn
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"parlab/scan"
+)
 
 // DefaultChunk is the size of a dynamic split's chunks: big enough that
 // taking one costs nothing next to scanning it, small enough that workers
@@ -11,7 +16,7 @@ const DefaultChunk = 2 << 20
 type Plan struct {
 	Split   Split
 	Workers int
-	Units   []Unit // in file order, then offset order
+	Units   []Unit // in file order, then offset order (the keys split: part by part, each in file order)
 	// Assign lists each worker's units (indexes into Units). For the
 	// dynamic split it is nil: workers take the next unit from a shared
 	// cursor until none is left.
@@ -31,9 +36,28 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if chunk <= 0 {
 		chunk = DefaultChunk
 	}
+	if split == SplitAuto {
+		split = SplitRows
+		if workers > 1 && set.manyKeys() {
+			split = SplitKeys
+		}
+	}
 	p := &Plan{Split: split, Workers: workers}
 	nf := len(set.Tables)
 	switch split {
+	case SplitKeys:
+		if len(set.Query.By) == 0 {
+			return nil, errors.New("the keys split needs a group-by (--by): it splits the work by the groups' keys")
+		}
+		p.Assign = make([][]int, workers)
+		for w := range workers {
+			for f := range nf {
+				u := set.WholeFile(f)
+				u.Part = scan.KeyPart{K: int32(w), N: int32(workers)}
+				p.Assign[w] = append(p.Assign[w], len(p.Units))
+				p.Units = append(p.Units, u)
+			}
+		}
 	case SplitFileNaive, SplitFile:
 		p.Assign = make([][]int, workers)
 		for f := range nf {
@@ -85,7 +109,7 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 					continue // both cuts moved to the same row start
 				}
 				p.Assign[w] = append(p.Assign[w], len(p.Units))
-				p.Units = append(p.Units, Unit{f, s, e})
+				p.Units = append(p.Units, Unit{File: f, Start: s, End: e})
 			}
 			g += size
 		}
@@ -97,7 +121,7 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 		for f := range nf {
 			a, b := set.body(f)
 			for s := a; s < b; s += chunk {
-				p.Units = append(p.Units, Unit{f, s, min(s+chunk, b)})
+				p.Units = append(p.Units, Unit{File: f, Start: s, End: min(s+chunk, b)})
 			}
 		}
 	default:

@@ -149,6 +149,10 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	for i := range outcomes {
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
 		status := le.Uint64(us[uStatus:])
+		if status == unitFolded {
+			outcomes[i] = unitOutcome{done: true, folded: true}
+			continue
+		}
 		if status != unitDone && status != unitFailed {
 			continue
 		}
@@ -163,6 +167,7 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 				errs[i] = fmt.Errorf("unit %d: %w", i, err)
 				return
 			}
+			res.Part = plan.Units[i].Part // (not in the binary form)
 			outcomes[i] = unitOutcome{res: res, done: true}
 			if status == unitFailed {
 				outcomes[i].err = errors.New(getMsg(us, uMsgLen, uMsg, unitSlot))

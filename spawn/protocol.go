@@ -30,7 +30,10 @@ import (
 //	                      24 units 32 bytes 40 rows  48 peak memory (VmHWM, bytes)
 //	                      56 msgLen  64 msg (≤ 448 B)
 //	U        1024 · M   unit slots, one per unit:
-//	                      0 status (0 pending, 1 done, 2 failed)  8 worker
+//	                      0 status (0 pending, 1 done, 2 failed, 3 folded:
+//	                        a whole file whose rows the worker added to its
+//	                        own result, written in the slot of the last
+//	                        such unit it scanned)  8 worker
 //	                      16 the result's fixed part: scan.ResultSize opaque
 //	                         bytes (scan.Result.AppendBinary; spawn never
 //	                         looks inside)
@@ -76,7 +79,7 @@ const (
 	uMsgLen  = uVarLen + 8
 	uMsg     = uMsgLen + 8
 
-	unitPending, unitDone, unitFailed = 0, 1, 2
+	unitPending, unitDone, unitFailed, unitFolded = 0, 1, 2, 3
 )
 
 // job is what every worker needs to know, written once by the parent.

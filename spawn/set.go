@@ -197,16 +197,25 @@ func (s *Set) Close() {
 	s.Files, s.Tables = nil, nil
 }
 
-// Unit is a piece of work: the rows of file File that start in [Start, End).
+// Unit is a piece of work: the rows of file File that start in [Start, End),
+// keeping the groups of the keys in Part (the keys split's; the zero
+// KeyPart keeps every key).
 type Unit struct {
 	File       int
 	Start, End int
+	Part       scan.KeyPart
+}
+
+// whole reports whether u covers all of its file's data rows.
+func (s *Set) whole(u Unit) bool {
+	a, b := s.body(u.File)
+	return u.Start == a && u.End == b
 }
 
 // WholeFile is the unit that covers file i's data rows.
 func (s *Set) WholeFile(i int) Unit {
 	a, b := s.body(i)
-	return Unit{i, a, b}
+	return Unit{File: i, Start: a, End: b}
 }
 
 // body is the byte range of file i's data rows: from the header's end to
@@ -248,6 +257,7 @@ func (s *Set) rowStart(i, off int) (int, error) {
 // so a deadline ends even a scan of one huge file. r holds the rows of the
 // steps done when it fails.
 func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
+	r.Part = u.Part
 	return s.guard(u, func() error {
 		a, b, err := s.rows(u)
 		if err != nil {
@@ -332,7 +342,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			piece = piece[:k+1]
 		}
 		v := t.View(piece, p)
-		var part scan.Result
+		part := scan.Result{Part: r.Part}
 		next, err := v.ScanPart(0, b-p, &part)
 		if err != nil {
 			// A cut unit (one that does not start at the file's first row)

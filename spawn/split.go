@@ -19,9 +19,20 @@ const (
 	SplitRows
 	// SplitDynamic hands out small row-aligned chunks from a shared cursor.
 	SplitDynamic
+	// SplitKeys is a group-by's key split: every worker scans every file
+	// whole and keeps only the groups of its part of the keys (see
+	// scan.KeyPart), so the workers' groups are put end to end, not
+	// merged. It costs each worker the whole scan, and saves the merge and
+	// the cache misses of one worker's share of a group-by of millions of
+	// keys, where a row split's workers each build tables of nearly every
+	// key.
+	SplitKeys
+	// SplitAuto is SplitKeys for a group-by whose sampled rows show many
+	// keys (see Set.manyKeys), SplitRows for any other query: the default.
+	SplitAuto
 )
 
-var splitNames = []string{"file-naive", "file", "rows", "dynamic"}
+var splitNames = []string{"file-naive", "file", "rows", "dynamic", "keys", "auto"}
 
 func (s Split) String() string { return splitNames[s] }
 

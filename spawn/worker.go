@@ -107,25 +107,37 @@ func workerMain(args []string) int {
 	le.PutUint64(ws[wStart:], uint64(monotonic()-t0))
 	var units, bytes, rows uint64
 	take := func() int64 { return int64(region.Add(hdrCursor, 1) - 1) }
+	// As in the goroutines strategy, whole files add to one result of the
+	// worker's own (see runGoroutines), written at the end into the slot
+	// of the last of them; the others are marked folded.
+	var own scan.Result
+	last := -1
 	for i := j.Plan.next(w, 0, take); i >= 0; i = j.Plan.next(w, int(units), take) {
 		u := j.Plan.Units[i]
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
-		var res scan.Result
-		err := set.scanUnit(context.Background(), u, &res)
 		le.PutUint64(us[uWorker:], uint64(w))
-		putResult(us, &res)
-		if err == nil {
-			err = putGroups(region, l, us, &res)
+		res := new(scan.Result)
+		if set.whole(u) {
+			res = &own
 		}
-		if err != nil {
+		before := res.Rows
+		err := set.scanUnit(context.Background(), u, res)
+		switch {
+		case err != nil:
 			putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
 			le.PutUint64(us[uStatus:], unitFailed)
-		} else {
-			le.PutUint64(us[uStatus:], unitDone)
+		case res == &own:
+			le.PutUint64(us[uStatus:], unitFolded)
+			last = i
+		default:
+			putUnit(region, l, us, res)
 		}
 		units++
 		bytes += uint64(u.End - u.Start)
-		rows += uint64(res.Rows)
+		rows += uint64(res.Rows - before)
+	}
+	if last >= 0 {
+		putUnit(region, l, b[l.unit(last):l.unit(last)+unitSlot], &own)
 	}
 	le.PutUint64(ws[wEnd:], uint64(monotonic()-t0))
 	le.PutUint64(ws[wUnits:], units)
@@ -134,6 +146,19 @@ func workerMain(args []string) int {
 	le.PutUint64(ws[wHWM:], uint64(peakMemory()))
 	region.Store(l.worker(w)+wMarker, markerDone)
 	return 0
+}
+
+// putUnit writes res, the result of the unit slot us, and marks it done;
+// a failure to write its groups marks it failed, with the cause (a result
+// for the parent to judge, as a failed scan is).
+func putUnit(region *shm.Region, l layout, us []byte, res *scan.Result) {
+	putResult(us, res)
+	if err := putGroups(region, l, us, res); err != nil {
+		putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
+		le.PutUint64(us[uStatus:], unitFailed)
+		return
+	}
+	le.PutUint64(us[uStatus:], unitDone)
 }
 
 // peakMemory is this process's peak resident memory in bytes (VmHWM in

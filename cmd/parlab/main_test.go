@@ -231,6 +231,16 @@ func TestStrategiesCLI(t *testing.T) {
 			}
 		}
 	}
+	// a group-by's keys split: every worker reads every row, keeps its keys
+	_, seqBy, _ := run(t, "", "query", "--by", "Order ID", "--sort", "count:desc,Order ID", "--limit", "5", "testdata/sales")
+	for _, st := range []string{"goroutines", "processes"} {
+		code, out, errs := run(t, "", "query", "--by", "Order ID", "--sort", "count:desc,Order ID", "--limit", "5", "--strategy", st,
+			"--workers", "3", "--split", "keys", "testdata/sales")
+		body := func(s string) string { _, b, _ := strings.Cut(s, "\n"); b, _, _ = strings.Cut(b, "  Time"); return b }
+		if code != 0 || !strings.Contains(out, "keys split") || body(out) != body(seqBy) || !strings.Contains(out, "Groups           60") {
+			t.Errorf("%s keys: exit %d %s\n%s\nwant\n%s", st, code, errs, out, seqBy)
+		}
+	}
 	// children read the files the same way the parent was told to
 	for _, io := range []string{"readat", "read"} {
 		code, out, errs := run(t, "", "query", "--where", "region=Europe", "--strategy", "processes", "--io", io,
@@ -277,6 +287,7 @@ func TestStrategyUsage(t *testing.T) {
 		{"query", "--strategy", "threads", "testdata/sales"},
 		{"query", "--workers", "-1", "testdata/sales"},
 		{"query", "--split", "halves", "testdata/sales"},
+		{"query", "--split", "keys", "--where", "region=Europe", "testdata/sales"},
 		{"query", "--timeout", "-1s", "testdata/sales"},
 	} {
 		if code, out, _ := run(t, "", args...); code != exitUsage || out != "" {
@@ -287,7 +298,7 @@ func TestStrategyUsage(t *testing.T) {
 
 // The menu, driven through a pipe as a script would.
 func TestMenu(t *testing.T) {
-	script := "2\n1\nEurope\n3\n4\n-\ny\n9\n3\n3\n\n2\n2\nRegion, sales channel\nn\n"
+	script := "2\n1\nEurope\n3\n4\n-\ny\n9\n3\n3\n\n2\n5\nRegion, sales channel\nn\n"
 	code, out, errs := run(t, script, "menu", "testdata/sales")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

@@ -65,7 +65,7 @@ func (a *app) menu(args []string) error {
 	approaches := []string{"seq", "processes", "goroutines"}
 	columns := []string{"Region", "Country", "Item Type", "Sales Channel"}
 	examples := []string{"Europe", "France", "Cosmetics", "Online"}
-	splits := []string{"file-naive", "file", "rows", "dynamic"}
+	splits := []string{"file-naive", "file", "rows", "dynamic", "keys", "auto"}
 	fmt.Fprintf(w, "parlab menu over %s (end of input quits)\n", strings.Join(pos, " "))
 	for {
 		ap, ok := choose("Approach", []string{"sequential", "processes (fork+exec, shared memory)", "goroutines"}, 1)
@@ -92,7 +92,7 @@ func (a *app) menu(args []string) error {
 				}
 				fmt.Fprintf(w, "  please answer 1 to %d\n", maxWorkers)
 			}
-			sp, ok := choose("Split", splits, 3)
+			sp, ok := choose("Split", splits, 6)
 			if !ok {
 				return nil
 			}

@@ -52,15 +52,15 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
-	q.strategy, q.workers, q.split = "", 0, "rows"
+	q.strategy, q.workers, q.split = "", 0, "auto"
 }
 
 // registerStrategy adds the flags that pick one strategy (query and menu;
 // bench sweeps them instead).
 func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
-	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: goroutines with one worker per core, the fastest but for a group-by of millions of keys, where seq is")
+	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: goroutines with one worker per core, the fastest")
 	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes; 0: one per core")
-	fs.StringVar(&q.split, "split", "rows", "how work is cut: file-naive, file, rows or dynamic")
+	fs.StringVar(&q.split, "split", "auto", "how work is cut: file-naive, file, rows, dynamic, keys (a group-by: every worker reads every row and keeps its part of the keys) or auto (keys for a group-by whose sampled rows are mostly distinct keys, else rows)")
 }
 
 // query turns the query flags into a scan.Query; every fault is a usage
@@ -134,6 +134,9 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	}
 	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
 		return c, usagef("--split: %v", err)
+	}
+	if c.Split == spawn.SplitKeys && len(c.Query.By) == 0 {
+		return c, usagef("--split keys needs a group-by (--by): it splits the work by the groups' keys")
 	}
 	if q.workers < 0 || q.workers > maxWorkers {
 		return c, usagef("--workers must be 0 (one per core) to %d, got %d", maxWorkers, q.workers)

@@ -1,0 +1,108 @@
+package spawn
+
+import (
+	"bytes"
+	"fmt"
+
+	"parlab/scan"
+)
+
+// The auto split's sample (see manyKeys): sampleSpots pieces of sampleBytes,
+// spread evenly over the data set's bytes; a group-by is one of many keys
+// if at least sampleRows of the sampled rows match and nine in ten of them
+// have a key no other sampled row has. 16 × 64 KiB is about 9,000 Sales
+// Records rows: most are distinct only if there are some hundred thousand
+// keys or more (for K keys, n rows hold about n²/2K repeats).
+const (
+	sampleSpots = 16
+	sampleBytes = 64 << 10
+	sampleRows  = 2048
+)
+
+// manyKeys reports whether the Set's query is a group-by whose keys are
+// mostly distinct in a sample of its rows: the query the keys split is for.
+// The sample is advice: a piece it cannot read or scan (a quote, a fault,
+// a bad value) is left out, and the scan proper reports what is wrong.
+func (s *Set) manyKeys() bool {
+	if len(s.Query.By) == 0 {
+		return false
+	}
+	var r scan.Result
+	buf := make([]byte, sampleBytes)
+	for k := range sampleSpots {
+		f, off := s.spot(s.Bytes * int64(k) / sampleSpots)
+		a, b := s.body(f)
+		off = max(off, a)
+		n := min(sampleBytes, b-off)
+		if n <= 0 {
+			continue
+		}
+		u := Unit{File: f, Start: off, End: off + n}
+		s.guard(u, func() error {
+			if err := s.Files[f].ReadAt(buf[:n], off); err != nil {
+				return err
+			}
+			piece := buf[:n]
+			if off > a { // the first row may have begun before off
+				i := bytes.IndexByte(piece, '\n')
+				if i < 0 {
+					return nil
+				}
+				piece, off = piece[i+1:], off+i+1
+			}
+			if off+len(piece) < b { // the last row may go on after the piece
+				piece = piece[:bytes.LastIndexByte(piece, '\n')+1]
+			}
+			v := s.Tables[f].View(piece, off)
+			var part scan.Result
+			if err := v.Scan(0, len(piece), &part); err == nil {
+				r.Merge(&part)
+			}
+			return nil
+		})
+	}
+	return r.Matched >= sampleRows && r.Groups != nil && int64(r.Groups.Len())*10 >= r.Matched*9
+}
+
+// spot is the file and offset in it of byte at of the Set's files taken
+// end to end.
+func (s *Set) spot(at int64) (file, off int) {
+	for i, f := range s.Files {
+		if at < int64(f.Size()) || i == len(s.Files)-1 {
+			return i, int(min(at, int64(f.Size())))
+		}
+		at -= int64(f.Size())
+	}
+	return 0, 0
+}
+
+// mergeKeys is merge for the keys split: every unit must be done, the first
+// error in file order fails the run (each part met it: they read the same
+// rows), and the parts' results, the units' that are not folded into their
+// worker's and owned, are put together by scan.MergeParts.
+func (s *Set) mergeKeys(p *Plan, out []unitOutcome, owned []*scan.Result, workers int) (scan.Result, error) {
+	first := -1
+	for i, u := range p.Units {
+		if !out[i].done {
+			return scan.Result{}, fmt.Errorf("unit %d (%s, key part %d of %d) was never scanned", i, s.Paths[u.File], u.Part.K, u.Part.N)
+		}
+		if out[i].err != nil && (first < 0 || u.File < p.Units[first].File) {
+			first = i
+		}
+	}
+	if first >= 0 {
+		return scan.Result{}, out[first].err
+	}
+	var parts []*scan.Result
+	for i := range out {
+		if !out[i].folded {
+			parts = append(parts, &out[i].res)
+		}
+	}
+	for _, r := range owned {
+		if r.Part.N > 0 { // a worker that scanned nothing owns nothing
+			parts = append(parts, r)
+		}
+	}
+	return scan.MergeParts(parts, p.Workers, workers)
+}
