@@ -60,7 +60,7 @@ Usage:
                [--io mmap|readat|read] [--populate] [--strategy seq|goroutines|processes]
                [--workers N] [--split file-naive|file|rows|dynamic] [--timeout 3s]
                [--json | --csv] [--verbose] PATH...
-  parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic]
+  parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic,keys]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
   parlab report FILE.json [--compare OLD.json] [--plot DIR] [--html OUT.html] [--markdown | --csv]

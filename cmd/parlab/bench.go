@@ -57,7 +57,7 @@ func (a *app) bench(args []string) error {
 	var qf queryFlags
 	qf.register(fs)
 	strategiesF := fs.String("strategies", "seq,goroutines,processes", "strategies to run")
-	splitsF := fs.String("splits", "file-naive,file,rows,dynamic", "splits for the parallel strategies")
+	splitsF := fs.String("splits", "", "splits for the parallel strategies (default: file-naive,file,rows,dynamic, and keys for a group-by)")
 	workersF := fs.String("workers", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20")
 	trials := fs.Int("trials", 5, "recorded trials per configuration")
 	warmup := fs.Int("warmup", 1, "unrecorded rounds first")
@@ -93,6 +93,12 @@ func (a *app) bench(args []string) error {
 	}
 	setup := study.Setup{Base: c, Workers: workers, NoFloor: *noFloor, Trials: *trials, Warmup: *warmup,
 		Cold: *cold, FitAll: *fitAll, Data: strings.Join(pos, " ")}
+	if *splitsF == "" {
+		*splitsF = "file-naive,file,rows,dynamic"
+		if len(c.Query.By) > 0 {
+			*splitsF += ",keys"
+		}
+	}
 	for _, sp := range splitList(*splitsF) {
 		split, err := spawn.ParseSplit(sp)
 		if err != nil {

@@ -318,6 +318,33 @@ func TestMenu(t *testing.T) {
 	}
 }
 
+// The study of a group-by runs the keys split too, by default, each trial's
+// answer checked against seq's.
+func TestBenchGroupBy(t *testing.T) {
+	code, out, errs := run(t, "", "bench", "--by", "Order ID", "--trials", "1", "--warmup", "0", "--workers", "2",
+		"--strategies", "seq,goroutines,processes", "--no-floor", "--json", "-", "testdata/sales")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Results []struct {
+			Parameters struct{ Strategy, Split string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &doc); err != nil {
+		t.Fatalf("bench JSON: %v\n%s", err, out)
+	}
+	keys := 0
+	for _, r := range doc.Results {
+		if r.Parameters.Split == "keys" {
+			keys++
+		}
+	}
+	if len(doc.Results) != 11 || keys != 2 {
+		t.Errorf("%d results, %d of the keys split: %+v", len(doc.Results), keys, doc.Results)
+	}
+}
+
 // A short real bench: every strategy and split, 2 trials, on the fixture.
 func TestBenchShortRun(t *testing.T) {
 	dir := t.TempDir()
