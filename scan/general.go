@@ -511,8 +511,18 @@ func (t *Table) fieldSpan(p, e int, mk *marks, wb int, k int) (s, end int) {
 // groupAdd is the end of groupHit, for a row whose key is data[s:end] and
 // whose values (in groupHot.tp's order) are vals, at scales: the values
 // into the key's group. It reports false, having added nothing (it may
-// have made the group, empty), if addVals does.
+// have made the group, empty), if addVals does. A key of another part
+// (see KeyPart) makes the row a row, not a match, here.
 func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+	if t.b.gen.hot.key >= 0 && !r.Part.has(t.data[s:end]) {
+		r.Rows++
+		return true
+	}
+	return t.groupAddOwn(s, end, r, vals, scales)
+}
+
+// groupAddOwn is groupAdd for a row whose key is known to be r's part's.
+func (t *Table) groupAddOwn(s, end int, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
 	g := t.b.gen
 	h := g.hot
 	n := len(g.slots)
@@ -520,10 +530,6 @@ func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[M
 		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales)
 	}
 	key := t.data[s:end]
-	if !r.Part.has(key) {
-		r.Rows++ // another part's key: a row, not a match, here
-		return true
-	}
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
 	}

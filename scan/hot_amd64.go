@@ -205,7 +205,8 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				r.Rows++ // another part's key (see groupAdd)
 				continue
 			}
-			if !ok || !t.groupAdd(wb+rc.span[0][0], wb+rc.span[0][1], r, &rc.v, &scales) {
+			// a key split's row that gets here is its part's (sc.foreign)
+			if !ok || !t.groupAddOwn(wb+rc.span[0][0], wb+rc.span[0][1], r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}

@@ -12,7 +12,8 @@ import (
 // if at least sampleRows of the sampled rows match and nine in ten of them
 // have a key no other sampled row has. 16 × 64 KiB is about 9,000 Sales
 // Records rows: most are distinct only if there are some hundred thousand
-// keys or more (for K keys, n rows hold about n²/2K repeats).
+// keys or more (for K keys, n rows hold about n²/2K repeats). The sample
+// stops early once sampleRows rows show few keys.
 const (
 	sampleSpots = 16
 	sampleBytes = 64 << 10
@@ -28,8 +29,12 @@ func (s *Set) manyKeys() bool {
 		return false
 	}
 	var r scan.Result
+	many := func() bool { return r.Groups != nil && int64(r.Groups.Len())*10 >= r.Matched*9 }
 	buf := make([]byte, sampleBytes)
 	for k := range sampleSpots {
+		if r.Matched >= sampleRows && !many() {
+			return false // enough rows that say few keys: no need to read on
+		}
 		f, off := s.spot(s.Bytes * int64(k) / sampleSpots)
 		a, b := s.body(f)
 		off = max(off, a)
@@ -61,7 +66,7 @@ func (s *Set) manyKeys() bool {
 			return nil
 		})
 	}
-	return r.Matched >= sampleRows && r.Groups != nil && int64(r.Groups.Len())*10 >= r.Matched*9
+	return r.Matched >= sampleRows && many()
 }
 
 // spot is the file and offset in it of byte at of the Set's files taken
