@@ -226,6 +226,56 @@ func BenchmarkShapeByOrderID(b *testing.B) {
 	benchShape(b, Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}})
 }
 
+// A key split's worker: the scan of part 0 of N of a group-by on Order ID
+// (400k rows, about 320k keys), each part reading every row (MB/s is of
+// them all). After the loop, the parts' results put together
+// (MergeParts) must be the whole's.
+func BenchmarkKeySplitByOrderID(b *testing.B) {
+	files := generated(b, 400000, 4)
+	q := Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}}
+	want, err := scanAll(files, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tables []*Table
+	n := 0
+	for _, f := range files {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, tb)
+		n += len(f.data)
+	}
+	scanPart := func(part KeyPart) *Result {
+		r := &Result{Part: part}
+		for _, tb := range tables {
+			s, e := tb.Body()
+			if err := tb.Scan(s, e, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return r
+	}
+	for _, parts := range []int32{1, 2} {
+		b.Run(fmt.Sprintf("part 0 of %d", parts), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			var rs []*Result
+			for b.Loop() {
+				rs = []*Result{scanPart(KeyPart{0, parts})}
+			}
+			for k := int32(1); k < parts; k++ {
+				rs = append(rs, scanPart(KeyPart{k, parts}))
+			}
+			got, err := MergeParts(rs, int(parts), 2)
+			if err != nil || !got.Equal(&want) {
+				b.Fatalf("the parts' answer differs from the whole's (%v)", err)
+			}
+		})
+	}
+}
+
 // The merge of many groups (a group-by on Order ID, 8 parts of 40k rows,
 // each with its own groups, as a parallel scan's units have them), one
 // goroutine against one a core: ns/group is per group merged in.
