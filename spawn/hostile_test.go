@@ -283,6 +283,39 @@ func TestBadDataEveryWay(t *testing.T) {
 	}
 }
 
+// A group-by's bad data fails every way with the first bad row in file
+// order, the keys split's too: each of its parts meets every bad row, and
+// the one of the first file is reported, not a later file's.
+func TestBadGroupByEveryWay(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for f, bad := range []int{-1, 301, 17} {
+		var b strings.Builder
+		b.WriteString("Order ID,Region,Total Revenue,Total Profit\n")
+		for i := range 400 {
+			if i == bad {
+				fmt.Fprintf(&b, "%d,Asia,1.2.%d,1\n", 1000*f+i, f)
+				continue
+			}
+			fmt.Fprintf(&b, "%d,Asia,%d.5,%d\n", 1000*f+i, i, f)
+		}
+		paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("x%c.csv", 'a'+f)), b.String()))
+	}
+	_, err := agree(t, "bad group-by", paths, scan.Query{By: []string{"Order ID"}}, nil)
+	var pe *scan.ParseError
+	if !errors.As(err, &pe) || pe.File != paths[1] || pe.Line != 303 || !errors.Is(err, scan.ErrSyntax) {
+		t.Fatalf("%v, want a syntax error in %s at line 303", err, paths[1])
+	}
+	// and without the bad rows, every way's answer is seq's
+	for _, p := range paths[1:] {
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.NewReplacer("1.2.1,", "1.5,", "1.2.2,", "1.5,").Replace(string(b))), 0o644)
+	}
+	if got, err := agree(t, "group-by", paths, scan.Query{By: []string{"Order ID"}}, nil); err != nil || got.Groups.Len() != 1200 {
+		t.Fatalf("%v: %d groups", err, got.Groups.Len())
+	}
+}
+
 // A quoted field longer than a copying mode's buffer, holding newlines, is
 // read whole: the buffer grows for it.
 func TestLongQuotedRowCopying(t *testing.T) {
