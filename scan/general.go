@@ -317,22 +317,21 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	n := len(g.slots)
 	sums, mins, maxs := r.Sums[:n], r.Mins[:n], r.Maxs[:n]
 	if g.keys != nil {
-		key := fields[g.keys[0]]
-		var kb [256]byte
-		if len(g.keys) > 1 {
+		var i int
+		var ours bool
+		if len(g.keys) == 1 {
+			i, ours = t.groupOf(r, fields[g.keys[0]])
+		} else {
 			var kf [MaxFields][]byte
 			for j, fi := range g.keys {
 				kf[j] = fields[fi]
 			}
-			key = groupKey(kb[:0], kf[:len(g.keys)])
+			var kb [256]byte
+			i, ours = t.groupOf(r, groupKey(kb[:0], kf[:len(g.keys)]))
 		}
-		if !r.Part.has(key) {
+		if !ours {
 			return nil // another part's key: a row, not a match, here
 		}
-		if r.Groups == nil {
-			r.Groups = newGroups(n, g.need)
-		}
-		i := r.Groups.at(key)
 		gr := r.Groups
 		gr.Count[i]++
 		sums, mins, maxs = nil, nil, nil
@@ -359,6 +358,20 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		}
 	}
 	return nil
+}
+
+// groupOf returns the index of key's group in r's groups, made if new (and
+// r's groups too), and true; or false if key is another part's (see
+// KeyPart).
+func (t *Table) groupOf(r *Result, key []byte) (int, bool) {
+	if !r.Part.has(key) {
+		return 0, false
+	}
+	if r.Groups == nil {
+		g := t.b.gen
+		r.Groups = newGroups(len(g.slots), g.need)
+	}
+	return r.Groups.at(key), true
 }
 
 // Spec returns what the table's query answers, with the header's names.

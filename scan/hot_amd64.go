@@ -142,7 +142,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		loc.ext = 1 // slot mode keeps maxima and minima too
 	}
 	var keys *hotKeys
-	if h.slot && r.Part.N <= 1 { // (a key table holds any key: not for a key split)
+	if h.slot && r.Part.N <= 1 { // (a key split is for many keys, where slot mode gives up: one path for it)
 		if r.Groups == nil {
 			r.Groups = newGroups(len(t.b.gen.slots), t.b.gen.need)
 		}

@@ -26,8 +26,8 @@ func (p KeyPart) has(key []byte) bool {
 	return int32(hi) == p.K
 }
 
-// check is the error of a scan into a Result whose Part cannot be used
-// with the table's query.
+// checkPart is the error of a scan into a Result whose Part cannot be
+// used with the table's query (nil if it can).
 func (t *Table) checkPart(p KeyPart) error {
 	if p.N <= 1 && p.K == 0 {
 		return nil

@@ -28,7 +28,11 @@ type Plan struct {
 // afterwards (see Result.Quoted) and rescans any file where that mattered.
 // The dynamic split's units end at plain byte offsets, which the worker
 // moves to line starts (Set.rows). chunk is the dynamic split's chunk size
-// (0: DefaultChunk).
+// (0: DefaultChunk). The keys split gives every worker every file whole
+// and a part of a group-by's keys; the auto split is the keys split for a
+// group-by whose sampled rows are mostly distinct keys (Set.manyKeys) and
+// more than one worker, the rows split otherwise, and the plan's Split is
+// the one it took.
 func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if workers < 1 {
 		return nil, fmt.Errorf("a plan needs at least 1 worker, got %d", workers)
