@@ -31,17 +31,21 @@ func benchScanFiles(b *testing.B, q Query, files []refFile) {
 
 // loopScan binds q to files and scans them whole in the benchmark's loop,
 // reporting bytes and allocations; it returns the last answer.
-func loopScan(b *testing.B, files []refFile, q Query) Result {
-	var tables []*Table
-	n := 0
+// tablesOf binds q to each of files; n is their bytes.
+func tablesOf(b *testing.B, files []refFile, q *Query) (tables []*Table, n int) {
 	for _, f := range files {
-		tb, err := NewTable(f.name, f.data, &q)
+		tb, err := NewTable(f.name, f.data, q)
 		if err != nil {
 			b.Fatal(err)
 		}
 		tables = append(tables, tb)
 		n += len(f.data)
 	}
+	return tables, n
+}
+
+func loopScan(b *testing.B, files []refFile, q Query) Result {
+	tables, n := tablesOf(b, files, &q)
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	var r Result
@@ -237,16 +241,7 @@ func BenchmarkKeySplitByOrderID(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tables []*Table
-	n := 0
-	for _, f := range files {
-		tb, err := NewTable(f.name, f.data, &q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tables = append(tables, tb)
-		n += len(f.data)
-	}
+	tables, n := tablesOf(b, files, &q)
 	scanPart := func(part KeyPart) *Result {
 		r := &Result{Part: part}
 		for _, tb := range tables {
