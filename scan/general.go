@@ -547,7 +547,18 @@ func (t *Table) groupAddOwn(s, end int, r *Result, vals *[MaxSums]int64, scales 
 		r.Groups = newGroups(n, g.need)
 	}
 	gr := r.Groups
+	n0 := gr.Len()
 	i := gr.at(key)
+	if i == n0 && gr.Sums != nil {
+		// A new group: its sums take the row's scales, as Fixed.Add gives
+		// an empty sum its first value's, so that addVals takes the row
+		// (else every new key's row went back to lineGen).
+		for k := range h.tp.nsum {
+			if h.need[k]&NeedSum != 0 {
+				gr.Sums[i*n+h.tp.byCol[k].slot].Scale = int64(scales[k])
+			}
+		}
+	}
 	if h.sums { // the commonest: sums alone
 		if !addVals(gr.Sums[i*n:(i+1)*n], &h.tp, vals, scales) {
 			return false
