@@ -118,6 +118,22 @@ func TestKeysSplit(t *testing.T) {
 			t.Errorf("%+v, %d workers: the auto split is %v (%v), want %v", c.q, c.workers, p.Split, err, c.want)
 		}
 	}
+	// a set smaller than the sample's 16 pieces: each row is sampled once,
+	// so its distinct keys look distinct (overlapping pieces counted rows
+	// three times, and saw few keys)
+	small := t.TempDir()
+	if err := data.Generate(small, data.Options{Rows: 3000, Files: 1, Seed: 9}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	smallPaths, _ := ExpandPaths([]string{small})
+	sset, err := Open(smallPaths, scan.Query{By: []string{"Order ID"}}, shm.Mmap, shm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := NewPlan(sset, SplitAuto, 2, 0); err != nil || p.Split != SplitKeys {
+		t.Errorf("by Order ID on 3,000 rows: the auto split is %v (%v), want keys", p.Split, err)
+	}
+	sset.Close()
 	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
 	if err != nil {
 		t.Fatal(err)

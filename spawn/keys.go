@@ -32,14 +32,18 @@ func (s *Set) manyKeys() bool {
 	var r scan.Result
 	many := func() bool { return r.Groups != nil && int64(r.Groups.Len())*10 >= r.Matched*9 }
 	buf := make([]byte, sampleBytes)
+	lastF, lastEnd := -1, 0 // where the last piece ended: pieces do not overlap
 	for k := range sampleSpots {
 		if r.Matched >= sampleRows && !many() {
 			return false // enough rows that say few keys: no need to read on
 		}
 		f, off := s.spot(s.Bytes * int64(k) / sampleSpots)
 		a, b := s.body(f)
-		off = max(off, a)
+		if off = max(off, a); f == lastF {
+			off = max(off, lastEnd)
+		}
 		n := min(sampleBytes, b-off)
+		lastF, lastEnd = f, off+max(n, 0)
 		if n <= 0 {
 			continue
 		}
