@@ -378,7 +378,9 @@ func (t *Table) groupOf(r *Result, key []byte) (int, bool) {
 func (t *Table) Spec() Spec { return t.b.spec }
 
 // groupHot is the fast path of the common queries beyond the simple shape:
-// at most one group-by column, aggregates each in the last maxNeed fields,
+// at most two group-by columns (two with at most one later filter: the
+// second column takes the span hotWalk would find for a second later
+// filter), aggregates each in the last maxNeed fields,
 // and no filter, or a first one that ScanPart (or hotWalk) tests itself
 // (general.lead) and any after it (rest), which restPass tests on the
 // fields the comma bitmap finds. tp lists the aggregated columns, each
@@ -386,6 +388,7 @@ func (t *Table) Spec() Spec { return t.b.spec }
 // (for addVals).
 type groupHot struct {
 	key     int    // the group-by column, -1 for none
+	key2    int    // the second group-by column, -1 for none (see keyOf)
 	rest    []cond // the filters after the first (see restPass)
 	tp      tailPlan
 	need    [MaxSums]Need // per entry of tp.byCol
@@ -408,12 +411,15 @@ type groupHot struct {
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
-	if len(g.keys) > 1 || len(g.slots) == 0 || (len(g.conds) > 0 && g.lead < 0) {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(g.conds) > 2) || len(g.slots) == 0 || (len(g.conds) > 0 && g.lead < 0) {
 		return nil
 	}
-	h := &groupHot{key: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
-	if len(g.keys) == 1 {
+	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
+	if len(g.keys) >= 1 {
 		h.key = g.cols[g.keys[0]]
+	}
+	if len(g.keys) == 2 {
+		h.key2 = g.cols[g.keys[1]]
 	}
 	if len(g.conds) > 1 {
 		h.rest = g.conds[1:]
@@ -434,6 +440,10 @@ func hotGroups(g *general, ncols int) *groupHot {
 	for i := range min(len(h.rest), 2) {
 		h.hp.spanOn(1+i, h.rest[i].field, ncols)
 	}
+	if h.key2 >= 0 { // (at most one later filter: span 2 is free)
+		h.hp.spanOn(2, h.key2, ncols)
+		h.all = h.all && h.hp.span[2] >= 0
+	}
 	// hotWalk tests the later filters it can, in order up to the first it
 	// cannot: = and != (which cannot fail) on their spans before it parses
 	// a value, then numeric comparisons on the values it parses (a filter
@@ -452,7 +462,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
+	h.slot = h.all && h.key >= 0 && h.key2 < 0 && h.tested == len(h.rest) // (the key table holds one field's keys)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
@@ -477,6 +487,12 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 	if s < 0 {
 		return false
 	}
+	s2, end2 := 0, 0
+	if k2 := t.b.gen.hot.key2; k2 >= 0 {
+		if s2, end2 = t.fieldSpan(p, e, mk, wb, k2); s2 < 0 {
+			return false
+		}
+	}
 	var vals [MaxSums]int64
 	var scales [MaxSums]int
 	if !tailValues(t.data, p, e, mk, wb, &t.b.gen.hot.tp, &vals, &scales) {
@@ -488,7 +504,31 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 		r.Rows++
 		return true
 	}
-	return t.groupAdd(s, end, r, &vals, &scales)
+	var kb [keyBuf]byte
+	return t.groupAdd(t.keyOf(kb[:0], s, end, s2, end2), r, &vals, &scales)
+}
+
+// keyBuf is the room for a two-column key that keyOf builds without
+// allocating (a longer one allocates).
+const keyBuf = 64
+
+// keyOf is the fast group-by's key of a row whose key field is
+// data[s:end] and, with a second group-by column, whose second one is
+// data[s2:end2]: the field itself, or the two made one key as groupKey
+// makes it, appended to buf. It stays valid while data and buf do.
+func (t *Table) keyOf(buf []byte, s, end, s2, end2 int) []byte {
+	if t.b.gen.hot.key2 < 0 {
+		return t.data[s:end]
+	}
+	return groupKey(buf, [][]byte{t.data[s:end], t.data[s2:end2]})
+}
+
+// twoKey is the two-column key (see keyOf) of a row hotWalk handed over
+// with the span fields spans, in the window at wb, made in kb: valid until
+// kb's next use. (A one-column key is the field itself: data[wb+spans[0][0]
+// : wb+spans[0][1]].)
+func (t *Table) twoKey(kb *[keyBuf]byte, spans *[3][2]int, wb int) []byte {
+	return t.keyOf(kb[:0], wb+spans[0][0], wb+spans[0][1], wb+spans[2][0], wb+spans[2][1])
 }
 
 // groupKey returns where the fast group-by's key field starts and ends in
@@ -521,28 +561,27 @@ func (t *Table) fieldSpan(p, e int, mk *marks, wb int, k int) (s, end int) {
 	return s, end
 }
 
-// groupAdd is the end of groupHit, for a row whose key is data[s:end] and
-// whose values (in groupHot.tp's order) are vals, at scales: the values
+// groupAdd is the end of groupHit, for a row whose key is key (see keyOf)
+// and whose values (in groupHot.tp's order) are vals, at scales: the values
 // into the key's group. It reports false, having added nothing (it may
 // have made the group, empty), if addVals does. A key of another part
 // (see KeyPart) makes the row a row, not a match, here.
-func (t *Table) groupAdd(s, end int, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
-	if t.b.gen.hot.key >= 0 && !r.Part.has(t.data[s:end]) {
+func (t *Table) groupAdd(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+	if t.b.gen.hot.key >= 0 && !r.Part.has(key) {
 		r.Rows++
 		return true
 	}
-	return t.groupAddOwn(s, end, r, vals, scales)
+	return t.groupAddOwn(key, r, vals, scales)
 }
 
 // groupAddOwn is groupAdd for a row whose key is known to be r's part's.
-func (t *Table) groupAddOwn(s, end int, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
 	g := t.b.gen
 	h := g.hot
 	n := len(g.slots)
 	if h.key < 0 {
 		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales)
 	}
-	key := t.data[s:end]
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
 	}

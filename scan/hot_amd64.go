@@ -170,13 +170,19 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		for k := range h.tp.nsum {
 			scales[k] = int(loc.scale[k])
 		}
+		var kb [keyBuf]byte // a two-column key's room (see twoKey)
+		two := h.key2 >= 0
 		split := r.Part.N > 1 && h.key >= 0
 		if split {
 			// A key split: which rows' keys are this part's, found once
 			// (groupAdd would find it again for each), so that only
 			// those rows fetch their index slots below.
 			for i := range loc.nout {
-				sc.foreign[i] = !r.Part.has(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+				key := t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]]
+				if two {
+					key = t.twoKey(&kb, &recs[i].span, wb)
+				}
+				sc.foreign[i] = !r.Part.has(key)
 			}
 		}
 		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 {
@@ -186,7 +192,11 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			var w uint64
 			for i := range loc.nout {
 				if !split || !sc.foreign[i] {
-					w += g.touch(t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]])
+					key := t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]]
+					if two {
+						key = t.twoKey(&kb, &recs[i].span, wb)
+					}
+					w += g.touch(key)
 				}
 			}
 			sc.touched += w
@@ -206,7 +216,14 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				continue
 			}
 			// a key split's row that gets here is its part's (sc.foreign)
-			if !ok || !t.groupAddOwn(wb+rc.span[0][0], wb+rc.span[0][1], r, &rc.v, &scales) {
+			var key []byte
+			switch {
+			case two:
+				key = t.twoKey(&kb, &rc.span, wb)
+			case h.key >= 0:
+				key = t.data[wb+rc.span[0][0] : wb+rc.span[0][1]]
+			}
+			if !ok || !t.groupAddOwn(key, r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}

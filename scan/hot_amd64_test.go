@@ -285,6 +285,9 @@ func emits(t *testing.T, in []byte) {
 		// a numeric filter's field nearer the row's end than the sum's (hotPlan.skip)
 		{Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Total Profit", OpGt, "0"}}, By: []string{"Region"}, Sum: []string{"Units Sold"}},
 		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
+		// two group-by columns: the second in span 2
+		{By: []string{"Region", "Sales Channel"}},
+		{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Units Sold", OpGt, "5000"}}, By: []string{"Country", "Item Type"}, Min: []string{"Total Cost"}},
 	} {
 		tb, err := NewTable("w.csv", in, &q)
 		if err != nil {
@@ -347,9 +350,12 @@ func emits(t *testing.T, in []byte) {
 				if !tailValues(in, s+rc.q, s+rc.e, &mk, s, &h.tp, &got, &scales) || got != rc.v {
 					t.Errorf("%+v, chain %d: row %q: values %v, tailValues %v", q, chain, row, rc.v, got)
 				}
-				fields := []int{h.key}
-				for _, c := range h.rest {
-					fields = append(fields, c.field)
+				fields := []int{h.key, -1, -1} // span j's field
+				for i, c := range h.rest[:min(len(h.rest), 2)] {
+					fields[1+i] = c.field
+				}
+				if h.key2 >= 0 {
+					fields[2] = h.key2
 				}
 				for i := range min(h.tested, 2) { // the filters hotWalk tested hold
 					sp := rc.span[1+i]
@@ -357,7 +363,7 @@ func emits(t *testing.T, in []byte) {
 						t.Errorf("%+v, chain %d: row %q taken, though %s", q, chain, row, q.Filters[1+i])
 					}
 				}
-				for j, f := range fields[:min(len(fields), 3)] {
+				for j, f := range fields {
 					if f < 0 || h.hp.span[j] < 0 {
 						continue
 					}

@@ -151,7 +151,8 @@ func TestScanAllocs(t *testing.T) {
 	for _, q := range []Query{{Where: "Region", Equals: "Europe"}, {Where: "Country", Equals: "France"}, {},
 		{Where: "Item Type", Equals: "Office Supplies"}, {Sum: []string{"Units Sold"}},
 		{By: []string{"Region"}, Sum: []string{"Total Revenue", "Total Profit"}},
-		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Units Sold"}, Avg: []string{"Total Profit"}}} {
+		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Units Sold"}, Avg: []string{"Total Profit"}},
+		{By: []string{"Country", "Item Type"}, Sum: []string{"Total Profit"}}} {
 		tb, err := NewTable(f.name, f.data, &q)
 		if err != nil {
 			t.Fatal(err)
