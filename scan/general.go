@@ -520,7 +520,17 @@ func (t *Table) keyOf(buf []byte, s, end, s2, end2 int) []byte {
 	if t.b.gen.hot.key2 < 0 {
 		return t.data[s:end]
 	}
-	return groupKey(buf, [][]byte{t.data[s:end], t.data[s2:end2]})
+	a, b := t.data[s:end], t.data[s2:end2]
+	if n := 2 + len(a) + len(b); len(a) < 0x80 && len(b) < 0x80 && n <= cap(buf) {
+		// groupKey's bytes, each length one uvarint byte, without its loop
+		buf = buf[:n]
+		buf[0] = byte(len(a))
+		copy(buf[1:], a)
+		buf[1+len(a)] = byte(len(b))
+		copy(buf[2+len(a):], b)
+		return buf
+	}
+	return groupKey(buf, [][]byte{a, b})
 }
 
 // twoKey is the two-column key (see keyOf) of a row hotWalk handed over
