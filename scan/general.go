@@ -533,14 +533,6 @@ func (t *Table) keyOf(buf []byte, s, end, s2, end2 int) []byte {
 	return groupKey(buf, [][]byte{a, b})
 }
 
-// twoKey is the two-column key (see keyOf) of a row hotWalk handed over
-// with the span fields spans, in the window at wb, made in kb: valid until
-// kb's next use. (A one-column key is the field itself: data[wb+spans[0][0]
-// : wb+spans[0][1]].)
-func (t *Table) twoKey(kb *[keyBuf]byte, spans *[3][2]int, wb int) []byte {
-	return t.keyOf(kb[:0], wb+spans[0][0], wb+spans[0][1], wb+spans[2][0], wb+spans[2][1])
-}
-
 // groupKey returns where the fast group-by's key field starts and ends in
 // the quote-free row data[p:e] inside the window at wb whose marks are mk,
 // found by the comma bitmap; s = -1 for a row too short to have it.

@@ -149,6 +149,10 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		keys = r.Groups.hotKeys()
 	}
 	w := &t.data[wb]
+	// each handed-over row's key (none without a group-by): in data, or a
+	// two-column one made in kbs (locals, so that no key escapes)
+	var rowKeys [hotRecs][]byte
+	var kbs [hotRecs][keyBuf]byte
 	for {
 		loc.scale = sc.scale
 		h.hp.numBounds(&loc)
@@ -170,19 +174,19 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		for k := range h.tp.nsum {
 			scales[k] = int(loc.scale[k])
 		}
-		var kb [keyBuf]byte // a two-column key's room (see twoKey)
-		two := h.key2 >= 0
+		if h.key >= 0 { // each row's key, once (see keyOf)
+			for i := range loc.nout {
+				sp := &recs[i].span
+				rowKeys[i] = t.keyOf(kbs[i][:0], wb+sp[0][0], wb+sp[0][1], wb+sp[2][0], wb+sp[2][1])
+			}
+		}
 		split := r.Part.N > 1 && h.key >= 0
 		if split {
 			// A key split: which rows' keys are this part's, found once
 			// (groupAdd would find it again for each), so that only
 			// those rows fetch their index slots below.
 			for i := range loc.nout {
-				key := t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]]
-				if two {
-					key = t.twoKey(&kb, &recs[i].span, wb)
-				}
-				sc.foreign[i] = !r.Part.has(key)
+				sc.foreign[i] = !r.Part.has(rowKeys[i])
 			}
 		}
 		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 {
@@ -192,11 +196,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			var w uint64
 			for i := range loc.nout {
 				if !split || !sc.foreign[i] {
-					key := t.data[wb+recs[i].span[0][0] : wb+recs[i].span[0][1]]
-					if two {
-						key = t.twoKey(&kb, &recs[i].span, wb)
-					}
-					w += g.touch(key)
+					w += g.touch(rowKeys[i])
 				}
 			}
 			sc.touched += w
@@ -216,14 +216,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				continue
 			}
 			// a key split's row that gets here is its part's (sc.foreign)
-			var key []byte
-			switch {
-			case two:
-				key = t.twoKey(&kb, &rc.span, wb)
-			case h.key >= 0:
-				key = t.data[wb+rc.span[0][0] : wb+rc.span[0][1]]
-			}
-			if !ok || !t.groupAddOwn(key, r, &rc.v, &scales) {
+			if !ok || !t.groupAddOwn(rowKeys[i], r, &rc.v, &scales) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}
