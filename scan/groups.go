@@ -164,6 +164,16 @@ func (g *Groups) find(key []byte) int {
 	return -1
 }
 
+// bigIndex says whether the short index has outgrown the caches
+// (touchSlots), so that a batch's lookups wait for memory: only then does
+// touching their slots first pay for hashing each key twice.
+func (g *Groups) bigIndex() bool { return g.short != nil && len(g.short.slots) > touchSlots }
+
+// touchSlots is the short index's size past which groupsHot touches a
+// batch's slots first: 16,384 slots of 24 bytes, 384 KiB, half this
+// machine's L2 (docs/experiments.md, 2026-12-03).
+const touchSlots = 1 << 14
+
 // touch starts fetching the index slot of a key of at most 15 bytes (see
 // shortIndex.touch); it returns a word of it, or 0.
 func (g *Groups) touch(key []byte) uint64 {

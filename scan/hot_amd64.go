@@ -189,7 +189,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				sc.foreign[i] = !r.Part.has(rowKeys[i])
 			}
 		}
-		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 {
+		if g := r.Groups; g != nil && h.key >= 0 && (keys == nil || keys.off) && loc.nout > 1 && g.bigIndex() {
 			// Many keys (slot mode off): their index slots fetched at
 			// once, so that the lookups below wait for memory once a
 			// batch, not once a row.
