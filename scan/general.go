@@ -442,6 +442,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 	}
 	if h.key2 >= 0 { // (at most one later filter: span 2 is free)
 		h.hp.spanOn(2, h.key2, ncols)
+		h.hp.key2 = 1
 		h.all = h.all && h.hp.span[2] >= 0
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
@@ -462,7 +463,7 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.key2 < 0 && h.tested == len(h.rest) // (the key table holds one field's keys)
+	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need

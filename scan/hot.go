@@ -129,6 +129,9 @@ type hotState struct {
 	chain int
 	// 504: hotPlan.skip
 	skip int
+	// 512: hotPlan.key2, for slot mode: not 0 if the key is two columns,
+	// span 0's and span 2's (see twoKey)
+	key2 int
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -181,6 +184,9 @@ type hotPlan struct {
 	// skip: skipOf, kept up to date by each step that adds a value or a
 	// span field (newHotPlan, spanOn, numOn)
 	skip int
+	// key2: 1 if a group-by's key is two columns, span 0 and span 2
+	// (hotState.key2)
+	key2 int
 }
 
 // newHotPlan is the plan for the values tp names, with no filter.
@@ -384,7 +390,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
-	it.skip = hp.skip
+	it.skip, it.key2 = hp.skip, hp.key2
 }
 
 // skipOf returns how many of a row's last commas no value or span field of

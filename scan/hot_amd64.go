@@ -234,11 +234,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				}
 			}
 			if keys != nil && !keys.off {
-				if s, end := t.groupKey(p, e, mk, wb); s >= 0 {
-					if i := r.Groups.find(t.data[s:end]); i >= 0 {
-						keys.learn(t.data[s:end], i)
-					}
-				}
+				t.learnKey(keys, r.Groups, p, e, mk, wb)
 			}
 			t.learnNumScales(p, e, mk, wb, sc, &h.hp)
 			var vals [MaxSums]int64
@@ -253,6 +249,36 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 					}
 				}
 			}
+		}
+	}
+}
+
+// learnKey teaches keys the key of the quote-free row data[p:e] in the
+// window at wb whose marks are mk, as slot mode finds it (see
+// twoKey), with its group in g, if the row has one by now.
+func (t *Table) learnKey(keys *hotKeys, g *Groups, p, e int, mk *marks, wb int) {
+	s, end := t.groupKey(p, e, mk, wb)
+	if s < 0 {
+		return
+	}
+	k2 := t.b.gen.hot.key2
+	if k2 < 0 {
+		if i := g.find(t.data[s:end]); i >= 0 {
+			keys.learn(t.data[s:end], i)
+		}
+		return
+	}
+	s2, end2 := t.fieldSpan(p, e, mk, wb, k2)
+	if s2 < 0 {
+		return
+	}
+	var kb [keyBuf]byte
+	var tb [len(keySlot{}.key)]byte
+	if i := g.find(t.keyOf(kb[:0], s, end, s2, end2)); i >= 0 {
+		if key, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2]); ok {
+			keys.learn(key, i)
+		} else {
+			keys.miss()
 		}
 	}
 }

@@ -39,6 +39,7 @@
 #define CMODE 488
 #define CHAINF 496
 #define SKIP 504
+#define KEY2 512
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -111,6 +112,7 @@
 #define NEXTS 592
 #define STOP 600
 #define CHAIN 608
+#define KBUF 616
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -232,7 +234,7 @@ nzl: \
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $616-40
+TEXT ·hotWalk(SB), NOSPLIT, $744-40
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -1026,17 +1028,23 @@ recvalue:
 	// compared 16 bytes at a time with the slot's; found, the row counts
 	// in r (R14) and its count and values go to the entry's accumulators.
 	// A key of more than 64 bytes, one less than 64 bytes before the
-	// window's readable end, or one not in the table goes back.
+	// window's readable end, or one not in the table goes back. With a
+	// second group-by column (KEY2), the key is span 0, ',' and span 2,
+	// made in KBUF (see key2).
 slot:
 	MOVQ    SPS(SP), R8
 	MOVQ    SPE(SP), R12
 	SUBQ    R8, R12              // the key's length
+	CMPQ    KEY2(R13), $0
+	JNE     key2
 	CMPQ    R12, $64
 	JHI     handback
 	LEAQ    64(R8), AX
 	CMPQ    AX, AVAIL(R13)
 	JGT     handback
 	ADDQ    SI, R8               // the key's first byte
+
+slothash:
 	MOVQ    (R8), AX
 	LEAQ    (R12*8), CX
 	MOVQ    $64, DX
@@ -1148,6 +1156,47 @@ keywhole:
 	CMPQ   CX, NSUM(R13)
 	JLT    keyflush
 	JMP    slotdone
+
+	// A two-column key (twoKey): span 0, ',' and span 2, at most 64
+	// bytes, in KBUF: each field's 64 bytes (readable) copied 16 at a
+	// time, the second's after the first's length and the ','. (Fields of
+	// a quote-free row hold no ',', so no two pairs make one key.) The
+	// bytes past the key are not its: the hash and the compare look under
+	// its length only.
+key2:
+	MOVQ    (SPS+16)(SP), AX
+	MOVQ    (SPE+16)(SP), CX
+	SUBQ    AX, CX               // the second field's length
+	LEAQ    1(R12)(CX*1), DX
+	CMPQ    DX, $64
+	JHI     handback
+	LEAQ    64(R8), DX
+	CMPQ    DX, AVAIL(R13)
+	JGT     handback
+	LEAQ    64(AX), DX
+	CMPQ    DX, AVAIL(R13)
+	JGT     handback
+	MOVOU   (SI)(R8*1), X0
+	MOVOU   16(SI)(R8*1), X1
+	MOVOU   32(SI)(R8*1), X2
+	MOVOU   48(SI)(R8*1), X3
+	MOVOU   X0, KBUF(SP)
+	MOVOU   X1, (KBUF+16)(SP)
+	MOVOU   X2, (KBUF+32)(SP)
+	MOVOU   X3, (KBUF+48)(SP)
+	MOVB    $0x2C, KBUF(SP)(R12*1)
+	LEAQ    (KBUF+1)(SP)(R12*1), DX
+	MOVOU   (SI)(AX*1), X0
+	MOVOU   16(SI)(AX*1), X1
+	MOVOU   32(SI)(AX*1), X2
+	MOVOU   48(SI)(AX*1), X3
+	MOVOU   X0, (DX)
+	MOVOU   X1, 16(DX)
+	MOVOU   X2, 32(DX)
+	MOVOU   X3, 48(DX)
+	LEAQ    1(R12)(CX*1), R12    // the key's length
+	LEAQ    KBUF(SP), R8
+	JMP     slothash
 
 nextslot:
 	MOVQ KI(SP), AX

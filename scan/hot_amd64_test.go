@@ -57,6 +57,7 @@ func TestHotStateLayout(t *testing.T) {
 		{"cmode", unsafe.Offsetof(it.cmode), 488},
 		{"chain", unsafe.Offsetof(it.chain), 496},
 		{"skip", unsafe.Offsetof(it.skip), 504},
+		{"key2", unsafe.Offsetof(it.key2), 512},
 		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
@@ -484,6 +485,87 @@ func TestSlotMode(t *testing.T) {
 				if k.acc[j] != (keyAcc{}) {
 					t.Fatalf("%s: entry %d not folded: %v", c.name, j, k.acc[j])
 				}
+			}
+		}
+	}
+}
+
+// Slot mode with a two-column key (twoKey): the key table's key is the
+// two fields joined by ',', made in the assembly's buffer. Every path must
+// give the reference's groups for pairs whose joined key is 63, 64 and 65
+// bytes long (the last never in the table), empty fields on either side,
+// pairs that join to one hash, the columns apart, side by side and in
+// either order, the second found from the row's end, and with a later
+// filter that hotWalk tests.
+func TestSlotModeTwoKeys(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	type pair struct{ a, b string }
+	var pairs []pair
+	for _, n := range []int{0, 1, 8, 31, 32} {
+		for _, m := range []int{0, 1, 15, 31, 32} {
+			pairs = append(pairs, pair{strings.Repeat("a", n), strings.Repeat("b", m)})
+		}
+	}
+	// 64 bytes joined, and 65 (as 32 and 32 above)
+	pairs = append(pairs, pair{strings.Repeat("a", 62), "b"}, pair{strings.Repeat("a", 63), ""}, pair{strings.Repeat("a", 63), "b"})
+	pairs = append(pairs, pair{"samefirst", "x"}, pair{"samefirst", "y"}, pair{"samefirs", "tx"}, pair{"same", "firstx"})
+	fits := 0
+	for _, p := range pairs {
+		if len(p.a)+1+len(p.b) <= 64 {
+			fits++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("K,X,J,V,N\n")
+	for i := range 200 {
+		for j, p := range pairs {
+			fmt.Fprintf(&b, "%s,x%d,%s,%d.%02d,%d\n", p.a, j%3, p.b, (i*37+j*11)%1000, (i+j)%100, j%7)
+		}
+	}
+	in := []refFile{{"two.csv", []byte(b.String())}}
+	for _, c := range []struct {
+		q     Query
+		nkeys int
+	}{
+		{Query{By: []string{"K", "J"}, Sum: []string{"V", "N"}}, fits},
+		{Query{By: []string{"J", "K"}, Sum: []string{"V"}}, fits},
+		{Query{By: []string{"K", "X"}, Sum: []string{"V"}}, 0}, // (counted below)
+		{Query{By: []string{"J", "N"}, Max: []string{"V"}, Min: []string{"N"}}, 0},
+		{Query{Filters: []Cond{{"X", OpEq, "x1"}, {"N", OpNe, "3"}}, By: []string{"K", "J"}, Sum: []string{"V", "N"}}, 0},
+	} {
+		q := c.q
+		tb, err := NewTable("two.csv", in[0].data, &q)
+		if err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot || tb.b.gen.hot.hp.key2 != 1 {
+			t.Fatalf("%+v does not take slot mode with two keys (%v)", q, err)
+		}
+		got, err := checkGen(t, fmt.Sprint(q.By), in, q)
+		if err != nil || got.matched == 0 {
+			t.Fatalf("%v: matched %d, %v", q.By, got.matched, err)
+		}
+		r, err := scanAll(in, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := r.Groups.keys
+		if k == nil || k.off {
+			t.Fatalf("%v: slot mode given up", q.By)
+		}
+		want := c.nkeys
+		if want == 0 { // the groups whose joined key fits (groupKey's: a byte a length here)
+			for i := range r.Groups.Len() {
+				if len(r.Groups.Key(i))-1 <= 64 {
+					want++
+				}
+			}
+		}
+		if k.n != want {
+			t.Errorf("%v: %d keys in the table, want %d", q.By, k.n, want)
+		}
+		for j := range k.n {
+			if k.acc[j] != (keyAcc{}) {
+				t.Fatalf("%v: entry %d not folded", q.By, j)
 			}
 		}
 	}

@@ -127,9 +127,7 @@ func (k *hotKeys) learn(key []byte, i int) {
 		}
 	}
 	if len(key) > len(keySlot{}.key) || k.n == keyCap {
-		if k.misses++; k.misses >= maxMisses && k.misses*8 > k.taken {
-			k.off = true
-		}
+		k.miss()
 		return
 	}
 	s := &k.slots[h]
@@ -137,6 +135,28 @@ func (k *hotKeys) learn(key []byte, i int) {
 	s.n, s.j = int64(len(key))+1, int64(k.n)
 	k.grp[k.n] = int32(i)
 	k.n++
+}
+
+// miss counts a row whose key the table cannot take, and gives slot mode
+// up (off) past maxMisses of them and an eighth of the rows taken.
+func (k *hotKeys) miss() {
+	if k.misses++; k.misses >= maxMisses && k.misses*8 > k.taken {
+		k.off = true
+	}
+}
+
+// twoKey appends to dst the table's key for a group-by of two columns
+// whose fields are a and b, as slot mode makes it (hot_amd64.s, key2): a,
+// ',' and b. It reports false if that is longer than a slot's key. (A
+// field of a quote-free row holds no ',', so no two pairs make one key;
+// the Groups' own key is groupKey's.)
+func twoKey(dst, a, b []byte) ([]byte, bool) {
+	if len(a)+1+len(b) > len(keySlot{}.key) {
+		return dst, false
+	}
+	dst = append(dst, a...)
+	dst = append(dst, ',')
+	return append(dst, b...), true
 }
 
 // fold adds the accumulators into g, whose slots h.tp names, each value
