@@ -132,6 +132,9 @@ type hotState struct {
 	// 512: hotPlan.key2, for slot mode: not 0 if the key is two columns,
 	// span 0's and span 2's (see twoKey)
 	key2 int
+	// 520, 528: slot mode's table size, as 64 minus its bits and as a
+	// mask of them (hotKeys.bits)
+	kshift, kmask uint64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most

@@ -163,6 +163,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				keys.fold(r.Groups, h, &sc.scale)
 			}
 			loc.ktab, loc.kacc = &keys.slots[0], &keys.acc[0]
+			loc.kshift, loc.kmask = uint64(64-keys.bits), uint64(len(keys.slots)-1)
 		}
 		m := r.Matched
 		hotWalk(&loc, w, mk, r, nil)

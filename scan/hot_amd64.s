@@ -40,6 +40,8 @@
 #define CHAINF 496
 #define SKIP 504
 #define KEY2 512
+#define KSHIFT 520
+#define KMASK 528
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -51,8 +53,6 @@
 // lanes at ACCEVEN and ACCODD and its cents at ACCCENT, flushed to its sum
 // every LANEROWS rows of the key; then three more a value: its sum at
 // ACCSUM, its maximum at ACCMAX and MaxInt64 minus its minimum at ACCMIN.
-#define KEYBITS 11
-#define KEYSLOTS 2048
 #define SLOTSIZE 80
 #define SLOTN 64
 #define SLOTJ 72
@@ -1052,9 +1052,19 @@ slothash:
 	CMOVQGT DX, CX
 	BZHIQ   CX, AX, AX           // its first 8 bytes, zero past its end
 	XORQ    R12, AX
+	MOVQ    $8, DX
+	CMPQ    R12, DX
+	CMOVQGT R12, DX
+	MOVQ    -8(R8)(DX*1), DX     // its last 8 bytes (its first 8 if it has 8 or fewer)
+	XORL    CX, CX
+	CMPQ    R12, $8
+	CMOVQLT CX, DX               // (none under 8)
+	RORXQ   $32, DX, DX
+	XORQ    DX, AX
 	MOVQ    $0x9E3779B97F4A7C15, CX
 	IMULQ   CX, AX
-	SHRQ    $(64-KEYBITS), AX    // keyHash
+	MOVQ    KSHIFT(R13), CX
+	SHRQ    CX, AX               // keyHash
 	MOVQ    KTAB(R13), R11
 
 probe:
@@ -1201,7 +1211,7 @@ key2:
 nextslot:
 	MOVQ KI(SP), AX
 	INCQ AX
-	ANDQ $(KEYSLOTS-1), AX
+	ANDQ KMASK(R13), AX
 	JMP  probe
 
 	NLFAR(nlfar, nlloop, haveend)

@@ -58,13 +58,14 @@ func TestHotStateLayout(t *testing.T) {
 		{"chain", unsafe.Offsetof(it.chain), 496},
 		{"skip", unsafe.Offsetof(it.skip), 504},
 		{"key2", unsafe.Offsetof(it.key2), 512},
+		{"kshift", unsafe.Offsetof(it.kshift), 520},
+		{"kmask", unsafe.Offsetof(it.kmask), 528},
 		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
 		{"keySlot.n", unsafe.Offsetof(keySlot{}.n), 64},
 		{"keySlot.j", unsafe.Offsetof(keySlot{}.j), 72},
-		{"hotKeys.acc[1]", unsafe.Sizeof(hotKeys{}.acc[0]), 448},
-		{"hotKeys.acc, in its line", unsafe.Offsetof(hotKeys{}.acc) % 64, 0},
+		{"keyAcc", unsafe.Sizeof(keyAcc{}), 448},
 		{"keyAcc even", 8 * accLane, 8},
 		{"keyAcc odd", 8 * (accLane + 1), 16},
 		{"keyAcc cents", 8 * (accLane + 2), 24},
@@ -72,7 +73,6 @@ func TestHotStateLayout(t *testing.T) {
 		{"keyAcc max", 8 * (accExt + 1), 208},
 		{"keyAcc min", 8 * (accExt + 2), 216},
 		{"laneRows", laneRows, 4096},
-		{"keySlots", keySlots, 2048},
 		{"hotRec", unsafe.Sizeof(hotRec{}), 128},
 		{"hotRec.span", unsafe.Offsetof(hotRec{}.span), 16},
 		{"hotRec.v", unsafe.Offsetof(hotRec{}.v), 64},
@@ -406,7 +406,7 @@ func TestSlotMode(t *testing.T) {
 		keys = append(keys, strings.Repeat("k", n))
 	}
 	for c := 'a'; c < 'e'; c++ {
-		keys = append(keys, "samefirst8"+string(c)+"x") // one hash, four keys
+		keys = append(keys, "samefirst8"+string(c)+"samelast") // one hash (keyHash), four keys
 	}
 	for _, n := range []int{16, 17, 32, 33, 40, 63, 64} {
 		// the length and hash of one above, a byte apart in each 16 or 32
@@ -439,13 +439,17 @@ func TestSlotMode(t *testing.T) {
 		}
 	}
 	var many []string
-	for i := range 2 * keyCap {
+	for i := range 2 * maxKeyCap {
 		many = append(many, fmt.Sprintf("key %d", i))
 	}
 	// rows in the table's accumulators, slot mode given up, then a new scale
-	manyIn := []byte("K,V,N\n" + rowsOf(keys[1:6], 50, false) + rowsOf(many, 20, false) + rowsOf(many, 20, true))
+	manyIn := []byte("K,V,N\n" + rowsOf(keys[1:6], 50, false) + rowsOf(many, 3, false) + rowsOf(many, 3, true))
+	// more keys than the table starts with: it doubles (twice), the
+	// accumulators kept, with rows of the first keys before and after
+	grown := []byte("K,V,N\n" + rowsOf(keys[1:6], 50, false) + rowsOf(many[:900], 4, false) + rowsOf(keys[1:6], 50, true) + rowsOf(many[:900], 2, true))
 	// a key's lanes past laneRows rows of nines: a lane would fill at 7,282
-	dense := []byte("K,V,N\n" + strings.Repeat("a,99999999.99,99999999\nb,1.01,1\nc,500.00,5\n", 2*laneRows+5))
+	// (a row of 8 bytes or fewer goes back: see hotWalk's nocr)
+	dense := []byte("K,V,N\n" + strings.Repeat("a,99999999.99,99999999\nbb,1.01,1\nc,500.00,5\n", 2*laneRows+5))
 	for _, c := range []struct {
 		name  string
 		files []refFile
@@ -454,6 +458,7 @@ func TestSlotMode(t *testing.T) {
 	}{
 		{"lengths, hashes and scales", []refFile{{"few.csv", few}}, false, len(keys) - 2}, // all but the two over 64 bytes
 		{"two files, one table", []refFile{{"a.csv", few}, {"b.csv", few}}, false, len(keys) - 2},
+		{"more keys than the table starts with", []refFile{{"grown.csv", grown}}, false, 905},
 		{"more keys than the table holds", []refFile{{"many.csv", manyIn}}, true, 0},
 		{"lanes flushed", []refFile{{"dense.csv", dense}}, false, 3},
 	} {
@@ -481,12 +486,37 @@ func TestSlotMode(t *testing.T) {
 			if !c.off && k.n != c.nkeys {
 				t.Errorf("%s: %d keys in the table, want %d", c.name, k.n, c.nkeys)
 			}
+			if !c.off && k.taken*10 < r.Matched*8 { // (hotWalk finds the keys learn put in: one hash)
+				t.Errorf("%s: hotWalk took %d rows of %d", c.name, k.taken, r.Matched)
+			}
+			if a := uintptr(unsafe.Pointer(&k.acc[0])); a%64 != 0 {
+				t.Errorf("%s: the accumulators at %#x, not on a cache line", c.name, a)
+			}
 			for j := range k.n {
 				if k.acc[j] != (keyAcc{}) {
 					t.Fatalf("%s: entry %d not folded: %v", c.name, j, k.acc[j])
 				}
 			}
 		}
+	}
+}
+
+// keyHash: keys that share their first 8 bytes, their last 8 and their
+// length share a slot; keys that share only their first 8 bytes and length
+// (dates of one day in several years) need not.
+func TestKeyHash(t *testing.T) {
+	if keyHash([]byte("samefirst8asamelast"), 11) != keyHash([]byte("samefirst8bsamelast"), 11) {
+		t.Error("keys alike but for their middle byte hash apart")
+	}
+	slots := map[uint64]bool{}
+	for y := 2010; y < 2018; y++ {
+		slots[keyHash([]byte(fmt.Sprintf("1/23/%d", y)), 11)] = true
+	}
+	if len(slots) < 6 {
+		t.Errorf("8 dates of one day in %d slots", len(slots))
+	}
+	if keyHash(nil, 11) != keyHash([]byte{}, 11) || keyHash([]byte("a"), 11) == keyHash([]byte("a\x00"), 11) {
+		t.Error("the empty key, or a key and its zero-padded self")
 	}
 }
 
@@ -511,6 +541,7 @@ func TestSlotModeTwoKeys(t *testing.T) {
 	// 64 bytes joined, and 65 (as 32 and 32 above)
 	pairs = append(pairs, pair{strings.Repeat("a", 62), "b"}, pair{strings.Repeat("a", 63), ""}, pair{strings.Repeat("a", 63), "b"})
 	pairs = append(pairs, pair{"samefirst", "x"}, pair{"samefirst", "y"}, pair{"samefirs", "tx"}, pair{"same", "firstx"})
+	pairs = append(pairs, pair{"samefirst8a", "samelast"}, pair{"samefirst8b", "samelast"}) // one hash
 	fits := 0
 	for _, p := range pairs {
 		if len(p.a)+1+len(p.b) <= 64 {
@@ -551,6 +582,9 @@ func TestSlotModeTwoKeys(t *testing.T) {
 		k := r.Groups.keys
 		if k == nil || k.off {
 			t.Fatalf("%v: slot mode given up", q.By)
+		}
+		if k.taken*10 < r.Matched*8 {
+			t.Errorf("%v: hotWalk took %d rows of %d", q.By, k.taken, r.Matched)
 		}
 		want := c.nkeys
 		if want == 0 { // the groups whose joined key fits (groupKey's: a byte a length here)

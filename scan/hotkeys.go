@@ -3,10 +3,11 @@ package scan
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // hotKeys is hotWalk's key table for the fast group-by (slot mode): up to
-// keyCap keys of at most 64 bytes, each the index of an entry of
+// maxKeyCap keys of at most 64 bytes, each the index of an entry of
 // accumulators (a row count, and each value's sum, maximum and minimum, at
 // hotState.scale) that hotWalk adds a row to when it finds the row's key,
 // so that a row of a known key never leaves the assembly. A key it does
@@ -17,12 +18,15 @@ import (
 // entries name that Groups' groups. Its keys stay from scan to scan; its
 // accumulators hold nothing between scans (ScanPart folds before it
 // returns). It takes 279 kB, made once a Groups by the first scan in slot
-// mode.
+// mode, and doubles (learn) up to 4.5 MB for maxKeyCap keys. hotWalk reads
+// slots and acc by their first elements' addresses, which learn changes
+// when it grows them: they are handed to it anew for each call.
 type hotKeys struct {
-	slots [keySlots]keySlot
-	acc   [keyCap]keyAcc
-	grp   [keyCap]int32 // entry j's group
-	n     int           // entries in use
+	slots []keySlot // 1<<bits of them, at most an eighth in use
+	acc   []keyAcc  // an entry per slot/8
+	grp   []int32   // entry j's group
+	bits  uint
+	n     int // entries in use
 	// misses counts the rows of keys learn could not take (too long, or
 	// the table full), taken the rows hotWalk took; when misses pass
 	// maxMisses and an eighth of taken, slot mode is given up (off): each
@@ -85,26 +89,56 @@ type keySlot struct {
 }
 
 const (
-	keyBits  = 11 // hot_amd64.s: KEYBITS
-	keySlots = 1 << keyBits
-	// keyCap keeps the table at most an eighth full, so that few rows
-	// probe a second slot (a mispredicted branch: with 512 slots, 21% of
-	// the rows of a group-by on Country did); a probe always ends.
-	keyCap    = keySlots / 8
-	maxMisses = 64
+	// The table starts at 2^minKeyBits slots and doubles up to
+	// 2^maxKeyBits, keeping at most an eighth of them in use, so that few
+	// rows probe a second slot (a mispredicted branch: with 512 slots, 21%
+	// of the rows of a group-by on Country did); a probe always ends.
+	// Past maxKeyCap keys slot mode gives up: the table would outgrow the
+	// caches, and emit mode's Go code takes any number of keys.
+	minKeyBits = 11
+	maxKeyBits = 15
+	maxKeyCap  = 1 << maxKeyBits / 8
+	maxMisses  = 64
 	// foldRows bounds the rows between folds: a value hotWalk takes is
 	// below 10^10 (8 digits and 2 decimals), so 9·10^8 of them fit an
 	// int64 sum.
 	foldRows = 900_000_000
 )
 
-// keyHash is the key's slot (hotWalk's slot mode computes the same): its
-// first 8 bytes (zero past its end) and its length, mixed by a multiply.
-func keyHash(key []byte) uint64 {
+// keyHash is the key's slot in a table of 2^bits (hotWalk's slot mode
+// computes the same): its first 8 bytes (zero past its end), its length
+// and, from 8 bytes on, its last 8 bytes turned by half a word, mixed by
+// a multiply. (The last bytes tell apart keys that share their first 8:
+// dates of one day in several years, a country with each item type.)
+func keyHash(key []byte, nbits uint) uint64 {
 	var b [8]byte
 	copy(b[:], key)
 	w := binary.LittleEndian.Uint64(b[:]) ^ uint64(len(key))
-	return (w * 0x9E3779B97F4A7C15) >> (64 - keyBits)
+	if n := len(key); n >= 8 {
+		w ^= bits.RotateLeft64(binary.LittleEndian.Uint64(key[n-8:]), 32)
+	}
+	return (w * 0x9E3779B97F4A7C15) >> (64 - nbits)
+}
+
+// resize makes the table 2^nbits slots (more than now), each key in
+// its new slot, its entry and accumulators kept.
+func (k *hotKeys) resize(nbits uint) {
+	old := k.slots
+	k.bits, k.slots = nbits, make([]keySlot, 1<<nbits)
+	for i := range old {
+		if o := &old[i]; o.n != 0 {
+			h := keyHash(o.key[:o.n-1], nbits)
+			for k.slots[h].n != 0 {
+				h = (h + 1) & (1<<nbits - 1)
+			}
+			k.slots[h] = *o
+		}
+	}
+	acc := make([]keyAcc, len(k.slots)/8)
+	copy(acc, k.acc)
+	grp := make([]int32, len(acc))
+	copy(grp, k.grp)
+	k.acc, k.grp = acc, grp
 }
 
 // hotKeys returns g's key table, made on first use. (When it is off, its
@@ -112,6 +146,7 @@ func keyHash(key []byte) uint64 {
 func (g *Groups) hotKeys() *hotKeys {
 	if g.keys == nil {
 		g.keys = new(hotKeys)
+		g.keys.resize(minKeyBits)
 	}
 	return g.keys
 }
@@ -119,15 +154,20 @@ func (g *Groups) hotKeys() *hotKeys {
 // learn puts key, whose group is i, in the table, if it is not there and
 // fits.
 func (k *hotKeys) learn(key []byte, i int) {
-	h := keyHash(key)
-	for ; k.slots[h].n != 0; h = (h + 1) & (keySlots - 1) {
+	h := keyHash(key, k.bits)
+	for ; k.slots[h].n != 0; h = (h + 1) & uint64(len(k.slots)-1) {
 		s := &k.slots[h]
 		if int(s.n-1) == len(key) && string(s.key[:len(key)]) == string(key) {
 			return // known: the row came back for another reason
 		}
 	}
-	if len(key) > len(keySlot{}.key) || k.n == keyCap {
+	if len(key) > len(keySlot{}.key) || k.n == maxKeyCap {
 		k.miss()
+		return
+	}
+	if k.n == len(k.acc) {
+		k.resize(k.bits + 1)
+		k.learn(key, i)
 		return
 	}
 	s := &k.slots[h]
