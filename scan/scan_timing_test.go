@@ -226,6 +226,17 @@ func BenchmarkShapeMinMaxAvg(b *testing.B) {
 	benchShape(b, Query{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}})
 }
 
+// Thousands of keys (the bench set has fewer than 10M rows' 2,766 dates):
+// the key table grown past its first 256 keys.
+func BenchmarkShapeByOrderDate(b *testing.B) {
+	benchShape(b, Query{By: []string{"Order Date"}})
+}
+
+// A two-column key (twoKey), of about 2,000 pairs here.
+func BenchmarkShapeByCountryItemType(b *testing.B) {
+	benchShape(b, Query{By: []string{"Country", "Item Type"}})
+}
+
 func BenchmarkShapeByOrderID(b *testing.B) {
 	benchShape(b, Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}})
 }

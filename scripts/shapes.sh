@@ -22,6 +22,8 @@ names=(
 	"by Country, count + 2 sums"
 	"Region=Europe, Online, Units Sold>5000"
 	"by Item Type, min/max/avg"
+	"by Order Date (2,766 keys)"
+	"by Country, Item Type (2,220 keys)"
 )
 shape() {
 	case $1 in
@@ -34,6 +36,8 @@ shape() {
 	6) "$parlab" query --by Country "$dir" ;;
 	7) "$parlab" query --where Region=Europe --where "Sales Channel=Online" --where "Units Sold>5000" "$dir" ;;
 	8) "$parlab" query --by "Item Type" --min "Units Sold" --max "Unit Price" --avg "Total Profit" "$dir" ;;
+	9) "$parlab" query --by "Order Date" "$dir" ;;
+	10) "$parlab" query --by "Country,Item Type" "$dir" ;;
 	esac
 }
 now() { date +%s%N; }

@@ -25,7 +25,7 @@ const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
 const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
 const sums = 'count(*), sum("Total Revenue"), sum("Total Profit")';
 // Each shape: its name, DuckDB's SQL (the count is the first column after
-// the key), and the same question as parlab's query flags (as
+// the keys), and the same question as parlab's query flags (as
 // scripts/shapes.sh asks it).
 const shapes = [
   ['Region=Europe', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe'`, ['--where', 'Region=Europe']],
@@ -38,6 +38,9 @@ const shapes = [
   ['by Country, count + 2 sums', `SELECT "Country", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`, ['--by', 'Country']],
   ['Region=Europe, Online, Units Sold>5000', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe' AND "Sales Channel"='Online' AND "Units Sold">5000`,
     ['--where', 'Region=Europe', '--where', 'Sales Channel=Online', '--where', 'Units Sold>5000']],
+  ['by Order Date (2,766 keys)', `SELECT "Order Date", ${sums} FROM ${src} GROUP BY 1 ORDER BY 1`, ['--by', 'Order Date']],
+  ['by Country, Item Type (2,220 keys)', `SELECT "Country", "Item Type", ${sums} FROM ${src} GROUP BY 1, 2 ORDER BY 1, 2`,
+    ['--by', 'Country,Item Type']],
   ['by Item Type, min/max/avg', `SELECT "Item Type", count(*), min("Units Sold"), max("Unit Price"), avg("Total Profit") FROM ${src} GROUP BY 1 ORDER BY 1`,
     ['--by', 'Item Type', '--min', 'Units Sold', '--max', 'Unit Price', '--avg', 'Total Profit']],
   // Millions of groups, the top 3 shown: checked group by group (key and
@@ -59,7 +62,8 @@ for (const [name, sql, args, top] of shapes) {
     if (i > 0) t.push((performance.now() - t0) / 1e3);
     if (!parlab) continue;
     const keyed = args[0] === '--by';
-    const want = rows.reduce((n, row) => n + Number(row[keyed ? 1 : 0]), 0);
+    const nkeys = keyed ? args[1].split(',').length : 0; // the count's column
+    const want = rows.reduce((n, row) => n + Number(row[nkeys]), 0);
     const p0 = performance.now();
     const out = execFileSync(parlab, ['query', '--json', ...args, dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (i > 0) p.push((performance.now() - p0) / 1e3);
