@@ -165,7 +165,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			loc.ktab, loc.kacc = &keys.slots[0], &keys.acc[0]
 			loc.kshift, loc.kmask = uint64(64-keys.bits), uint64(len(keys.slots)-1)
 		}
-		m := r.Matched
+		m, slotOn := r.Matched, loc.ktab != nil
 		hotWalk(&loc, w, mk, r, nil)
 		if keys != nil {
 			keys.rows += r.Matched - m
@@ -223,6 +223,14 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				}
 			}
 		}
+		if slotOn {
+			// In slot mode the records are rows whose key the table
+			// lacks: it learns them, their groups made by now.
+			for i := range loc.nout {
+				sp := &recs[i].span
+				t.learnKey(keys, r.Groups, rowKeys[i], wb+sp[0][0], wb+sp[0][1], wb+sp[2][0], wb+sp[2][1])
+			}
+		}
 		switch loc.more {
 		case 0:
 			it.nz, it.cur, it.w = loc.nz, loc.cur, loc.w // the walk, done
@@ -235,7 +243,16 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				}
 			}
 			if keys != nil && !keys.off {
-				t.learnKey(keys, r.Groups, p, e, mk, wb)
+				if s, end := t.groupKey(p, e, mk, wb); s >= 0 {
+					s2, end2 := 0, 0
+					if k2 := h.key2; k2 >= 0 {
+						s2, end2 = t.fieldSpan(p, e, mk, wb, k2)
+					}
+					if s2 >= 0 {
+						var kb [keyBuf]byte
+						t.learnKey(keys, r.Groups, t.keyOf(kb[:0], s, end, s2, end2), s, end, s2, end2)
+					}
+				}
 			}
 			t.learnNumScales(p, e, mk, wb, sc, &h.hp)
 			var vals [MaxSums]int64
@@ -254,32 +271,23 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	}
 }
 
-// learnKey teaches keys the key of the quote-free row data[p:e] in the
-// window at wb whose marks are mk, as slot mode finds it (see
-// twoKey), with its group in g, if the row has one by now.
-func (t *Table) learnKey(keys *hotKeys, g *Groups, p, e int, mk *marks, wb int) {
-	s, end := t.groupKey(p, e, mk, wb)
-	if s < 0 {
+// learnKey teaches keys the group-by key whose fields are data[s:end]
+// and, with a second column, data[s2:end2], and whose Groups key (keyOf) is
+// key, as slot mode finds it (see twoKey), with its group in g, if the row
+// it is from has one by now.
+func (t *Table) learnKey(keys *hotKeys, g *Groups, key []byte, s, end, s2, end2 int) {
+	i := g.find(key)
+	if i < 0 {
 		return
 	}
-	k2 := t.b.gen.hot.key2
-	if k2 < 0 {
-		if i := g.find(t.data[s:end]); i >= 0 {
-			keys.learn(t.data[s:end], i)
-		}
+	if t.b.gen.hot.key2 < 0 {
+		keys.learn(key, i)
 		return
 	}
-	s2, end2 := t.fieldSpan(p, e, mk, wb, k2)
-	if s2 < 0 {
-		return
-	}
-	var kb [keyBuf]byte
 	var tb [len(keySlot{}.key)]byte
-	if i := g.find(t.keyOf(kb[:0], s, end, s2, end2)); i >= 0 {
-		if key, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2]); ok {
-			keys.learn(key, i)
-		} else {
-			keys.miss()
-		}
+	if k, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2]); ok {
+		keys.learn(k, i)
+	} else {
+		keys.miss()
 	}
 }

@@ -220,6 +220,30 @@ nzl: \
 	SHRQ    $16, e \
 	SHRQ    $16, o
 
+// TONUM(done) makes value AX a number in DIG (see emit), from its digit
+// word there and its cents in CNT: its digits paired by 10·256 + 1, the
+// pairs by 100·65536 + 1, the fours by 10000·2^32 + 1, then cents added at
+// scale 2. It uses CX and R8; done is a label of its own.
+#define TONUM(done) \
+	MOVQ   DIG(SP)(AX*8), R8 \
+	IMUL3Q $2561, R8, R8 \
+	SHRQ   $8, R8 \
+	MOVQ   $0x00FF00FF00FF00FF, CX \
+	ANDQ   CX, R8 \
+	IMUL3Q $6553601, R8, R8 \
+	SHRQ   $16, R8 \
+	MOVQ   $0x0000FFFF0000FFFF, CX \
+	ANDQ   CX, R8 \
+	MOVQ   $42949672960001, CX \
+	IMULQ  CX, R8 \
+	SHRQ   $32, R8 \
+	CMPB   SCL(R13)(AX*1), $0 \
+	JEQ    done \
+	IMUL3Q $100, R8, R8 \
+	ADDQ   CNT(SP)(AX*8), R8 \
+done: \
+	MOVQ   R8, DIG(SP)(AX*8)
+
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
@@ -940,25 +964,7 @@ emit:
 	JMP    numok
 
 tonum:
-	MOVQ   DIG(SP)(AX*8), R8
-	IMUL3Q $2561, R8, R8        // 10·256 + 1: pairs
-	SHRQ   $8, R8
-	MOVQ   $0x00FF00FF00FF00FF, CX
-	ANDQ   CX, R8
-	IMUL3Q $6553601, R8, R8     // 100·65536 + 1: fours
-	SHRQ   $16, R8
-	MOVQ   $0x0000FFFF0000FFFF, CX
-	ANDQ   CX, R8
-	MOVQ   $42949672960001, CX  // 10000·2^32 + 1: eight
-	IMULQ  CX, R8
-	SHRQ   $32, R8
-	CMPB   SCL(R13)(AX*1), $0
-	JEQ    numdone
-	IMUL3Q $100, R8, R8
-	ADDQ   CNT(SP)(AX*8), R8
-
-numdone:
-	MOVQ   R8, DIG(SP)(AX*8)
+	TONUM(numdone)
 	INCQ   AX
 	CMPQ   AX, NPARSE(R13)
 	JLT    tonum
@@ -1038,10 +1044,10 @@ slot:
 	CMPQ    KEY2(R13), $0
 	JNE     key2
 	CMPQ    R12, $64
-	JHI     handback
+	JHI     slotmiss
 	LEAQ    64(R8), AX
 	CMPQ    AX, AVAIL(R13)
-	JGT     handback
+	JGT     slotmiss
 	ADDQ    SI, R8               // the key's first byte
 
 slothash:
@@ -1073,7 +1079,7 @@ probe:
 	ADDQ    R11, CX              // the slot
 	MOVQ    SLOTN(CX), DX
 	TESTQ   DX, DX
-	JZ      handback             // an empty slot: a key not in the table
+	JZ      slotmiss             // an empty slot: a key not in the table
 	DECQ    DX
 	CMPQ    DX, R12
 	JNE     nextslot
@@ -1179,13 +1185,13 @@ key2:
 	SUBQ    AX, CX               // the second field's length
 	LEAQ    1(R12)(CX*1), DX
 	CMPQ    DX, $64
-	JHI     handback
+	JHI     slotmiss
 	LEAQ    64(R8), DX
 	CMPQ    DX, AVAIL(R13)
-	JGT     handback
+	JGT     slotmiss
 	LEAQ    64(AX), DX
 	CMPQ    DX, AVAIL(R13)
-	JGT     handback
+	JGT     slotmiss
 	MOVOU   (SI)(R8*1), X0
 	MOVOU   16(SI)(R8*1), X1
 	MOVOU   32(SI)(R8*1), X2
@@ -1207,6 +1213,24 @@ key2:
 	LEAQ    1(R12)(CX*1), R12    // the key's length
 	LEAQ    KBUF(SP), R8
 	JMP     slothash
+
+	// A row slot mode does not take (its key not in the table, too long
+	// or too near the window's end) goes out as a record, as in emit
+	// mode, for groupsHot to add and learn its key: its sums made
+	// numbers first, if they are digit words for the lanes (not in
+	// extremes mode, where every value is a number already; a numeric
+	// filter's is one in both).
+slotmiss:
+	CMPQ EXT(R13), $0
+	JNE  record
+	XORL AX, AX
+
+missnum:
+	TONUM(missdone)
+	INCQ AX
+	CMPQ AX, NSUM(R13)
+	JLT  missnum
+	JMP  record
 
 nextslot:
 	MOVQ KI(SP), AX

@@ -18,12 +18,12 @@ import (
 // entries name that Groups' groups. Its keys stay from scan to scan; its
 // accumulators hold nothing between scans (ScanPart folds before it
 // returns). It takes 279 kB, made once a Groups by the first scan in slot
-// mode, and doubles (learn) up to 4.5 MB for maxKeyCap keys. hotWalk reads
+// mode, and doubles (learn) up to 3.1 MB for maxKeyCap keys. hotWalk reads
 // slots and acc by their first elements' addresses, which learn changes
 // when it grows them: they are handed to it anew for each call.
 type hotKeys struct {
-	slots []keySlot // 1<<bits of them, at most an eighth in use
-	acc   []keyAcc  // an entry per slot/8
+	slots []keySlot // 1<<bits of them
+	acc   []keyAcc  // keyCapOf(bits) entries
 	grp   []int32   // entry j's group
 	bits  uint
 	n     int // entries in use
@@ -89,15 +89,16 @@ type keySlot struct {
 }
 
 const (
-	// The table starts at 2^minKeyBits slots and doubles up to
-	// 2^maxKeyBits, keeping at most an eighth of them in use, so that few
-	// rows probe a second slot (a mispredicted branch: with 512 slots, 21%
-	// of the rows of a group-by on Country did); a probe always ends.
-	// Past maxKeyCap keys slot mode gives up: the table would outgrow the
-	// caches, and emit mode's Go code takes any number of keys.
+	// The table starts at 2^minKeyBits slots, at most an eighth of them
+	// in use, so that few rows probe a second slot (a mispredicted branch:
+	// with 512 slots, 21% of the rows of a group-by on Country did), and
+	// doubles up to 2^maxKeyBits, at most a quarter in use from the first
+	// doubling on (keyCapOf); a probe always ends. Past maxKeyCap keys
+	// slot mode gives up: the table would outgrow the caches, and emit
+	// mode's Go code takes any number of keys.
 	minKeyBits = 11
-	maxKeyBits = 15
-	maxKeyCap  = 1 << maxKeyBits / 8
+	maxKeyBits = 14
+	maxKeyCap  = 1 << maxKeyBits / 4
 	maxMisses  = 64
 	// foldRows bounds the rows between folds: a value hotWalk takes is
 	// below 10^10 (8 digits and 2 decimals), so 9·10^8 of them fit an
@@ -120,6 +121,14 @@ func keyHash(key []byte, nbits uint) uint64 {
 	return (w * 0x9E3779B97F4A7C15) >> (64 - nbits)
 }
 
+// keyCapOf is how many keys a table of 2^nbits slots holds.
+func keyCapOf(nbits uint) int {
+	if nbits == minKeyBits {
+		return 1 << nbits / 8
+	}
+	return 1 << nbits / 4
+}
+
 // resize makes the table 2^nbits slots (more than now), each key in
 // its new slot, its entry and accumulators kept.
 func (k *hotKeys) resize(nbits uint) {
@@ -134,7 +143,7 @@ func (k *hotKeys) resize(nbits uint) {
 			k.slots[h] = *o
 		}
 	}
-	acc := make([]keyAcc, len(k.slots)/8)
+	acc := make([]keyAcc, keyCapOf(nbits))
 	copy(acc, k.acc)
 	grp := make([]int32, len(acc))
 	copy(grp, k.grp)
