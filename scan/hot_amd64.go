@@ -127,7 +127,9 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 // whose key is in the Groups' key table to the key's accumulators itself
 // (hotKeys; with a minimum or maximum, in extremes mode); else
 // it hands the rows over hotRecs at a time, and groupAdd puts each in its
-// group, and lineGen takes a row it declines. A row hotWalk hands back goes
+// group, and lineGen takes a row it declines. (In slot mode the rows handed
+// over are those whose key the table lacks, which teach it their keys.) A
+// row hotWalk hands back goes
 // to takeRow or lineGen, teaches the key table its key and sc.scale its
 // values' scales (the accumulators are folded first if they change). The
 // whole walk is taken. (hotWalk's more = 2, an overflow, cannot come in

@@ -1031,12 +1031,13 @@ recvalue:
 
 	// Slot mode: the key (span 0) looked up in the key table (hotKeys:
 	// keyHash, then the next slot on, until the key or an empty slot),
-	// compared 16 bytes at a time with the slot's; found, the row counts
+	// compared with the slot's (cmpkey); found, the row counts
 	// in r (R14) and its count and values go to the entry's accumulators.
 	// A key of more than 64 bytes, one less than 64 bytes before the
-	// window's readable end, or one not in the table goes back. With a
-	// second group-by column (KEY2), the key is span 0, ',' and span 2,
-	// made in KBUF (see key2).
+	// window's readable end, or one not in the table goes out as a record
+	// (slotmiss). With a second group-by column (KEY2), the key is span 0,
+	// ',' and span 2, made in KBUF (see key2). The hash is keyHash's, in a
+	// table of KMASK+1 slots.
 slot:
 	MOVQ    SPS(SP), R8
 	MOVQ    SPE(SP), R12
