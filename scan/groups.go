@@ -170,8 +170,8 @@ func (g *Groups) find(key []byte) int {
 func (g *Groups) bigIndex() bool { return g.short != nil && len(g.short.slots) > touchSlots }
 
 // touchSlots is the short index's size past which groupsHot touches a
-// batch's slots first: 16,384 slots of 24 bytes, 384 KiB, half this
-// machine's L2 (docs/experiments.md, 2026-12-03).
+// batch's slots first: 16,384 slots of 24 bytes, 384 KiB, over a third of
+// this machine's 1 MiB L2 (docs/experiments.md, 2026-12-03).
 const touchSlots = 1 << 14
 
 // touch starts fetching the index slot of a key of at most 15 bytes (see
