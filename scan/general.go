@@ -484,15 +484,9 @@ func hotGroups(g *general, ncols int) *groupHot {
 // (it may have made the row's group, empty), for anything tailValues,
 // restPass or addVals declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
-	s, end := t.groupKey(p, e, mk, wb)
+	s, end, s2, end2 := t.keySpans(p, e, mk, wb)
 	if s < 0 {
 		return false
-	}
-	s2, end2 := 0, 0
-	if k2 := t.b.gen.hot.key2; k2 >= 0 {
-		if s2, end2 = t.fieldSpan(p, e, mk, wb, k2); s2 < 0 {
-			return false
-		}
 	}
 	var vals [MaxSums]int64
 	var scales [MaxSums]int
@@ -532,6 +526,22 @@ func (t *Table) keyOf(buf []byte, s, end, s2, end2 int) []byte {
 		return buf
 	}
 	return groupKey(buf, [][]byte{a, b})
+}
+
+// keySpans returns where the fast group-by's key field starts and ends in
+// the quote-free row data[p:e] (see groupKey) and, with a second group-by
+// column, where its field does (else 0, 0): keyOf's arguments. s = -1 for
+// a row too short to have either.
+func (t *Table) keySpans(p, e int, mk *marks, wb int) (s, end, s2, end2 int) {
+	if s, end = t.groupKey(p, e, mk, wb); s < 0 {
+		return -1, 0, 0, 0
+	}
+	if k2 := t.b.gen.hot.key2; k2 >= 0 {
+		if s2, end2 = t.fieldSpan(p, e, mk, wb, k2); s2 < 0 {
+			return -1, 0, 0, 0
+		}
+	}
+	return s, end, s2, end2
 }
 
 // groupKey returns where the fast group-by's key field starts and ends in

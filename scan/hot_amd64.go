@@ -245,15 +245,9 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				}
 			}
 			if keys != nil && !keys.off {
-				if s, end := t.groupKey(p, e, mk, wb); s >= 0 {
-					s2, end2 := 0, 0
-					if k2 := h.key2; k2 >= 0 {
-						s2, end2 = t.fieldSpan(p, e, mk, wb, k2)
-					}
-					if s2 >= 0 {
-						var kb [keyBuf]byte
-						t.learnKey(keys, r.Groups, t.keyOf(kb[:0], s, end, s2, end2), s, end, s2, end2)
-					}
+				if s, end, s2, end2 := t.keySpans(p, e, mk, wb); s >= 0 {
+					var kb [keyBuf]byte
+					t.learnKey(keys, r.Groups, t.keyOf(kb[:0], s, end, s2, end2), s, end, s2, end2)
 				}
 			}
 			t.learnNumScales(p, e, mk, wb, sc, &h.hp)
