@@ -152,9 +152,9 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	}
 	w := &t.data[wb]
 	// each handed-over row's key (none without a group-by): in data, or a
-	// two-column one made in kbs (locals, so that no key escapes)
+	// two-column one made in sc.kbs (a local, so that sc does not escape)
 	var rowKeys [hotRecs][]byte
-	var kbs [hotRecs][keyBuf]byte
+	kbs := &sc.kbs
 	for {
 		loc.scale = sc.scale
 		h.hp.numBounds(&loc)
