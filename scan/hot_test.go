@@ -80,9 +80,11 @@ func TestHotPath(t *testing.T) {
 // meets it: the point and each cent are checked.
 func TestHotPathBadNumbers(t *testing.T) {
 	base := generated(t, 300, 1)[0].data
-	// ':' and '/' sit next to the digits; UTF-8 bytes have the top bit set.
+	// ':' and '/' sit next to the digits; UTF-8 bytes have the top bit
+	// set; '&' to '/' (not ',') differ from '.' by at most 9.
 	for _, bad := range []string{"9x33", "9.x3", "9.3x", "9.33x", "x.33", "9:3.33", "9/3.33", "9\xc3\xa9.33",
-		"9.3:", "9.:3", "9./3", "9.\xc3\xa9"} {
+		"9.3:", "9.:3", "9./3", "9.\xc3\xa9",
+		"93&33", "93'33", "93(33", "93)33", "93*33", "93+33", "93-33", "93/33"} {
 		row := "Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92," + bad + ",6.92,2.41\n"
 		in := append(append([]byte{}, base...), row...)
 		in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
