@@ -206,8 +206,8 @@ type rowScratch struct {
 	cbuf    [cbufLen][3]int // lanesHot's: compress mode's buffer (hotWalk's cbuf)
 	foreign [hotRecs]bool   // groupsHot's: for a key split, the rows whose key is another part's
 	// groupsHot's: the two-column keys of the rows it is handed, valid
-	// until its next batch. Here, not a local of groupsHot: zeroing 4 KiB
-	// for every window of 4 KiB cost a by Country 5-10% of its time.
+	// until its next batch. Here, not a local of groupsHot, which Go
+	// zeroed for every 4 KiB window (docs/experiments.md, 2026-12-03).
 	kbs [hotRecs][keyBuf]byte
 	// touched keeps the words groupsHot's batches load (Groups.touch),
 	// so that the loads are not dropped; its value means nothing.

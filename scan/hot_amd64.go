@@ -152,7 +152,8 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	}
 	w := &t.data[wb]
 	// each handed-over row's key (none without a group-by): in data, or a
-	// two-column one made in sc.kbs (a local, so that sc does not escape)
+	// two-column one made in sc.kbs. A local, not in sc: a slice of sc
+	// stored in sc would make sc escape, an allocation a scan.
 	var rowKeys [hotRecs][]byte
 	kbs := &sc.kbs
 	for {
