@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +49,7 @@ type Line struct{ Label, Value string }
 func (a *Answer) Lines() []Line {
 	out := []Line{{"Matching orders", string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for _, g := range a.Aggs {
-		out = append(out, Line{g.Label(), a.value(g, a.Matched, &a.Sums, &a.Mins, &a.Maxs, true)})
+		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Sums[:], a.Mins[:], a.Maxs[:], true)})
 	}
 	return out
 }
@@ -66,30 +68,39 @@ func (a *Answer) Values() []Line {
 	}
 	out := make([]Line, len(a.Aggs))
 	for i, g := range a.Aggs {
-		out[i] = Line{g.Label(), a.value(g, a.Matched, &a.Sums, &a.Mins, &a.Maxs, false)}
+		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Sums[:], a.Mins[:], a.Maxs[:], false)}
 	}
 	return out
 }
 
-// value renders aggregate g of one group: its accumulators are sums[off+slot]
-// and so on, over n rows.
-func (a *Answer) value(g Agg, n int64, sums *[MaxSums]Fixed, mins, maxs *[MaxSums]Extreme, group bool) string {
+// value renders aggregate g of one group over n rows: its accumulators are
+// sums[g.Slot] and so on (a slice may be nil if no aggregate needs it).
+func (a *Answer) value(g Agg, n int64, sums []Fixed, mins, maxs []Extreme, group bool) string {
+	return string(a.appendValue(nil, g, n, sums, mins, maxs, group))
+}
+
+// appendValue appends value's rendering to dst.
+func (a *Answer) appendValue(dst []byte, g Agg, n int64, sums []Fixed, mins, maxs []Extreme, group bool) []byte {
 	k := g.Slot
 	var x Extreme
 	switch g.Func {
 	case "sum":
-		return string(sums[k].Append(nil, group))
+		return sums[k].Append(dst, group)
 	case "avg":
-		return avgOf(sums[k], n, group)
+		return appendAvg(dst, sums[k], n, group)
 	case "min":
-		x = mins[k]
+		if k < len(mins) {
+			x = mins[k]
+		}
 	default:
-		x = maxs[k]
+		if k < len(maxs) {
+			x = maxs[k]
+		}
 	}
 	if !x.Set {
-		return noValue(group)
+		return append(dst, noValue(group)...)
 	}
-	return string(Fixed{V: x.M, Scale: int64(x.S)}.Append(nil, group))
+	return Fixed{V: x.M, Scale: int64(x.S)}.Append(dst, group)
 }
 
 // noValue is a minimum, maximum or average of no rows: "-" in a text
@@ -104,12 +115,52 @@ func noValue(group bool) string {
 // avgOf is sum / n, exactly, rounded half to even to max(AvgScale, the
 // sum's scale) digits (grouped by thousands if group); noValue when n is 0.
 func avgOf(sum Fixed, n int64, group bool) string {
+	return string(appendAvg(nil, sum, n, group))
+}
+
+// appendAvg appends avgOf's rendering to dst. A sum that fits an int64 at
+// the average's scale is divided as one (avgQuick): a table of millions
+// of groups would otherwise make several big.Ints a row.
+func appendAvg(dst []byte, sum Fixed, n int64, group bool) []byte {
 	if n == 0 {
-		return noValue(group)
+		return append(dst, noValue(group)...)
 	}
 	scale := max(AvgScale, int(sum.Scale))
+	if q, ok := avgQuick(sum, n, scale); ok {
+		return Fixed{V: q, Scale: int64(scale)}.Append(dst, group)
+	}
 	q := roundDiv(scaleTo(sum, int64(scale)), big.NewInt(n))
-	return string(appendDecimal(nil, q.Sign() < 0, q.Abs(q).Append(nil, 10), scale, group))
+	return appendDecimal(dst, q.Sign() < 0, q.Abs(q).Append(nil, 10), scale, group)
+}
+
+// avgQuick is roundDiv(scaleTo(sum, scale), n) (n > 0, scale ≥ sum.Scale)
+// if the scaled sum fits an int64 (ok), computed in 64 bits.
+func avgQuick(sum Fixed, n int64, scale int) (q int64, ok bool) {
+	t := sum.total()
+	v := int64(t[0])
+	if wideOf(v) != t || scale-int(sum.Scale) > MaxScale {
+		return 0, false
+	}
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = -u
+	}
+	hi, m := bits.Mul64(u, uint64(pow10[scale-int(sum.Scale)]))
+	if hi != 0 || m > math.MaxInt64 {
+		return 0, false
+	}
+	d := uint64(n)
+	uq, r := m/d, m%d
+	// 2r against n decides (r < n < 2^63: no overflow); ties go to the
+	// even quotient.
+	if 2*r > d || (2*r == d && uq&1 == 1) {
+		uq++
+	}
+	if neg {
+		return -int64(uq), true
+	}
+	return int64(uq), true
 }
 
 // roundDiv is num/den rounded half to even (den > 0).
@@ -184,6 +235,7 @@ type GroupTable struct {
 	a      *Answer
 	order  []int
 	keys   []keyOrder // per group-by column: its values, and how they sort
+	sink   int64      // what touch reads, kept so that its reads are made
 }
 
 // Groups returns the group-by's table (nil for an answer without
@@ -211,56 +263,121 @@ func (a *Answer) Groups() *GroupTable {
 // Len is the number of rows.
 func (t *GroupTable) Len() int { return len(t.order) }
 
-// Row appends row i's cells to dst: exact decimals, with thousands grouped
-// if group is set ("-" then for a minimum or average of no value), else
-// plain ("" for no value).
+// Row appends row i's cells to dst as strings: AppendRow's cells, each a
+// part of one string made for the row.
 func (t *GroupTable) Row(dst []string, i int, group bool) []string {
-	return t.rowOf(dst, t.order[i], group)
+	b, ends := t.AppendRow(nil, nil, i, group)
+	s, start := string(b), 0
+	for _, e := range ends {
+		dst, start = append(dst, s[start:e]), e
+	}
+	return dst
 }
 
-// EachRow calls f with every row's cells (as Row makes them; f must not
-// keep the slice) in the order the groups lie in memory, not the table's:
-// for a pass whose result does not depend on the order, such as measuring
-// widths, it reads the groups' figures in sequence rather than at random
-// (with millions of groups, each random read is a cache and TLB miss).
-func (t *GroupTable) EachRow(group bool, f func(cells []string)) {
+// AppendRow appends row i's cells to dst, one after another, and each
+// cell's end to ends, as offsets in the returned slice: with s the length
+// of dst on entry, cell 0 is [s, ends[0]) and cell j is [ends[j-1],
+// ends[j]). The cells are exact decimals, with thousands grouped if group
+// is set ("-" then for a minimum or average of no value), else plain (""
+// for no value). It allocates nothing but what dst and ends grow by, so a
+// caller that keeps them from row to row writes millions of rows without
+// an allocation a row.
+func (t *GroupTable) AppendRow(dst []byte, ends []int, i int, group bool) ([]byte, []int) {
+	if i%touchRows == 0 {
+		t.touch(i, min(i+touchRows, len(t.order)))
+	}
+	return t.appendRowOf(dst, ends, t.order[i], group)
+}
+
+// touchRows is how many rows AppendRow touches at a time (see touch).
+const touchRows = 64
+
+// touch reads a word of each of rows [lo, hi)'s figures and key: the
+// groups lie in the order their keys were first seen, the table in its
+// own, so with millions of groups each row's first read of each misses
+// the caches and the TLB. Made in a loop that waits for nothing else,
+// the misses overlap, and the rows' formatting then finds them cached.
+func (t *GroupTable) touch(lo, hi int) {
+	g := t.a.Result.Groups
+	var sink int64
+	for _, x := range t.order[lo:hi] {
+		s := 0
+		if x > 0 {
+			s = g.ends[x-1]
+		}
+		if s < len(g.arena) {
+			sink += int64(g.arena[s])
+		}
+		sink += g.Count[x]
+		o, e := x*g.Slots, (x+1)*g.Slots-1 // a group's figures may span two lines
+		if g.Sums != nil {
+			sink += g.Sums[o].V + g.Sums[e].V
+		}
+		if g.Mins != nil {
+			sink += g.Mins[o].M + g.Mins[e].M
+		}
+		if g.Maxs != nil {
+			sink += g.Maxs[o].M + g.Maxs[e].M
+		}
+	}
+	t.sink += sink
+}
+
+// EachRow calls f with every row's cells (as AppendRow makes them, from
+// offset 0; f must not keep the slices) in the order the groups lie in
+// memory, not the table's: for a pass whose result does not depend on the
+// order, such as measuring widths, it reads the groups' figures in
+// sequence rather than at random (with millions of groups, each random
+// read is a cache and TLB miss).
+func (t *GroupTable) EachRow(group bool, f func(cells []byte, ends []int)) {
+	var b []byte
+	var ends []int
+	if g := t.a.Result.Groups; g != nil && len(t.order) == g.Len() { // every group: no need to sort
+		for x := range g.Len() {
+			b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
+			f(b, ends)
+		}
+		return
+	}
 	xs := slices.Clone(t.order)
 	slices.Sort(xs)
-	var row []string
 	for _, x := range xs {
-		row = t.rowOf(row[:0], x, group)
-		f(row)
+		b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
+		f(b, ends)
 	}
 }
 
-// rowOf is Row for group x.
-func (t *GroupTable) rowOf(dst []string, x int, group bool) []string {
+// appendRowOf is AppendRow for group x.
+func (t *GroupTable) appendRowOf(dst []byte, ends []int, x int, group bool) ([]byte, []int) {
 	a, g := t.a, t.a.Result.Groups
 	for j := range t.keys {
-		dst = append(dst, string(t.keys[j].field(x)))
+		dst = append(dst, t.keys[j].field(x)...)
+		ends = append(ends, len(dst))
 	}
 	n := g.Count[x]
 	if group {
-		dst = append(dst, string(Fixed{V: n}.Append(nil, true)))
+		dst = Fixed{V: n}.Append(dst, true)
 	} else {
-		dst = append(dst, strconv.FormatInt(n, 10))
+		dst = strconv.AppendInt(dst, n, 10)
 	}
-	var sums [MaxSums]Fixed
-	var mins, maxs [MaxSums]Extreme
-	o := x * g.Slots
+	ends = append(ends, len(dst))
+	var sums []Fixed
+	var mins, maxs []Extreme
+	o, e := x*g.Slots, (x+1)*g.Slots
 	if g.Sums != nil {
-		copy(sums[:], g.Sums[o:o+g.Slots])
+		sums = g.Sums[o:e]
 	}
 	if g.Mins != nil {
-		copy(mins[:], g.Mins[o:o+g.Slots])
+		mins = g.Mins[o:e]
 	}
 	if g.Maxs != nil {
-		copy(maxs[:], g.Maxs[o:o+g.Slots])
+		maxs = g.Maxs[o:e]
 	}
 	for _, ag := range a.Aggs {
-		dst = append(dst, a.value(ag, n, &sums, &mins, &maxs, group))
+		dst = a.appendValue(dst, ag, n, sums, mins, maxs, group)
+		ends = append(ends, len(dst))
 	}
-	return dst
+	return dst, ends
 }
 
 // Count is row i's count.

@@ -2,6 +2,9 @@ package scan
 
 import (
 	"errors"
+	"math"
+	"math/big"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -109,6 +112,51 @@ func TestAvg(t *testing.T) {
 	}
 	if avgOf(Fixed{}, 0, false) != "" {
 		t.Error("an average of no rows")
+	}
+}
+
+// avgQuick, the 64-bit average, agrees with the big.Int one wherever it
+// answers, answers for sums that fit, and declines those that do not.
+func TestAvgQuick(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	check := func(sum Fixed, n int64) bool {
+		scale := max(AvgScale, int(sum.Scale))
+		q, ok := avgQuick(sum, n, scale)
+		if ok {
+			want := roundDiv(scaleTo(sum, int64(scale)), big.NewInt(n))
+			if !want.IsInt64() || want.Int64() != q {
+				t.Fatalf("avgQuick(%s / %d) = %d, want %s", sum, n, q, want)
+			}
+		}
+		return ok
+	}
+	for _, c := range []struct {
+		sum Fixed
+		n   int64
+		ok  bool
+	}{
+		{Fixed{V: 5, Scale: 7}, 2, true}, {Fixed{V: 15, Scale: 7}, 2, true}, {Fixed{V: -15, Scale: 7}, 2, true},
+		{Fixed{V: 25, Scale: 7}, 10, true}, {Fixed{V: -25, Scale: 7}, 10, true}, {Fixed{V: 35, Scale: 7}, 10, true},
+		{Fixed{V: math.MaxInt64, Scale: 6}, 3, true}, {Fixed{V: math.MinInt64 + 1, Scale: 6}, 3, true},
+		{Fixed{V: math.MaxInt64 / 10, Scale: 5}, 7, true}, {Fixed{V: math.MaxInt64/10 + 1, Scale: 5}, 7, false},
+		{Fixed{V: math.MinInt64, Scale: 6}, 3, false}, {Fixed{V: 1, Scale: 0}, math.MaxInt64, true},
+		{Fixed{V: 1, C: wideOf(-1), Scale: 2}, 4, true}, {Fixed{C: wideOf(math.MaxInt64), V: math.MaxInt64}, 2, false},
+	} {
+		if ok := check(c.sum, c.n); ok != c.ok {
+			t.Errorf("avgQuick(%s / %d): ok %v, want %v", c.sum, c.n, ok, c.ok)
+		}
+	}
+	for range 100000 {
+		sum := Fixed{V: r.Int64() >> r.IntN(64), Scale: int64(r.IntN(MaxScale + 1))}
+		if r.IntN(2) == 0 {
+			sum.V = -sum.V
+		}
+		n := r.Int64()>>r.IntN(63) + 1
+		if r.IntN(4) == 0 { // ties: the scaled sum an odd multiple of n/2
+			n = 2 * (r.Int64N(1000) + 1)
+			sum = Fixed{V: (2*r.Int64N(1000) + 1) * n / 2, Scale: AvgScale}
+		}
+		check(sum, n)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/bits"
-	"strconv"
 )
 
 // MaxScale is the most digits a number may have after its decimal point:
@@ -300,21 +299,50 @@ func (f Fixed) String() string { return string(f.Append(nil, false)) }
 // Append appends the exact decimal to dst, with a thousands separator ","
 // in the integer part if group is set ("1,234,567.89").
 func (f Fixed) Append(dst []byte, group bool) []byte {
-	var buf [64]byte
-	var digits []byte
-	neg := false
 	if f.C.isZero() {
-		v := uint64(f.V)
-		if neg = f.V < 0; neg {
-			v = -v // two's complement: right for MinInt64 too
-		}
-		digits = strconv.AppendUint(buf[:0], v, 10)
-	} else {
-		t := f.total().big()
-		neg = t.Sign() < 0
-		digits = t.Abs(t).Append(buf[:0], 10)
+		return appendInt(dst, f.V, int(f.Scale), group)
 	}
-	return appendDecimal(dst, neg, digits, int(f.Scale), group)
+	var buf [64]byte
+	t := f.total().big()
+	neg := t.Sign() < 0
+	return appendDecimal(dst, neg, t.Abs(t).Append(buf[:0], 10), int(f.Scale), group)
+}
+
+// appendInt appends v·10^-sc (0 ≤ sc ≤ MaxScale) as Append does, its
+// digits made from the right in one buffer: a group-by's table calls it
+// for every figure of millions of rows.
+func appendInt(dst []byte, v int64, sc int, group bool) []byte {
+	var buf [48]byte // a sign, 19 digits, 6 ','s, a '.' and up to 18 zeros before the digits
+	i := len(buf)
+	u := uint64(v)
+	if v < 0 {
+		u = -u // two's complement: right for MinInt64 too
+	}
+	for range sc {
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
+	}
+	if sc > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for n := 0; ; n++ { // at least one integer digit
+		if group && n > 0 && n%3 == 0 {
+			i--
+			buf[i] = ','
+		}
+		i--
+		buf[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	if v < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(dst, buf[i:]...)
 }
 
 // appendDecimal appends the number whose magnitude's decimal digits are
@@ -324,15 +352,25 @@ func appendDecimal(dst []byte, neg bool, digits []byte, sc int, group bool) []by
 	if neg {
 		dst = append(dst, '-')
 	}
-	for len(digits) <= sc { // pad so there is at least one integer digit
-		digits = append([]byte{'0'}, digits...)
+	if sc > 0 && len(digits) <= sc { // no integer digit: "0." and the fraction padded
+		dst = append(dst, '0', '.')
+		for range sc - len(digits) {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
+	}
+	if len(digits) == 0 {
+		return append(dst, '0')
 	}
 	intPart, frac := digits[:len(digits)-sc], digits[len(digits)-sc:]
-	for i, c := range intPart {
-		if group && i > 0 && (len(intPart)-i)%3 == 0 {
-			dst = append(dst, ',')
+	if group {
+		k := (len(intPart)-1)%3 + 1 // the digits before the first ','
+		dst = append(dst, intPart[:k]...)
+		for intPart = intPart[k:]; len(intPart) > 0; intPart = intPart[3:] {
+			dst = append(dst, ',', intPart[0], intPart[1], intPart[2])
 		}
-		dst = append(dst, c)
+	} else {
+		dst = append(dst, intPart...)
 	}
 	if sc > 0 {
 		dst = append(dst, '.')

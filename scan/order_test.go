@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,6 +99,50 @@ func TestSmallest(t *testing.T) {
 	}
 }
 
+// cellsOf is AppendRow's cells as strings: b[start:ends[0]] and so on.
+func cellsOf(b []byte, start int, ends []int) []string {
+	var out []string
+	for _, e := range ends {
+		out, start = append(out, string(b[start:e])), e
+	}
+	return out
+}
+
+// AppendRow appends after what dst holds, with its ends as offsets in the
+// whole slice, the cells Row gives; kept from row to row, dst and ends
+// take a table of many rows without an allocation a row.
+func TestAppendRow(t *testing.T) {
+	files := generated(t, 2000, 1)
+	q := Query{By: []string{"Order ID"}, Sum: []string{"Total Revenue"}, Avg: []string{"Units Sold", "Total Profit"},
+		Min: []string{"Unit Price"}, Max: []string{"Total Profit"}}
+	_, a, err := answerOf(files, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt := a.Groups()
+	if gt.Len() < 1000 {
+		t.Fatalf("%d groups", gt.Len())
+	}
+	for _, group := range []bool{false, true} {
+		for i := range gt.Len() {
+			b, ends := gt.AppendRow([]byte("prefix"), nil, i, group)
+			if got, want := cellsOf(b, len("prefix"), ends), gt.Row(nil, i, group); !slices.Equal(got, want) || string(b[:6]) != "prefix" {
+				t.Fatalf("row %d: AppendRow %q, Row %q", i, got, want)
+			}
+		}
+	}
+	var b []byte
+	var ends []int
+	i := 0
+	allocs := testing.AllocsPerRun(gt.Len(), func() {
+		b, ends = gt.AppendRow(b[:0], ends[:0], i%gt.Len(), true)
+		i++
+	})
+	if allocs > 0.01 {
+		t.Errorf("AppendRow: %.3f allocations a row", allocs)
+	}
+}
+
 // EachRow visits the table's rows, each once, with Row's cells.
 func TestEachRow(t *testing.T) {
 	files := generated(t, 500, 1)
@@ -112,9 +157,9 @@ func TestEachRow(t *testing.T) {
 			want[strings.Join(gt.Row(nil, i, true), "|")]++
 		}
 		n := 0
-		gt.EachRow(true, func(cells []string) {
+		gt.EachRow(true, func(b []byte, ends []int) {
 			n++
-			if k := strings.Join(cells, "|"); want[k] != 1 {
+			if k := strings.Join(cellsOf(b, 0, ends), "|"); want[k] != 1 {
 				t.Errorf("%+v: row %q visited but not in the table once", q, k)
 			} else {
 				want[k] = 0

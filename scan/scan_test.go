@@ -93,6 +93,49 @@ func TestFixedAddAndFormat(t *testing.T) {
 	}
 }
 
+// Append, plain and with thousands grouped, against refSum's text (the
+// grouping put in by hand) for random values, scales and signs, small and
+// past the int64 range.
+func TestFixedAppendRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	groupRef := func(s string) string {
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		ip, frac, _ := strings.Cut(s, ".")
+		var b strings.Builder
+		for i := range len(ip) {
+			if i > 0 && (len(ip)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte(ip[i])
+		}
+		out := b.String()
+		if frac != "" {
+			out += "." + frac
+		}
+		if neg {
+			out = "-" + out
+		}
+		return out
+	}
+	for range 20000 {
+		f := Fixed{V: rng.Int64() >> rng.IntN(64), Scale: int64(rng.IntN(MaxScale + 1))}
+		if rng.IntN(2) == 0 {
+			f.V = -f.V
+		}
+		if rng.IntN(8) == 0 {
+			f.C = wideOf(rng.Int64() >> rng.IntN(64))
+		}
+		want := refSum{v: f.total().big(), scale: int(f.Scale)}.String()
+		if got := string(f.Append(nil, false)); got != want {
+			t.Fatalf("%+v plain = %q, want %q", f, got, want)
+		}
+		if got, want := string(f.Append([]byte("x"), true)), "x"+groupRef(want); got != want {
+			t.Fatalf("%+v grouped = %q, want %q", f, got, want)
+		}
+	}
+}
+
 // Sums past the int64 range are exact, and the same in every order: the
 // values +5e18, +5e18, -5e18 overflow an int64 one way round and not the
 // other. Checked against math/big for random orders, scales and signs.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"parlab/spawn"
 	"parlab/spawn/child"
@@ -729,6 +732,66 @@ func TestQuotedCRLFValue(t *testing.T) {
 			if want == "1" && (doc.Sums["b"] != "5" || doc.Sums["c"] != "6") {
 				t.Errorf("%s: sums %v", st, doc.Sums)
 			}
+		}
+	}
+}
+
+// Group keys that JSON must escape and CSV must quote (a quote, a
+// backslash, a comma, a tab, '<', non-ASCII and invalid UTF-8) come out of
+// --json as encoding/json reads them back and of --csv as encoding/csv
+// does, in the table's order, with their counts and sums.
+func TestGroupKeysEscaped(t *testing.T) {
+	keys := []string{`say "hi"`, `back\slash`, "a,b", "tab\there", "<b>&", "Curaçao", "Cura\xe7ao", "plain"}
+	var b strings.Builder
+	b.WriteString("k,v\n")
+	for i, k := range keys {
+		fmt.Fprintf(&b, "\"%s\",%d.5\n", strings.ReplaceAll(k, `"`, `""`), i)
+	}
+	p := filepath.Join(t.TempDir(), "keys.csv")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	want := slices.Clone(keys)
+	slices.Sort(want)
+	wantSum := func(k string) string { return fmt.Sprintf("%d.5", slices.Index(keys, k)) }
+
+	code, out, errs := run(t, "", "query", "--by", "k", "--sum", "v", "--json", p)
+	var doc struct {
+		Groups []map[string]any `json:"groups"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Groups) != len(keys) {
+		t.Fatalf("--json: exit %d, %s%s", code, out, errs)
+	}
+	for i, g := range doc.Groups {
+		k := want[i]
+		if !utf8.ValidString(k) {
+			k = strings.ToValidUTF8(k, "\uFFFD")
+		}
+		if g["k"] != k || g["count"] != 1.0 || g["v"] != wantSum(want[i]) {
+			t.Errorf("--json group %d: %v, want k %q", i, g, k)
+		}
+	}
+	if strings.Contains(out, `\u003c`) {
+		t.Errorf("--json escaped '<': %s", out)
+	}
+
+	code, out, errs = run(t, "", "query", "--by", "k", "--sum", "v", "--csv", p)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || len(recs) != len(keys)+1 {
+		t.Fatalf("--csv: exit %d, %v, %s%s", code, err, out, errs)
+	}
+	for i, r := range recs[1:] {
+		if r[0] != want[i] || r[1] != "1" || r[2] != wantSum(want[i]) {
+			t.Errorf("--csv row %d: %q, want key %q", i, r, want[i])
+		}
+	}
+
+	code, out, errs = run(t, "", "query", "--by", "k", "--sum", "v", p)
+	lines := strings.Split(out, "\n")[2:] // after the summary and the header
+	if code != 0 || len(lines) < len(keys) {
+		t.Fatalf("table: exit %d, %s%s", code, out, errs)
+	}
+	for i, k := range want {
+		if f := strings.Fields(strings.TrimPrefix(lines[i], "  "+k)); !strings.HasPrefix(lines[i], "  "+k) || len(f) != 2 || f[1] != wantSum(k) {
+			t.Errorf("table row %d: %q, want key %q", i, lines[i], k)
 		}
 	}
 }

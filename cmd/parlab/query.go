@@ -189,9 +189,7 @@ func (a *app) query(args []string) error {
 		return usagef("--json and --csv are two outputs: give one")
 	}
 	if *asJSON {
-		a.stdout.Write(reportJSON(rep, c))
-		a.stdout.Write([]byte{'\n'})
-		return nil
+		return writeJSON(a.stdout, rep, c)
 	}
 	if *asCSV {
 		return writeCSV(a.stdout, rep)
@@ -275,35 +273,43 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	width := make([]int, len(gt.Header))
 	for j, h := range gt.Header {
-		width[j] = len(h)
+		width[j] = utf8.RuneCountInString(h)
 	}
-	gt.EachRow(true, func(row []string) {
-		for j, v := range row {
-			width[j] = max(width[j], utf8.RuneCountInString(v))
+	gt.EachRow(true, func(b []byte, ends []int) {
+		start := 0
+		for j, e := range ends {
+			width[j] = max(width[j], utf8.RuneCount(b[start:e]))
+			start = e
 		}
 	})
-	var row []string
-	w := bufio.NewWriter(out)
+	w := bufio.NewWriterSize(out, 1<<16)
 	defer w.Flush()
 	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
-	line := func(cells []string) {
-		for j, v := range cells {
-			pad := spaces[:width[j]-utf8.RuneCountInString(v)]
-			w.WriteString("  ")
-			if j < nkeys {
-				w.WriteString(v)
-				w.Write(pad)
-			} else {
-				w.Write(pad)
-				w.WriteString(v)
-			}
+	cell := func(j int, v []byte) {
+		pad := spaces[:width[j]-utf8.RuneCount(v)]
+		w.WriteString("  ")
+		if j < nkeys {
+			w.Write(v)
+			w.Write(pad)
+		} else {
+			w.Write(pad)
+			w.Write(v)
+		}
+	}
+	for j, h := range gt.Header {
+		cell(j, []byte(h))
+	}
+	w.WriteByte('\n')
+	var b []byte
+	var ends []int
+	for i := range gt.Len() {
+		b, ends = gt.AppendRow(b[:0], ends[:0], i, true)
+		start := 0
+		for j, e := range ends {
+			cell(j, b[start:e])
+			start = e
 		}
 		w.WriteByte('\n')
-	}
-	line(gt.Header)
-	for i := range gt.Len() {
-		row = gt.Row(row[:0], i, true)
-		line(row)
 	}
 }
 
@@ -318,10 +324,18 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 	cw := csv.NewWriter(out)
 	if gt := ans.Groups(); gt != nil {
 		cw.Write(gt.Header)
-		var row []string
+		var b []byte
+		var ends []int
+		cells := make([]string, len(gt.Header))
 		for i := range gt.Len() {
-			row = gt.Row(row[:0], i, false)
-			cw.Write(row)
+			// One string a row, each cell a part of it: csv.Writer
+			// quotes what needs it and copies the bytes.
+			b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
+			row, start := string(b), 0
+			for j, e := range ends {
+				cells[j], start = row[start:e], e
+			}
+			cw.Write(cells)
 		}
 	} else {
 		head, row := []string{"matched"}, []string{strconv.FormatInt(ans.Matched, 10)}
@@ -353,8 +367,8 @@ type queryJSON struct {
 	Min        *bench.Ordered[string] `json:"min,omitempty"`
 	Max        *bench.Ordered[string] `json:"max,omitempty"`
 	Avg        *bench.Ordered[string] `json:"avg,omitempty"`
-	Groups     *groupsJSON            `json:"groups,omitempty"`
-	Lines      *int64                 `json:"lines,omitempty"` // the floor's newline count
+	Groups     json.RawMessage        `json:"groups,omitempty"` // "[]", its rows streamed in by writeJSON
+	Lines      *int64                 `json:"lines,omitempty"`  // the floor's newline count
 	Data       dataJSON               `json:"data"`
 	Time       timesJSON              `json:"time"`
 	PerWorker  []workerJSON           `json:"per_worker"`
@@ -371,39 +385,60 @@ type filterJSON struct {
 	ValueHex  string `json:"value_hex,omitempty"`
 }
 
-// groupsJSON is a group-by's table as an array of objects, one per group:
-// the group-by columns, "count" (a number), then each aggregate's label with
-// its exact decimal in a string ("" for a minimum or average of no value).
-type groupsJSON struct {
-	t     *scan.GroupTable
-	nkeys int
+// writeGroupsJSON writes a group-by's table as the elements of a JSON
+// array, one object per group: the group-by columns, "count" (a number),
+// then each aggregate's label with its exact decimal in a string ("" for a
+// minimum or average of no value). A row at a time: millions of groups are
+// never one buffer.
+func writeGroupsJSON(w *bufio.Writer, gt *scan.GroupTable, nkeys int) {
+	names := make([][]byte, len(gt.Header)) // each `"label":`
+	for j, h := range gt.Header {
+		k, _ := json.Marshal(h)
+		names[j] = append(k, ':')
+	}
+	var out, b []byte
+	var ends []int
+	for i := range gt.Len() {
+		out = out[:0]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
+		out = append(out, '{')
+		start := 0
+		for j, e := range ends {
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, names[j]...)
+			if j == nkeys { // the count
+				out = append(out, b[start:e]...)
+			} else {
+				out = appendJSONString(out, b[start:e])
+			}
+			start = e
+		}
+		w.Write(append(out, '}'))
+	}
 }
 
-func (g groupsJSON) MarshalJSON() ([]byte, error) {
-	b := []byte{'['}
-	var row []string
-	for i := range g.t.Len() {
-		if i > 0 {
-			b = append(b, ',')
+// appendJSONString appends v as a JSON string: as it is, quoted, if it is
+// printable ASCII without a quote or backslash (every number, most keys),
+// else as encoding/json writes it (invalid UTF-8 as U+FFFD), with '<', '>'
+// and '&' left as they are, as in the rest of the report.
+func appendJSONString(dst, v []byte) []byte {
+	for _, c := range v {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.Encode(string(v)) // a string: cannot fail
+			return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 		}
-		row = g.t.Row(row[:0], i, false)
-		b = append(b, '{')
-		for j, v := range row {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			k, _ := json.Marshal(g.t.Header[j])
-			b = append(append(b, k...), ':')
-			if j == g.nkeys { // the count
-				b = append(b, v...)
-				continue
-			}
-			vs, _ := json.Marshal(v)
-			b = append(b, vs...)
-		}
-		b = append(b, '}')
 	}
-	return append(b, ']'), nil
+	dst = append(dst, '"')
+	dst = append(dst, v...)
+	return append(dst, '"')
 }
 
 type dataJSON struct {
@@ -462,8 +497,9 @@ func hexIfNotUTF8(s string) string {
 	return hex.EncodeToString([]byte(s))
 }
 
-// reportJSON renders a report as one JSON object (see queryJSON).
-func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
+// writeJSON writes a report as one JSON object (see queryJSON) and a
+// newline; a group-by's rows go straight to w (writeGroupsJSON).
+func writeJSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 	j := queryJSON{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, IO: c.Mode.String(),
 		Data: dataJSON{rep.Files, rep.Result.Rows, rep.Bytes},
 		Time: timesJSON{rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(),
@@ -471,6 +507,8 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 		Imbalance: json.Number(strconv.FormatFloat(bench.Imbalance(busy(rep)), 'f', 4, 64)),
 		Rescanned: []pathJSON{},
 	}
+	var gt *scan.GroupTable
+	var nkeys int
 	if rep.Strategy == "floor" {
 		j.Lines = &rep.Result.Rows
 	} else {
@@ -480,8 +518,8 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 		for _, f := range ans.Filters {
 			j.Filters = append(j.Filters, filterJSON{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value)})
 		}
-		if gt := ans.Groups(); gt != nil {
-			j.By, j.Groups = ans.By, &groupsJSON{gt, len(ans.By)}
+		if gt = ans.Groups(); gt != nil {
+			j.By, j.Groups, nkeys = ans.By, json.RawMessage("[]"), len(ans.By)
 		} else {
 			for i, v := range ans.Values() {
 				to := map[string]**bench.Ordered[string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg}[ans.Aggs[i].Func]
@@ -510,7 +548,21 @@ func reportJSON(rep *spawn.Report, c spawn.Config) []byte {
 	if err := enc.Encode(&j); err != nil {
 		panic(err) // every field is a plain value: cannot fail
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	out := bufio.NewWriterSize(w, 1<<16)
+	head, tail := buf.Bytes(), []byte(nil)
+	if gt != nil {
+		// The one `"groups":[]` is the key's, not a string's: in a string
+		// a '"' is escaped, so `s":` cannot end one.
+		mark := []byte(`,"groups":[`)
+		k := bytes.Index(head, mark) + len(mark)
+		head, tail = head[:k], head[k:]
+	}
+	out.Write(head)
+	if gt != nil {
+		writeGroupsJSON(out, gt, nkeys)
+		out.Write(tail)
+	}
+	return out.Flush()
 }
 
 // group formats n with thousands separators: 1000000 -> "1,000,000".
