@@ -301,11 +301,7 @@ func (t *GroupTable) touch(lo, hi int) {
 	g := t.a.Result.Groups
 	var sink int64
 	for _, x := range t.order[lo:hi] {
-		s := 0
-		if x > 0 {
-			s = g.ends[x-1]
-		}
-		if s < len(g.arena) {
+		if s := g.keyStart(x); s < len(g.arena) {
 			sink += int64(g.arena[s])
 		}
 		sink += g.Count[x]

@@ -110,11 +110,15 @@ func (g *Groups) Len() int { return len(g.ends) }
 
 // keyBytes is group i's key; it stays valid until the next group is added.
 func (g *Groups) keyBytes(i int) []byte {
-	s := 0
+	return g.arena[g.keyStart(i):g.ends[i]:g.ends[i]]
+}
+
+// keyStart is where group i's key starts in the arena.
+func (g *Groups) keyStart(i int) int {
 	if i > 0 {
-		s = g.ends[i-1]
+		return g.ends[i-1]
 	}
-	return g.arena[s:g.ends[i]:g.ends[i]]
+	return 0
 }
 
 // Key is group i's key.

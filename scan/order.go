@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -20,7 +21,8 @@ import (
 //     array, and the comparator only breaks ties: the sort then reads one
 //     contiguous array, not the groups' figures at random, which with
 //     millions of groups is a cache miss a comparison (docs/performance.md,
-//     "Group-by memory").
+//     "Group-by memory"). When the number's range and the index fit one
+//     word, the pairs are words, radix sorted (sortRanked).
 
 // groupOrder is a group-by's order over its groups (indexes into Groups).
 type groupOrder struct {
@@ -70,26 +72,31 @@ func (o *groupOrder) first(limit int) []int {
 	if limit > 0 && limit*8 < n {
 		return smallest(n, limit, o.cmp)
 	}
-	order := make([]int, n)
+	var order []int
 	if r := o.rank(); r != nil {
-		type ranked struct {
-			r int64
-			i int
-		}
-		es := make([]ranked, n)
-		for i := range es {
-			es[i] = ranked{r[i], i}
-		}
-		slices.SortFunc(es, func(x, y ranked) int {
-			if c := cmp.Compare(x.r, y.r); c != 0 {
-				return c
+		order = sortRanked(r, o.cmp)
+		if order == nil { // r's range too wide to pack: sort the pairs
+			type ranked struct {
+				r int64
+				i int
 			}
-			return o.cmp(x.i, y.i)
-		})
-		for i, e := range es {
-			order[i] = e.i
+			es := make([]ranked, n)
+			for i := range es {
+				es[i] = ranked{r[i], i}
+			}
+			slices.SortFunc(es, func(x, y ranked) int {
+				if c := cmp.Compare(x.r, y.r); c != 0 {
+					return c
+				}
+				return o.cmp(x.i, y.i)
+			})
+			order = make([]int, n)
+			for i, e := range es {
+				order[i] = e.i
+			}
 		}
 	} else {
+		order = make([]int, n)
 		for i := range order {
 			order[i] = i
 		}
@@ -99,6 +106,83 @@ func (o *groupOrder) first(limit int) []int {
 		order = order[:limit]
 	}
 	return order
+}
+
+// sortRanked returns 0..len(r)-1 ordered by r, each run of equal ranks
+// ordered by tie; or nil if r's range and an index do not fit 64 bits
+// together. Each rank, less the least, goes in the high bits of a word and
+// its index in the low ones, and the words are sorted by radixSort: a few
+// passes over one array, where a comparison sort of millions of groups
+// calls a comparator n·log n times.
+func sortRanked(r []int64, tie func(x, y int) int) []int {
+	n := len(r)
+	if n == 0 {
+		return []int{}
+	}
+	lo, hi := r[0], r[0]
+	for _, v := range r {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	ib := uint(bits.Len(uint(n - 1)))                    // the index's bits
+	if uint(bits.Len64(uint64(hi)-uint64(lo)))+ib > 64 { // hi-lo: exact in uint64
+		return nil
+	}
+	a := make([]uint64, n)
+	for i, v := range r {
+		a[i] = (uint64(v)-uint64(lo))<<ib | uint64(i)
+	}
+	radixSort(a)
+	mask := uint64(1)<<ib - 1
+	order := make([]int, n)
+	for i, v := range a {
+		order[i] = int(v & mask)
+	}
+	for s := 0; s < n; { // runs of one rank: the comparator decides
+		e := s + 1
+		for e < n && a[e]>>ib == a[s]>>ib {
+			e++
+		}
+		if e-s > 1 {
+			slices.SortFunc(order[s:e], tie)
+		}
+		s = e
+	}
+	return order
+}
+
+// radixSort sorts a ascending: least significant byte first, each pass
+// stable, a byte that every word shares skipped.
+func radixSort(a []uint64) {
+	if len(a) < 2 {
+		return
+	}
+	var count [8][256]int
+	for _, v := range a {
+		for d := range 8 {
+			count[d][byte(v>>(8*d))]++
+		}
+	}
+	src, dst := a, make([]uint64, len(a))
+	for d := range 8 {
+		c := &count[d]
+		sh := 8 * uint(d)
+		if c[byte(src[0]>>sh)] == len(a) {
+			continue // every word has this byte: the pass would move nothing
+		}
+		pos := 0
+		for k := range c {
+			c[k], pos = pos, pos+c[k]
+		}
+		for _, v := range src {
+			k := byte(v >> sh)
+			dst[c[k]] = v
+			c[k]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
 }
 
 // rank returns a number per group that orders the groups as the order's

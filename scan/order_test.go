@@ -1,7 +1,10 @@
 package scan
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -96,6 +99,45 @@ func TestSmallest(t *testing.T) {
 		if cmp(all[i-1], all[i]) >= 0 {
 			t.Fatalf("not in order at %d: %v", i, all)
 		}
+	}
+}
+
+// sortRanked orders as a stable sort by rank whose ties the comparator
+// breaks, for ranks of narrow and wide ranges, negative, with many ties,
+// and declines a range too wide to pack with an index.
+func TestSortRanked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
+		for _, width := range []int{1, 8, 20, 40, 62 - bits.Len(uint(max(n-1, 0)))} {
+			r := make([]int64, n)
+			tieKey := make([]int, n) // the comparator's order within a rank
+			base := rng.Int64() >> 2
+			if rng.IntN(2) == 0 {
+				base = -base
+			}
+			for i := range r {
+				r[i] = base + rng.Int64N(int64(1)<<width)
+				tieKey[i] = rng.IntN(1000)
+			}
+			tie := func(x, y int) int { return cmp.Or(cmp.Compare(tieKey[x], tieKey[y]), cmp.Compare(x, y)) }
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			slices.SortFunc(want, func(x, y int) int { return cmp.Or(cmp.Compare(r[x], r[y]), tie(x, y)) })
+			if got := sortRanked(r, tie); !slices.Equal(got, want) {
+				t.Fatalf("n %d, width %d: %v, want %v", n, width, got, want)
+			}
+		}
+	}
+	if got := sortRanked([]int64{math.MinInt64, 0, math.MaxInt64}, nil); got != nil {
+		t.Errorf("the whole int64 range with an index: %v, want nil", got)
+	}
+	if got := sortRanked([]int64{math.MaxInt64, 0}, nil); !slices.Equal(got, []int{1, 0}) {
+		t.Errorf("63 bits and an index bit: %v", got)
+	}
+	if got := sortRanked([]int64{-1, math.MinInt64}, nil); !slices.Equal(got, []int{1, 0}) {
+		t.Errorf("the negative half: %v", got)
 	}
 }
 
