@@ -3,7 +3,9 @@
 // warmup; prints the median per shape in seconds. Given PARLAB (a parlab
 // binary), each DuckDB run alternates with a whole `parlab query` process on
 // the same question (DuckDB, parlab, DuckDB, …), parlab's count of matching
-// rows and of groups is checked against DuckDB's, and the line adds
+// rows and of groups is checked against DuckDB's (for the last question,
+// every group written as CSV, the two files' rows byte for byte), and the
+// line adds
 // parlab's median and the median of the runs' paired ratios (DuckDB over
 // parlab). Needs @duckdb/node-api (npm install @duckdb/node-api in a
 // directory on NODE_PATH, or here).
@@ -11,6 +13,9 @@
 //   node scripts/vs-duckdb.mjs DATA_DIR [RUNS [PARLAB]]
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const dir = process.argv[2] || 'data/sales-1M';
 const runs = Number(process.argv[3] || 5);
@@ -24,6 +29,10 @@ const cols = {
 const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
 const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
 const sums = 'count(*), sum("Total Revenue"), sum("Total Profit")';
+// The question whose whole answer is written as CSV: each side writes a
+// file, and their rows after the header must be byte for byte the same.
+const tmp = mkdtempSync(join(tmpdir(), 'vs-duckdb-'));
+const duckCSV = join(tmp, 'duckdb.csv'), parlabCSV = join(tmp, 'parlab.csv');
 // Each shape: its name, DuckDB's SQL (the count is the first column after
 // the keys), and the same question as parlab's query flags (as
 // scripts/shapes.sh asks it).
@@ -47,7 +56,11 @@ const shapes = [
   // count), not by the rows matched.
   ['by Order ID, top 3 by revenue', `SELECT "Order ID", count(*), sum("Total Revenue") FROM ${src} GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT 3`,
     ['--by', 'Order ID', '--sum', 'Total Revenue', '--sort', 'Total Revenue:desc', '--limit', '3'], 'top'],
+  // Millions of groups, every one written out as CSV in key order.
+  ['by Order ID, every group to CSV', `COPY (SELECT "Order ID", count(*), sum("Total Revenue") FROM ${src} GROUP BY 1 ORDER BY 1) TO '${duckCSV}' (HEADER)`,
+    ['--by', 'Order ID', '--sum', 'Total Revenue'], 'csv'],
 ];
+const body = (path) => { const b = readFileSync(path); return b.subarray(b.indexOf(10) + 1); };
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const db = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await db.connect();
@@ -64,6 +77,18 @@ for (const [name, sql, args, top] of shapes) {
     const keyed = args[0] === '--by';
     const nkeys = keyed ? args[1].split(',').length : 0; // the count's column
     const want = rows.reduce((n, row) => n + Number(row[nkeys]), 0);
+    if (top === 'csv') {
+      const fd = openSync(parlabCSV, 'w');
+      const p0 = performance.now();
+      execFileSync(parlab, ['query', '--csv', ...args, dir], { stdio: ['ignore', fd, 'inherit'] });
+      if (i > 0) p.push((performance.now() - p0) / 1e3);
+      closeSync(fd);
+      if (!body(parlabCSV).equals(body(duckCSV))) {
+        console.error(`${name}: parlab's rows (${parlabCSV}) differ from DuckDB's (${duckCSV})`);
+        process.exit(1);
+      }
+      continue;
+    }
     const p0 = performance.now();
     const out = execFileSync(parlab, ['query', '--json', ...args, dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (i > 0) p.push((performance.now() - p0) / 1e3);
@@ -87,3 +112,4 @@ for (const [name, sql, args, top] of shapes) {
   }
   console.log(line);
 }
+rmSync(tmp, { recursive: true, force: true });
