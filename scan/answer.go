@@ -230,6 +230,8 @@ func (s *Spec) Describe() string {
 // GroupTable is a group-by's answer as rows: sorted (by Spec.Sort, then by
 // the group-by columns) and cut to Spec.Limit. Row i's cells are the
 // group-by columns, the count, then each aggregate (Header names them).
+// It reads the Answer it was made from, which must not change while it is
+// in use, and is for one goroutine at a time (AppendRow keeps a word).
 type GroupTable struct {
 	Header []string
 	a      *Answer
@@ -305,6 +307,9 @@ func (t *GroupTable) touch(lo, hi int) {
 			sink += int64(g.arena[s])
 		}
 		sink += g.Count[x]
+		if g.Slots == 0 {
+			continue
+		}
 		o, e := x*g.Slots, (x+1)*g.Slots-1 // a group's figures may span two lines
 		if g.Sums != nil {
 			sink += g.Sums[o].V + g.Sums[e].V
