@@ -14,7 +14,8 @@ import (
 // same order as sorting with it, and are only ways to get there sooner:
 //
 //   - with a Limit far below the number of groups, a heap keeps the first
-//     Limit groups in one pass (n log Limit comparisons, not n log n);
+//     Limit groups in one pass (n log Limit comparisons, not n log n), by
+//     the rank below where there is one;
 //   - otherwise, when the first criterion is an int64 per group (a numeric
 //     key at one scale, a date, the count, a sum or an extreme at one
 //     scale), the groups are sorted as (that number, index) pairs in one
@@ -69,11 +70,22 @@ func (o *groupOrder) cmp(x, y int) int {
 // first returns the first limit groups in order (all of them for limit 0).
 func (o *groupOrder) first(limit int) []int {
 	n := o.g.Len()
+	r := o.rank()
 	if limit > 0 && limit*8 < n {
-		return smallest(n, limit, o.cmp)
+		if r == nil {
+			return smallest(n, limit, o.cmp)
+		}
+		// The rank decides but for ties: the heap reads one array in
+		// order, not each group's figures through the comparator.
+		return smallest(n, limit, func(x, y int) int {
+			if c := cmp.Compare(r[x], r[y]); c != 0 {
+				return c
+			}
+			return o.cmp(x, y)
+		})
 	}
 	var order []int
-	if r := o.rank(); r != nil {
+	if r != nil {
 		order = sortRanked(r, o.cmp)
 		if order == nil { // r's range too wide to pack: sort the pairs
 			type ranked struct {
