@@ -192,9 +192,15 @@ func TestAbort(t *testing.T) {
 	}
 }
 
-// The listener's backlog is exact: while nothing is accepted, N+1
-// connections complete (Linux queues backlog+1), and the rest wait for a
-// SYN retry.
+// The listener's backlog is exact: while nothing is accepted, Linux
+// queues backlog+1 completed connections, and the rest wait for a SYN
+// retry. The queue is what the test counts, by accepting: a client's dial
+// completes when the SYN-ACK comes, so in a burst a few more dials than
+// that can complete while the server drops their last ACK on a full
+// queue (seen once in 2026-12-03's runs: 7 dials for a backlog of 5).
+// Those the server cannot accept before it sends its SYN-ACK again, a
+// second after; the accepts end long before. With the default backlog
+// (4096), all 3N would be there.
 func TestBacklog(t *testing.T) {
 	const n = 5
 	ln, err := Listen("127.0.0.1:0", n)
@@ -216,11 +222,21 @@ func TestBacklog(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	ln.(interface{ SetDeadline(time.Time) error }).SetDeadline(time.Now().Add(200 * time.Millisecond))
+	accepted := 0
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			break
+		}
+		accepted++
+		c.Close()
+	}
 	for _, c := range conns {
 		c.Close()
 	}
-	if len(conns) != n+1 {
-		t.Errorf("%d connections completed with backlog %d, want %d", len(conns), n, n+1)
+	if accepted != n+1 || len(conns) < n+1 {
+		t.Errorf("backlog %d: %d connections queued (%d dials completed), want %d", n, accepted, len(conns), n+1)
 	}
 	if Backlog(n) != n || Backlog(1<<30) > 1<<20 {
 		t.Errorf("Backlog: %d, %d", Backlog(n), Backlog(1<<30))
