@@ -112,15 +112,11 @@ func noValue(group bool) string {
 	return ""
 }
 
-// avgOf is sum / n, exactly, rounded half to even to max(AvgScale, the
-// sum's scale) digits (grouped by thousands if group); noValue when n is 0.
-func avgOf(sum Fixed, n int64, group bool) string {
-	return string(appendAvg(nil, sum, n, group))
-}
-
-// appendAvg appends avgOf's rendering to dst. A sum that fits an int64 at
-// the average's scale is divided as one (avgQuick): a table of millions
-// of groups would otherwise make several big.Ints a row.
+// appendAvg appends sum / n, exactly, rounded half to even to
+// max(AvgScale, the sum's scale) digits (grouped by thousands if group),
+// to dst; noValue when n is 0. A sum that fits an int64 at the average's
+// scale is divided as one (avgQuick): a table of millions of groups would
+// otherwise make several big.Ints a row.
 func appendAvg(dst []byte, sum Fixed, n int64, group bool) []byte {
 	if n == 0 {
 		return append(dst, noValue(group)...)
@@ -331,18 +327,17 @@ func (t *GroupTable) touch(lo, hi int) {
 // sequence rather than at random (with millions of groups, each random
 // read is a cache and TLB miss).
 func (t *GroupTable) EachRow(group bool, f func(cells []byte, ends []int)) {
+	var xs []int // the rows' groups in memory order; nil: every group, 0 to n-1
+	if g := t.a.Result.Groups; g == nil || len(t.order) != g.Len() {
+		xs = slices.Sorted(slices.Values(t.order))
+	}
 	var b []byte
 	var ends []int
-	if g := t.a.Result.Groups; g != nil && len(t.order) == g.Len() { // every group: no need to sort
-		for x := range g.Len() {
-			b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
-			f(b, ends)
+	for k := range len(t.order) {
+		x := k
+		if xs != nil {
+			x = xs[k]
 		}
-		return
-	}
-	xs := slices.Clone(t.order)
-	slices.Sort(xs)
-	for _, x := range xs {
 		b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
 		f(b, ends)
 	}

@@ -106,11 +106,11 @@ func TestAvg(t *testing.T) {
 		{Fixed{V: -15, Scale: 7}, 2, "-0.0000008"}, {Fixed{V: -1, Scale: 0}, 3, "-0.333333"},
 		{Fixed{V: 1000, Scale: 2}, 4, "2.500000"}, {Fixed{C: wideOf(-7)}, 2, "-3.500000"},
 	} {
-		if got := avgOf(tt.sum, tt.n, false); got != tt.want {
+		if got := string(appendAvg(nil, tt.sum, tt.n, false)); got != tt.want {
 			t.Errorf("avg(%s / %d) = %s, want %s", tt.sum, tt.n, got, tt.want)
 		}
 	}
-	if avgOf(Fixed{}, 0, false) != "" {
+	if string(appendAvg(nil, Fixed{}, 0, false)) != "" {
 		t.Error("an average of no rows")
 	}
 }

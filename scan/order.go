@@ -18,12 +18,12 @@ import (
 //     the rank below where there is one;
 //   - otherwise, when the first criterion is an int64 per group (a numeric
 //     key at one scale, a date, the count, a sum or an extreme at one
-//     scale), the groups are sorted as (that number, index) pairs in one
-//     array, and the comparator only breaks ties: the sort then reads one
-//     contiguous array, not the groups' figures at random, which with
-//     millions of groups is a cache miss a comparison (docs/performance.md,
-//     "Group-by memory"). When the number's range and the index fit one
-//     word, the pairs are words, radix sorted (sortRanked).
+//     scale), the groups are sorted by that number, and the comparator only
+//     breaks ties: the sort reads one array, not the groups' figures at
+//     random, which with millions of groups is a cache miss a comparison
+//     (docs/performance.md, "Group-by memory"). When the number's range and
+//     the index fit one word, (number, index) words are radix sorted
+//     (sortRanked); else indexes are sorted by the number.
 
 // groupOrder is a group-by's order over its groups (indexes into Groups).
 type groupOrder struct {
@@ -70,49 +70,30 @@ func (o *groupOrder) cmp(x, y int) int {
 // first returns the first limit groups in order (all of them for limit 0).
 func (o *groupOrder) first(limit int) []int {
 	n := o.g.Len()
-	r := o.rank()
-	if limit > 0 && limit*8 < n {
-		if r == nil {
-			return smallest(n, limit, o.cmp)
-		}
-		// The rank decides but for ties: the heap reads one array in
-		// order, not each group's figures through the comparator.
-		return smallest(n, limit, func(x, y int) int {
+	// With a rank, it decides but for ties: a comparison reads one array,
+	// not each group's figures.
+	by, r := o.cmp, o.rank()
+	if r != nil {
+		by = func(x, y int) int {
 			if c := cmp.Compare(r[x], r[y]); c != 0 {
 				return c
 			}
 			return o.cmp(x, y)
-		})
+		}
+	}
+	if limit > 0 && limit*8 < n {
+		return smallest(n, limit, by)
 	}
 	var order []int
 	if r != nil {
 		order = sortRanked(r, o.cmp)
-		if order == nil { // r's range too wide to pack: sort the pairs
-			type ranked struct {
-				r int64
-				i int
-			}
-			es := make([]ranked, n)
-			for i := range es {
-				es[i] = ranked{r[i], i}
-			}
-			slices.SortFunc(es, func(x, y ranked) int {
-				if c := cmp.Compare(x.r, y.r); c != 0 {
-					return c
-				}
-				return o.cmp(x.i, y.i)
-			})
-			order = make([]int, n)
-			for i, e := range es {
-				order[i] = e.i
-			}
-		}
-	} else {
+	}
+	if order == nil { // no rank, or its range too wide to pack with an index
 		order = make([]int, n)
 		for i := range order {
 			order[i] = i
 		}
-		slices.SortFunc(order, o.cmp)
+		slices.SortFunc(order, by)
 	}
 	if limit > 0 && len(order) > limit {
 		order = order[:limit]
