@@ -35,7 +35,10 @@ func (o Op) String() string { return opNames[o] }
 // write it, or YYYY-MM-DD) compares as a date, whichever of the two forms
 // the field uses; anything else compares byte for byte (bytes.Compare). In
 // an order comparison by number or date, a field that is not one is an
-// error that names its row, never a row silently left out.
+// error that names its row, never a row silently left out. A value that
+// reads as a failed try at a number or date (1e3, 1,000, 13/45/2010: see
+// notQuite) is an error too, since as bytes it would order numbers and
+// dates wrongly and silently.
 type Cond struct {
 	Col   string
 	Op    Op
@@ -46,7 +49,7 @@ type Cond struct {
 // has to be.
 func (c Cond) String() string {
 	v := c.Value
-	if strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) {
+	if strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) || strings.Trim(v, " ") != v {
 		v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
 	}
 	col := c.Col
@@ -63,12 +66,13 @@ var ErrFilter = errors.New("bad filter")
 // > >=. The column ends at the first of the bytes = ! < > (spaces around it
 // are trimmed); a column whose name holds one of them is written in double
 // quotes, "" standing for a quote ("a<b"<5). The value is every byte after
-// the operator, kept as it is (spaces, commas, = and all), so Note=a,b=c
-// has the value "a,b=c"; a value in double quotes is unquoted the same way
-// ("" for a quote), which is how to write one that starts with a quote or
-// with one of = ! < > (Note="=x" has the value "=x"). Such a value
-// unquoted is an error, so that a mistyped operator (=>, =<) is not taken
-// for a value.
+// the operator but the spaces around it (commas, = and all), so Note=a,b=c
+// has the value "a,b=c" and Region = Europe the value "Europe"; a value in
+// double quotes is unquoted the same way ("" for a quote), which is how to
+// write one with spaces at either end, or that starts with a quote or with
+// one of = ! < > (Note="=x" has the value "=x"). Such a value unquoted is
+// an error, so that a mistyped operator (=>, =<) is not taken for a value,
+// and so is an order comparison's value bindCond declines (see Cond).
 func ParseCond(s string) (Cond, error) {
 	var c Cond
 	rest := strings.TrimLeft(s, " ")
@@ -105,6 +109,7 @@ func ParseCond(s string) (Cond, error) {
 		at := min(len(rest), 10)
 		return c, fmt.Errorf("%w %s: want an operator (= != < <= > >=) after the column, got %s", ErrFilter, clipQuote(s), clipQuote(rest[:at]))
 	}
+	rest = strings.Trim(rest, " ")
 	if strings.HasPrefix(rest, `"`) {
 		v, after, ok := unquoteExpr(rest)
 		if !ok || after != "" {
@@ -118,6 +123,9 @@ func ParseCond(s string) (Cond, error) {
 	c.Value = rest
 	if c.Op != OpEq && c.Op != OpNe && c.Value == "" {
 		return c, fmt.Errorf("%w %s: %s needs a value", ErrFilter, clipQuote(s), c.Op)
+	}
+	if _, err := bindCond(c); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -212,8 +220,41 @@ func bindCond(c Cond) (cond, error) {
 		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
 	} else if d, ok := parseDate(k.val); ok {
 		k.kind, k.day = kindDate, d
+	} else if why := notQuite(c.Value); why != "" {
+		return k, fmt.Errorf("%w %s: %s", ErrFilter, clipQuote(c.String()), why)
 	}
 	return k, nil
+}
+
+// notQuite says why v, an order comparison's value that is neither a
+// number nor a date, reads as a try at one ("" if it does not): a date's
+// shape that is not a calendar day (13/45/2010, 2015-02-30), a number or
+// date with spaces at its ends, or bytes that start as a number does and
+// hold nothing but digits, signs, points, e, commas, spaces and _ (1e3,
+// 1,000, 5 000). Compared as bytes, such a value would put "10" before "9".
+// Any other value (5k, 3-Pack, Europe) compares as bytes.
+func notQuite(v string) string {
+	t := strings.Trim(v, " ")
+	if t != v && t != "" {
+		if _, _, err := ParseFixed([]byte(t)); err == nil {
+			return "a number with spaces at its ends (write it without them)"
+		}
+		if _, ok := parseDate([]byte(t)); ok {
+			return "a date with spaces at its ends (write it without them)"
+		}
+	}
+	digits := func(s string, lo, hi int) bool {
+		return len(s) >= lo && len(s) <= hi && strings.Trim(s, "0123456789") == ""
+	}
+	if p := strings.Split(t, "/"); len(p) == 3 && digits(p[0], 1, 2) && digits(p[1], 1, 2) && digits(p[2], 4, 4) ||
+		len(t) == 10 && t[4] == '-' && t[7] == '-' && digits(t[:4], 4, 4) && digits(t[5:7], 2, 2) && digits(t[8:], 2, 2) {
+		return "not a calendar day (a date is M/D/YYYY or YYYY-MM-DD)"
+	}
+	start := strings.TrimLeft(t, "+-.")
+	if len(start) < len(t)-2 || start == "" || start[0]-'0' > 9 || strings.Trim(t, "0123456789+-.eE,_ ") != "" {
+		return ""
+	}
+	return "neither a decimal number ([+-]digits[.digits], no exponent or separators) nor a date (M/D/YYYY or YYYY-MM-DD); as bytes it would put 10 before 9"
 }
 
 // ErrNotComparable is a field that an order comparison cannot compare: not

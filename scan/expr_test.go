@@ -16,7 +16,14 @@ func TestParseCond(t *testing.T) {
 		want Cond
 	}{
 		{"Region=Europe", Cond{"Region", OpEq, "Europe"}},
-		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, " 5000"}},
+		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, "5000"}},
+		{"Region = Europe ", Cond{"Region", OpEq, "Europe"}},
+		{`Note = " x "`, Cond{"Note", OpEq, " x "}},
+		{`Note=" 5 "`, Cond{"Note", OpEq, " 5 "}},
+		{"Order Date>=2016-02-29", Cond{"Order Date", OpGe, "2016-02-29"}},
+		{"Code>5k", Cond{"Code", OpGt, "5k"}},
+		{"Name<3-Pack", Cond{"Name", OpLt, "3-Pack"}},
+		{"Units Sold>=.5", Cond{"Units Sold", OpGe, ".5"}},
 		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c"}},
 		{"Note!=", Cond{"Note", OpNe, ""}},
 		{`Note="=x"`, Cond{"Note", OpEq, "=x"}},
@@ -39,6 +46,32 @@ func TestParseCond(t *testing.T) {
 	for _, bad := range []string{"Europe", "=x", " >5", `"open=x`, "a<", "a=>5", "a==5", `a="x"y`, "a!5"} {
 		if _, err := ParseCond(bad); !errors.Is(err, ErrFilter) || !strings.Contains(err.Error(), clipQuote(bad)) {
 			t.Errorf("ParseCond(%q): %v", bad, err)
+		}
+	}
+	// an order comparison's value that reads as a failed number or date
+	// (as bytes it would order them wrongly, silently): the error names it
+	for bad, why := range map[string]string{
+		"Order Date>13/45/2010":           "calendar day",
+		"Order Date>=2015-02-30":          "calendar day",
+		"Order Date<2/29/2015":            "calendar day",
+		"Units Sold>1e3":                  "decimal number",
+		"Units Sold>1,000":                "decimal number",
+		"Units Sold>5 000":                "decimal number",
+		"Units Sold>=5_000":               "decimal number",
+		"Unit Price<1.2.3":                "decimal number",
+		`Units Sold>" 5000"`:              "spaces",
+		`Order Date<"1/2/2015 "`:          "spaces",
+		"Units Sold>99999999999999999999": "out of range",
+	} {
+		_, err := ParseCond(bad)
+		if !errors.Is(err, ErrFilter) || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseCond(%q): %v; want an error about %q", bad, err, why)
+		}
+	}
+	// = and != compare bytes: any value is one
+	for _, ok := range []string{"Units Sold=1e3", "Order Date!=13/45/2010", `Note=" 5 "`} {
+		if _, err := ParseCond(ok); err != nil {
+			t.Errorf("ParseCond(%q): %v", ok, err)
 		}
 	}
 }
@@ -196,5 +229,33 @@ func TestGroupsBinary(t *testing.T) {
 		if _, err := DecodeGroups(b); err == nil {
 			t.Errorf("% x: no error", b)
 		}
+	}
+}
+
+// notQuite against refNotQuite, on random values over the bytes numbers,
+// dates and their near misses are made of.
+func TestNotQuiteReference(t *testing.T) {
+	const alphabet = "0123456789+-.eE,_ /-kx"
+	rng := rand.New(rand.NewPCG(3, 5))
+	declined := 0
+	for range 200000 {
+		b := make([]byte, rng.IntN(13))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		v := string(b)
+		_, err := bindCond(Cond{"c", OpLt, v})
+		if got, want := err != nil, refNotQuite(v); got != want {
+			t.Fatalf("%q: bindCond %v, reference declines: %v", v, err, want)
+		}
+		if err != nil {
+			declined++
+			if !errors.Is(err, ErrFilter) {
+				t.Fatalf("%q: %v, not ErrFilter", v, err)
+			}
+		}
+	}
+	if declined < 1000 {
+		t.Fatalf("only %d values declined: the generator misses the near misses", declined)
 	}
 }

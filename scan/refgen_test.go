@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,7 +128,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				return out, err
 			}
 			if c.Op != OpEq && c.Op != OpNe {
-				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) {
+				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) || refNotQuite(c.Value) {
 					return out, ErrFilter
 				}
 			}
@@ -369,6 +370,32 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	}
 	return out, nil
 }
+
+// refNotQuite is notQuite by regular expressions: v, an order
+// comparison's value, is neither a number nor a date but reads as a try at
+// one.
+func refNotQuite(v string) bool {
+	if _, _, err := refNum(v); err == nil {
+		return false
+	}
+	if _, ok := refDate(v); ok {
+		return false
+	}
+	if t := strings.Trim(v, " "); t != v && t != "" {
+		_, _, err := refNum(t)
+		_, ok := refDate(t)
+		if err == nil || ok {
+			return true
+		}
+	}
+	t := strings.Trim(v, " ")
+	return refDateShape.MatchString(t) || refNumberShape.MatchString(t)
+}
+
+var (
+	refDateShape   = regexp.MustCompile(`^([0-9]{1,2}/[0-9]{1,2}/[0-9]{4}|[0-9]{4}-[0-9]{2}-[0-9]{2})$`)
+	refNumberShape = regexp.MustCompile(`^[-+.]{0,2}[0-9][-+.0-9eE,_ ]*$`)
+)
 
 // refTest is one filter the slow way.
 func refTest(c Cond, field string) (bool, error) {

@@ -140,6 +140,34 @@ func TestIOModesAgree(t *testing.T) {
 	}
 }
 
+// Spaces around a filter's operator are not part of its value: Region =
+// Europe is Region=Europe (a value with spaces at its ends is quoted).
+func TestWhereSpaces(t *testing.T) {
+	answer := func(args ...string) string {
+		code, out, errs := run(t, "", append(append([]string{"query", "--json"}, args...), "testdata/sales")...)
+		if code != exitOK || errs != "" {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, errs)
+		}
+		var rep struct {
+			Filters []map[string]string
+			Matched int
+			Sums    map[string]string
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(rep.Filters, rep.Matched, rep.Sums)
+	}
+	spaced := answer("--where", " Region = Europe ", "--where", "Units Sold >= 5000")
+	want := answer("--where", "Region=Europe", "--where", "Units Sold>=5000")
+	if spaced != want || !strings.Contains(want, "value:Europe") || strings.Contains(want, " 0 ") {
+		t.Errorf("with spaces %s, without %s", spaced, want)
+	}
+	if none := answer("--where", `Region=" Europe"`); none == want {
+		t.Errorf("a quoted leading space is part of the value: %s", none)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -157,6 +185,9 @@ func TestErrors(t *testing.T) {
 		{"no column before op", []string{"query", "--where", ">5", "testdata/sales"}, exitUsage, `bad filter ">5": no column before the operator`},
 		{"order without value", []string{"query", "--where", "Units Sold<", "testdata/sales"}, exitUsage, `< needs a value`},
 		{"open quote", []string{"query", "--where", `"Units Sold<5`, "testdata/sales"}, exitUsage, `the column's quote is not closed`},
+		{"not a calendar day", []string{"query", "--where", "Order Date>13/45/2010", "testdata/sales"}, exitUsage, `--where: bad filter "Order Date>13/45/2010": not a calendar day`},
+		{"a number with an exponent", []string{"query", "--where", "Units Sold > 1e3", "testdata/sales"}, exitUsage, `bad filter "Units Sold>1e3": neither a decimal number`},
+		{"a value out of range", []string{"query", "--where", "Units Sold>99999999999999999999", "testdata/sales"}, exitUsage, `--where: bad filter "Units Sold>99999999999999999999": number out of range`},
 		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `xaa.csv:2:1: column "Region": field cannot be compared: "Sub-Saharan Africa" is compared as a number`},
 		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
 		{"sort unknown", []string{"query", "--by", "Region", "--sort", "Nope:desc", "testdata/sales"}, exitFail, `cannot sort by "Nope"`},
