@@ -74,7 +74,7 @@ func (a *app) bench(args []string) error {
 	if len(pos) == 0 {
 		pos = []string{"data/sales-1M"}
 	}
-	if len(qf.where) == 0 && qf.by+qf.sum+qf.min+qf.max+qf.avg == "" {
+	if len(qf.where)+len(qf.by)+len(qf.sum)+len(qf.min)+len(qf.max)+len(qf.avg) == 0 {
 		qf.where = listFlag{"Region=Europe"} // the reference's question
 	}
 	if qf.timeout == 0 {

@@ -168,6 +168,30 @@ func TestWhereSpaces(t *testing.T) {
 	}
 }
 
+// A list flag given again adds to its list, as --where does: no column is
+// dropped for being in the first --sum of two.
+func TestListFlagsRepeat(t *testing.T) {
+	out := func(args ...string) string {
+		code, out, errs := run(t, "", append(append([]string{"query", "--csv"}, args...), "testdata/sales")...)
+		if code != exitOK || errs != "" {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, errs)
+		}
+		return out
+	}
+	for _, c := range [][2][]string{
+		{{"--sum", "Units Sold", "--sum", "Total Cost"}, {"--sum", "Units Sold,Total Cost"}},
+		{{"--by", "Region", "--by", "Sales Channel", "--min", "Units Sold", "--max", "Unit Price", "--max", "Total Profit"},
+			{"--by", "Region,Sales Channel", "--min", "Units Sold", "--max", "Unit Price,Total Profit"}},
+		{{"--by", "Item Type", "--avg", "Total Profit", "--avg", "Units Sold", "--sort", "count:desc", "--sort", "Item Type"},
+			{"--by", "Item Type", "--avg", "Total Profit,Units Sold", "--sort", "count:desc,Item Type"}},
+	} {
+		twice, once := out(c[0]...), out(c[1]...)
+		if twice != once || strings.Count(once, "\n") < 2 {
+			t.Errorf("%q:\n%s\nwant, as %q:\n%s", c[0], twice, c[1], once)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name string

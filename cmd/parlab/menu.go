@@ -102,8 +102,9 @@ func (a *app) menu(args []string) error {
 		if !ok {
 			return nil
 		}
-		if qf.by = by; by == "-" {
-			qf.by = ""
+		qf.by = nil
+		if by != "-" {
+			qf.by = listFlag{by}
 		}
 		c, err := qf.config(pos, a.cores())
 		if err == nil {

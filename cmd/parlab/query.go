@@ -24,14 +24,15 @@ import (
 
 // queryFlags are the flags every command that runs a query shares.
 type queryFlags struct {
-	where                        listFlag
-	by, sum, min, max, avg, sort string
-	limit                        int
-	io                           string
-	populate                     bool
-	strategy, split              string
-	workers                      int
-	timeout                      time.Duration
+	// each list flag may be given more than once: its values add up
+	// (--sum a --sum b is --sum a,b)
+	where, by, sum, min, max, avg, sort listFlag
+	limit                               int
+	io                                  string
+	populate                            bool
+	strategy, split                     string
+	workers                             int
+	timeout                             time.Duration
 }
 
 // listFlag is a flag that may be given more than once.
@@ -42,12 +43,12 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >=; give it again for more (all must hold); = and != compare bytes, the others numbers, dates or bytes by the value (see README); none: every row")
-	fs.StringVar(&q.by, "by", "", "group by these columns, comma-separated: one row per distinct key")
-	fs.StringVar(&q.sum, "sum", "", "columns to sum, comma-separated (default \"Total Revenue,Total Profit\" when no --min, --max or --avg is given)")
-	fs.StringVar(&q.min, "min", "", "columns whose exact minimum to report, comma-separated")
-	fs.StringVar(&q.max, "max", "", "columns whose exact maximum to report, comma-separated")
-	fs.StringVar(&q.avg, "avg", "", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated")
-	fs.StringVar(&q.sort, "sort", "", "with --by: order the groups by these output columns, comma-separated, each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
+	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
+	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again; default \"Total Revenue,Total Profit\" when no --min, --max or --avg is given)")
+	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
+	fs.Var(&q.max, "max", "columns whose exact maximum to report, comma-separated (or the flag given again)")
+	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
+	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
@@ -74,26 +75,22 @@ func (q *queryFlags) query() (scan.Query, error) {
 		}
 		sq.Filters = append(sq.Filters, c)
 	}
+	var sort []string
 	for _, l := range []struct {
 		flag string
-		val  string
+		vals listFlag
 		to   *[]string
-	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}} {
-		if l.val == "" {
-			continue
+	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}, {"sort", q.sort, &sort}} {
+		for _, v := range l.vals {
+			names, err := scan.ParseList(v)
+			if err != nil {
+				return sq, usagef("--%s: %v", l.flag, err)
+			}
+			*l.to = append(*l.to, names...)
 		}
-		names, err := scan.ParseList(l.val)
-		if err != nil {
-			return sq, usagef("--%s: %v", l.flag, err)
-		}
-		*l.to = names
 	}
-	if q.sort != "" {
-		names, err := scan.ParseList(q.sort)
-		if err != nil {
-			return sq, usagef("--sort: %v", err)
-		}
-		for _, n := range names {
+	if len(sort) > 0 {
+		for _, n := range sort {
 			k := scan.SortKey{Col: n}
 			if c, ok := strings.CutSuffix(n, ":desc"); ok {
 				k = scan.SortKey{Col: strings.TrimSpace(c), Desc: true}
