@@ -89,16 +89,14 @@ func (q *queryFlags) query() (scan.Query, error) {
 			*l.to = append(*l.to, names...)
 		}
 	}
-	if len(sort) > 0 {
-		for _, n := range sort {
-			k := scan.SortKey{Col: n}
-			if c, ok := strings.CutSuffix(n, ":desc"); ok {
-				k = scan.SortKey{Col: strings.TrimSpace(c), Desc: true}
-			} else if c, ok := strings.CutSuffix(n, ":asc"); ok {
-				k.Col = strings.TrimSpace(c)
-			}
-			sq.Sort = append(sq.Sort, k)
+	for _, n := range sort {
+		k := scan.SortKey{Col: n}
+		if c, ok := strings.CutSuffix(n, ":desc"); ok {
+			k = scan.SortKey{Col: strings.TrimSpace(c), Desc: true}
+		} else if c, ok := strings.CutSuffix(n, ":asc"); ok {
+			k.Col = strings.TrimSpace(c)
 		}
+		sq.Sort = append(sq.Sort, k)
 	}
 	sq.Limit = q.limit
 	if err := sq.Validate(); err != nil {
