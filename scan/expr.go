@@ -28,17 +28,20 @@ func (o Op) String() string { return opNames[o] }
 
 // Cond is one filter: the column Col compared with Value by Op.
 //
-// = and != compare a field's bytes (after unquoting) with Value, exactly.
-// The order comparisons (<, <=, >, >=) compare by Value's kind: a decimal
-// number (the grammar in the package comment) compares exactly as a decimal,
-// so 5000 < 5000.5 and 7.10 = 7.1; a date (M/D/YYYY, as the Sales Records
-// write it, or YYYY-MM-DD) compares as a date, whichever of the two forms
-// the field uses; anything else compares byte for byte (bytes.Compare). In
-// an order comparison by number or date, a field that is not one is an
-// error that names its row, never a row silently left out. A value that
-// reads as a failed try at a number or date (1e3, 1,000, 13/45/2010: see
-// notQuite) is an error too, since as bytes it would order numbers and
-// dates wrongly and silently.
+// = holds for a field whose bytes (after unquoting) are Value's, and, if
+// Value is a decimal number or a date, for one that is the same number
+// (9.33 = 09.330) or the same day (2015-01-31 = 1/31/2015); != is its
+// negation. A field that is not a number or date is compared by its bytes
+// alone, never an error. The order comparisons (<, <=, >, >=) compare by
+// Value's kind: a decimal number (the grammar in the package comment)
+// compares exactly as a decimal, so 5000 < 5000.5 and 7.10 = 7.1; a date
+// (M/D/YYYY, as the Sales Records write it, or YYYY-MM-DD) compares as a
+// date, whichever of the two forms the field uses; anything else compares
+// byte for byte (bytes.Compare). In an order comparison by number or date,
+// a field that is not one is an error that names its row, never a row
+// silently left out. A value that reads as a failed try at a number or
+// date (1e3, 1,000, 13/45/2010: see notQuite) is an error too, since as
+// bytes it would order numbers and dates wrongly and silently.
 type Cond struct {
 	Col   string
 	Op    Op
@@ -212,6 +215,13 @@ type cond struct {
 func bindCond(c Cond) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value)}
 	if c.Op == OpEq || c.Op == OpNe {
+		// bytes, and the same number or day too (see Cond); a value that
+		// is neither compares as bytes alone, whatever it looks like
+		if m, s, err := ParseFixed(k.val); err == nil {
+			k.kind, k.m, k.s = kindNumber, m, s
+		} else if d, ok := parseDate(k.val); ok {
+			k.kind, k.day = kindDate, d
+		}
 		return k, nil
 	}
 	if m, s, err := ParseFixed(k.val); err == nil {
@@ -266,9 +276,9 @@ func (c *cond) test(f []byte) (bool, error) {
 	var r int
 	switch c.op {
 	case OpEq:
-		return string(f) == string(c.val), nil
+		return c.equal(f), nil
 	case OpNe:
-		return string(f) != string(c.val), nil
+		return !c.equal(f), nil
 	}
 	switch c.kind {
 	case kindNumber:
@@ -295,6 +305,41 @@ func (c *cond) test(f []byte) (bool, error) {
 		return r > 0, nil
 	}
 	return r >= 0, nil
+}
+
+// equal is = of Cond: f's bytes are the value's, or both are the same
+// number or the same day. A field that is not a number (or a date) is
+// compared by its bytes alone, never an error.
+func (c *cond) equal(f []byte) bool {
+	if string(f) == string(c.val) {
+		return true
+	}
+	switch c.kind {
+	case kindNumber:
+		m, s, err := ParseFixed(f)
+		return err == nil && cmpDec(m, s, c.m, c.s) == 0
+	case kindDate:
+		d, ok := parseDate(f)
+		return ok && d == c.day
+	}
+	return false
+}
+
+// leadOK says whether c can lead the fast paths (bulk's sp bits, a
+// hotWalk filter): = of bytes (bytesEqual), not empty, not starting with
+// CR, with no comma, quote or LF (which a bare field cannot hold).
+func (c *cond) leadOK() bool {
+	return c.op == OpEq && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n")
+}
+
+// bytesEqual says whether = and != with value v are a byte comparison
+// alone (v is neither a number nor a date), which the fast paths make.
+func bytesEqual(v []byte) bool {
+	if _, _, err := ParseFixed(v); err == nil {
+		return false
+	}
+	_, ok := parseDate(v)
+	return !ok
 }
 
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }

@@ -68,7 +68,7 @@ func TestParseCond(t *testing.T) {
 			t.Errorf("ParseCond(%q): %v; want an error about %q", bad, err, why)
 		}
 	}
-	// = and != compare bytes: any value is one
+	// = and != take any value (a failed number compares as bytes)
 	for _, ok := range []string{"Units Sold=1e3", "Order Date!=13/45/2010", `Note=" 5 "`} {
 		if _, err := ParseCond(ok); err != nil {
 			t.Errorf("ParseCond(%q): %v", ok, err)

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 )
@@ -141,8 +140,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 	g.split, _ = slices.BinarySearch(g.cols, len(header)/2)
 	g.lead = -1
 	if len(g.conds) > 0 {
-		c := g.conds[0]
-		if c.op == OpEq && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n") {
+		if c := g.conds[0]; c.leadOK() {
 			g.lead = c.field
 		}
 	}
@@ -415,7 +413,11 @@ type groupHot struct {
 }
 
 func hotGroups(g *general, ncols int) *groupHot {
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(g.conds) > 2) || len(g.slots) == 0 || (len(g.conds) > 0 && g.lead < 0) {
+	rest := g.conds // with no lead, every filter is a later one
+	if g.lead >= 0 {
+		rest = g.conds[1:]
+	}
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 {
 		return nil
 	}
 	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
@@ -425,8 +427,8 @@ func hotGroups(g *general, ncols int) *groupHot {
 	if len(g.keys) == 2 {
 		h.key2 = g.cols[g.keys[1]]
 	}
-	if len(g.conds) > 1 {
-		h.rest = g.conds[1:]
+	if len(rest) > 0 {
+		h.rest = rest
 	}
 	for k, s := range g.slots {
 		h.tp.byCol[k] = struct{ col, slot int }{g.cols[s.fi], k}
@@ -450,20 +452,23 @@ func hotGroups(g *general, ncols int) *groupHot {
 		h.all = h.all && h.hp.span[2] >= 0
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
-	// cannot: = and != (which cannot fail) on their spans before it parses
-	// a value, then numeric comparisons on the values it parses (a filter
-	// after one that may fail with an error waits for it)
-	for numeric := false; h.tested < len(h.rest); h.tested++ {
+	// cannot: = and != of bytes on their spans before it parses a value,
+	// then the comparisons with numbers on the values it parses. = and !=
+	// cannot fail with an error, so the order of those two stages is the
+	// query's as far as the answer and its errors go; but a filter after an
+	// order comparison (<, <=, >, >=: its field may not be a number) waits
+	// for it, as does anything after a filter hotWalk cannot test.
+	for ordered := false; h.tested < len(h.rest); h.tested++ {
 		c := &h.rest[h.tested]
-		if !numeric && h.tested < 2 && h.hp.testOn(1+h.tested, c) {
+		if !ordered && h.tested < 2 && h.hp.testOn(1+h.tested, c) {
 			continue
 		}
 		if !h.hp.numOn(c, ncols) {
 			break
 		}
-		numeric = true
+		ordered = ordered || (c.op != OpEq && c.op != OpNe)
 	}
-	if len(g.conds) > 0 && h.all {
+	if g.lead >= 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum

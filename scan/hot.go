@@ -265,10 +265,10 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 }
 
 // testOn makes hotWalk test c on span field j, if it can: = or != with a
-// value of at most 16 bytes (a byte comparison, which never fails; see
-// cond.test), on a field it finds.
+// value of at most 16 bytes that is neither a number nor a date (a byte
+// comparison, which never fails; see cond.equal), on a field it finds.
 func (hp *hotPlan) testOn(j int, c *cond) bool {
-	if (c.op != OpEq && c.op != OpNe) || len(c.val) > 16 || hp.span[j] < 0 {
+	if (c.op != OpEq && c.op != OpNe) || c.kind != kindBytes || len(c.val) > 16 || hp.span[j] < 0 {
 		return false
 	}
 	var w [16]byte
@@ -281,15 +281,19 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 	return true
 }
 
-// numOn makes hotWalk test c, a comparison (<, <=, >, >=) with a number,
-// on the value it parses of c's field, if it can: the field is one of the
-// row's last maxNeed but not its first, and a value is left in sums. A
-// value it parses is at scale 0 or 2, at least 0 and below 10^10; c holds
-// for it at scale s iff it lies in [numlo, numhi], the bounds c's number
-// gives at s (floor and ceiling, exactly).
+// numOn makes hotWalk test c, a comparison with a number, on the value it
+// parses of c's field, if it can: the field is one of the row's last
+// maxNeed but not its first, and a value is left in sums. A value it
+// parses is at scale 0 or 2, at least 0 and below 10^10; c holds for it at
+// scale s iff v - numlo <= numhi - numlo as unsigned words, numlo and
+// numhi the bounds c's number gives at s (floor and ceiling, exactly): for
+// numlo <= numhi, iff v lies in [numlo, numhi]; for != v, the bounds
+// [v+1, v-1] wrap around and hold for every value but v. (A field that
+// does not parse goes back to Go, where = compares its bytes: see
+// cond.equal.)
 func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 	i := ncols - c.field
-	if c.kind != kindNumber || c.op < OpLt || c.op > OpGe || c.field == 0 || i > maxNeed || hp.nparse == MaxSums {
+	if c.kind != kindNumber || c.field == 0 || i > maxNeed || hp.nparse == MaxSums {
 		return false
 	}
 	k := hp.nparse
@@ -299,6 +303,9 @@ func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 		floor := new(big.Int).Div(num, den) // Euclidean: the floor, den > 0
 		ceil := new(big.Int).Neg(new(big.Int).Div(new(big.Int).Neg(num), den))
 		lo, hi := big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64)
+		// = and !=: the value at scale sc, if it has one that hotWalk can
+		// parse (in [0, 10^10), so that v ± 1 stays in the int64 range)
+		at := floor.Cmp(ceil) == 0 && floor.Sign() >= 0 && floor.Cmp(big.NewInt(1e10)) < 0
 		switch c.op {
 		case OpGt:
 			lo = floor.Add(floor, big.NewInt(1))
@@ -308,6 +315,15 @@ func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 			hi = ceil.Sub(ceil, big.NewInt(1))
 		case OpLe:
 			hi = floor
+		case OpEq:
+			lo, hi = big.NewInt(-1), big.NewInt(-1) // no value parsed is -1
+			if at {
+				lo, hi = floor, floor
+			}
+		case OpNe:
+			if at { // every value but it: a range that wraps (see numOn)
+				lo, hi = new(big.Int).Add(floor, big.NewInt(1)), new(big.Int).Sub(floor, big.NewInt(1))
+			}
 		}
 		hp.numlo[k][si], hp.numhi[k][si] = clamp64(lo), clamp64(hi)
 	}

@@ -945,7 +945,8 @@ takendone:
 	// parse_eight_digits_unrolled does (the bytes are values already, the
 	// last digit the top byte), then cents added: in emit mode every
 	// value, else the numeric filters' alone. Then each numeric filter:
-	// its value within [NUMLO, NUMHI]. Then, in emit mode, the row to the
+	// its value within [NUMLO, NUMHI], compared as unsigned differences
+	// so that the range of != wraps (see numOn). Then, in emit mode, the row to the
 	// key table's accumulators (slot mode) or, with its spans, to
 	// out[nout].
 numlanes:
@@ -976,10 +977,11 @@ numfilter:
 	CMPQ   AX, NPARSE(R13)
 	JGE    numok
 	MOVQ   DIG(SP)(AX*8), R8
-	CMPQ   R8, NUMLO(R13)(AX*8)
-	JLT    numfail
-	CMPQ   R8, NUMHI(R13)(AX*8)
-	JGT    numfail
+	MOVQ   NUMHI(R13)(AX*8), CX
+	SUBQ   NUMLO(R13)(AX*8), R8
+	SUBQ   NUMLO(R13)(AX*8), CX
+	CMPQ   R8, CX
+	JHI    numfail              // (unsigned: see numOn)
 	INCQ   AX
 	JMP    numfilter
 

@@ -227,10 +227,11 @@ func TestFilterAtRowEnd(t *testing.T) {
 
 // numOn's bounds hold a value exactly when the filter does, for values at
 // scale 0 and 2 around filters with fewer, as many and more decimals,
-// negative ones, and ones far out of range.
+// negative ones, and ones far out of range, under every operator (hotWalk
+// compares v - lo with hi - lo as unsigned words).
 func TestNumericBounds(t *testing.T) {
-	for _, val := range []string{"5000", "5000.5", "0.125", "-3", "12.99", "0", "99999999999999999", "-1e3x"} {
-		for op := OpLt; op <= OpGe; op++ {
+	for _, val := range []string{"5000", "5000.5", "0.125", "-3", "12.99", "0", "99999999999999999", "-1e3x", "9999999999", "1", "13.00"} {
+		for op := OpEq; op <= OpGe; op++ {
 			c, err := bindCond(Cond{"x", op, val})
 			if err != nil {
 				t.Fatal(err)
@@ -246,7 +247,8 @@ func TestNumericBounds(t *testing.T) {
 			for si, sc := range []int{0, 2} {
 				for _, v := range []int64{0, 1, 2, 12, 13, 1298, 1299, 1300, 4999, 5000, 5001, 500049, 500050, 500051, 9999999999} {
 					want, _ := c.test([]byte(Fixed{V: v, Scale: int64(sc)}.String()))
-					if got := hp.numlo[0][si] <= v && v <= hp.numhi[0][si]; got != want {
+					lo, hi := hp.numlo[0][si], hp.numhi[0][si]
+					if got := uint64(v-lo) <= uint64(hi-lo); got != want {
 						t.Errorf("%d at scale %d %s %s: bounds [%d, %d] say %v", v, sc, op, val, hp.numlo[0][si], hp.numhi[0][si], got)
 					}
 				}

@@ -232,11 +232,12 @@ func (q *Query) conds() []Cond {
 }
 
 // simple reports whether q has the reference's shape, which the fast paths
-// serve: at most one filter, an equality, and sums only, no group-by.
+// serve: at most one filter, an equality of bytes (bytesEqual), and sums
+// only, no group-by.
 func (q *Query) simple() bool {
 	cs := q.conds()
 	return len(q.By) == 0 && q.Min == nil && q.Max == nil && q.Avg == nil &&
-		(len(cs) == 0 || (len(cs) == 1 && cs[0].Op == OpEq))
+		(len(cs) == 0 || (len(cs) == 1 && cs[0].Op == OpEq && bytesEqual([]byte(cs[0].Value))))
 }
 
 // binding is a Query tied to one file's header: column indexes, not names.

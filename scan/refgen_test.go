@@ -397,13 +397,30 @@ var (
 	refNumberShape = regexp.MustCompile(`^[-+.]{0,2}[0-9][-+.0-9eE,_ ]*$`)
 )
 
+// refEqual is = the slow way: the same bytes, or the same number as
+// big.Rat, or the same calendar day.
+func refEqual(value, field string) bool {
+	if field == value {
+		return true
+	}
+	if v, _, err := refNum(value); err == nil {
+		f, _, err := refNum(field)
+		return err == nil && f.Cmp(v) == 0
+	}
+	if d, ok := refDate(value); ok {
+		f, ok := refDate(field)
+		return ok && f.Equal(d)
+	}
+	return false
+}
+
 // refTest is one filter the slow way.
 func refTest(c Cond, field string) (bool, error) {
 	switch c.Op {
 	case OpEq:
-		return field == c.Value, nil
+		return refEqual(c.Value, field), nil
 	case OpNe:
-		return field != c.Value, nil
+		return !refEqual(c.Value, field), nil
 	}
 	var r int
 	if v, _, err := refNum(c.Value); err == nil {

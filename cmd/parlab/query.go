@@ -42,7 +42,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
-	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >=; give it again for more (all must hold); = and != compare bytes, the others numbers, dates or bytes by the value (see README); none: every row")
+	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >=; give it again for more (all must hold); = and != compare bytes, and numbers or dates as such when the value is one; the others numbers, dates or bytes by the value (see README); none: every row")
 	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
 	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again; default \"Total Revenue,Total Profit\" when no --min, --max or --avg is given)")
 	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
