@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"iter"
 	"math"
 	"math/big"
 	"math/bits"
@@ -265,11 +266,25 @@ func (t *GroupTable) Len() int { return len(t.order) }
 // part of one string made for the row.
 func (t *GroupTable) Row(dst []string, i int, group bool) []string {
 	b, ends := t.AppendRow(nil, nil, i, group)
-	s, start := string(b), 0
-	for _, e := range ends {
-		dst, start = append(dst, s[start:e]), e
+	for _, c := range Cells(string(b), ends) {
+		dst = append(dst, c)
 	}
 	return dst
+}
+
+// Cells yields the cells of a row that AppendRow wrote from offset 0, in
+// row (its bytes, or a string of them) with ends, each with its column.
+// The cells are parts of row: they stay valid as long as it does.
+func Cells[S ~string | ~[]byte](row S, ends []int) iter.Seq2[int, S] {
+	return func(yield func(int, S) bool) {
+		start := 0
+		for j, e := range ends {
+			if !yield(j, row[start:e]) {
+				return
+			}
+			start = e
+		}
+	}
 }
 
 // AppendRow appends row i's cells to dst, one after another, and each

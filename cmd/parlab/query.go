@@ -271,10 +271,8 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 		width[j] = utf8.RuneCountInString(h)
 	}
 	gt.EachRow(true, func(b []byte, ends []int) {
-		start := 0
-		for j, e := range ends {
-			width[j] = max(width[j], utf8.RuneCount(b[start:e]))
-			start = e
+		for j, v := range scan.Cells(b, ends) {
+			width[j] = max(width[j], utf8.RuneCount(v))
 		}
 	})
 	w := bufio.NewWriterSize(out, 1<<16)
@@ -299,10 +297,8 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	var ends []int
 	for i := range gt.Len() {
 		b, ends = gt.AppendRow(b[:0], ends[:0], i, true)
-		start := 0
-		for j, e := range ends {
-			cell(j, b[start:e])
-			start = e
+		for j, v := range scan.Cells(b, ends) {
+			cell(j, v)
 		}
 		w.WriteByte('\n')
 	}
@@ -326,9 +322,8 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 			// One string a row, each cell a part of it: csv.Writer
 			// quotes what needs it and copies the bytes.
 			b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
-			row, start := string(b), 0
-			for j, e := range ends {
-				cells[j], start = row[start:e], e
+			for j, v := range scan.Cells(string(b), ends) {
+				cells[j] = v
 			}
 			cw.Write(cells)
 		}
@@ -400,18 +395,16 @@ func writeGroupsJSON(w *bufio.Writer, gt *scan.GroupTable, nkeys int) {
 		}
 		b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
 		out = append(out, '{')
-		start := 0
-		for j, e := range ends {
+		for j, v := range scan.Cells(b, ends) {
 			if j > 0 {
 				out = append(out, ',')
 			}
 			out = append(out, names[j]...)
 			if j == nkeys { // the count
-				out = append(out, b[start:e]...)
+				out = append(out, v...)
 			} else {
-				out = appendJSONString(out, b[start:e])
+				out = appendJSONString(out, v)
 			}
-			start = e
 		}
 		w.Write(append(out, '}'))
 	}
