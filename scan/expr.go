@@ -212,26 +212,24 @@ type cond struct {
 	field int // column index, for errors
 }
 
+// bindCond reads c's value as a number, else a date, else bytes (see
+// Cond). = and != take any value (one that is neither compares as bytes
+// alone, whatever it looks like); an order comparison's that overflows or
+// that notQuite declines is an ErrFilter.
 func bindCond(c Cond) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value)}
-	if c.Op == OpEq || c.Op == OpNe {
-		// bytes, and the same number or day too (see Cond); a value that
-		// is neither compares as bytes alone, whatever it looks like
-		if m, s, err := ParseFixed(k.val); err == nil {
-			k.kind, k.m, k.s = kindNumber, m, s
-		} else if d, ok := parseDate(k.val); ok {
-			k.kind, k.day = kindDate, d
-		}
-		return k, nil
-	}
-	if m, s, err := ParseFixed(k.val); err == nil {
+	order := c.Op != OpEq && c.Op != OpNe
+	m, s, err := ParseFixed(k.val)
+	if err == nil {
 		k.kind, k.m, k.s = kindNumber, m, s
-	} else if errors.Is(err, ErrOverflow) {
+	} else if order && errors.Is(err, ErrOverflow) {
 		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
 	} else if d, ok := parseDate(k.val); ok {
 		k.kind, k.day = kindDate, d
-	} else if why := notQuite(c.Value); why != "" {
-		return k, fmt.Errorf("%w %s: %s", ErrFilter, clipQuote(c.String()), why)
+	} else if order {
+		if why := notQuite(c.Value); why != "" {
+			return k, fmt.Errorf("%w %s: %s", ErrFilter, clipQuote(c.String()), why)
+		}
 	}
 	return k, nil
 }
@@ -326,20 +324,11 @@ func (c *cond) equal(f []byte) bool {
 }
 
 // leadOK says whether c can lead the fast paths (bulk's sp bits, a
-// hotWalk filter): = of bytes (bytesEqual), not empty, not starting with
-// CR, with no comma, quote or LF (which a bare field cannot hold).
+// hotWalk filter): = of bytes (a value neither a number nor a date), not
+// empty, not starting with CR, with no comma, quote or LF (which a bare
+// field cannot hold).
 func (c *cond) leadOK() bool {
 	return c.op == OpEq && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n")
-}
-
-// bytesEqual says whether = and != with value v are a byte comparison
-// alone (v is neither a number nor a date), which the fast paths make.
-func bytesEqual(v []byte) bool {
-	if _, _, err := ParseFixed(v); err == nil {
-		return false
-	}
-	_, ok := parseDate(v)
-	return !ok
 }
 
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }

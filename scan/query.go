@@ -232,12 +232,18 @@ func (q *Query) conds() []Cond {
 }
 
 // simple reports whether q has the reference's shape, which the fast paths
-// serve: at most one filter, an equality of bytes (bytesEqual), and sums
-// only, no group-by.
+// serve: at most one filter, an equality of bytes (a value bindCond reads
+// as neither a number nor a date), and sums only, no group-by.
 func (q *Query) simple() bool {
 	cs := q.conds()
-	return len(q.By) == 0 && q.Min == nil && q.Max == nil && q.Avg == nil &&
-		(len(cs) == 0 || (len(cs) == 1 && cs[0].Op == OpEq && bytesEqual([]byte(cs[0].Value))))
+	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 {
+		return false
+	}
+	if len(cs) == 0 {
+		return true
+	}
+	k, err := bindCond(cs[0])
+	return err == nil && k.op == OpEq && k.kind == kindBytes
 }
 
 // binding is a Query tied to one file's header: column indexes, not names.
