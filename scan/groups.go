@@ -79,7 +79,7 @@ type Groups struct {
 	Need  Need
 	// The index (nil after a parallel merge, until a key is looked up:
 	// see index): a key of ≤ 15 bytes by its bytes, then its length in
-	// byte 15 (shortKey); a longer one by its string.
+	// byte 15 (shortWords); a longer one by its string.
 	short *shortIndex
 	long  map[string]int32
 	arena []byte // every key's bytes, in group order
@@ -124,19 +124,35 @@ func (g *Groups) keyStart(i int) int {
 // Key is group i's key.
 func (g *Groups) Key(i int) string { return string(g.keyBytes(i)) }
 
-// shortKey is the short map's key for a key of at most 15 bytes: its
-// bytes, then its length in byte 15.
-func shortKey(key []byte) [16]byte {
-	var k [16]byte
-	copy(k[:], key)
-	k[15] = byte(len(key))
-	return k
+// shortWords is a key of at most 15 bytes as shortIndex holds it: its
+// bytes little-endian in two words (padWords), then its length in the top
+// byte of the second (shortKeyRef in the tests is the plain form).
+func shortWords(key []byte) (lo, hi uint64) {
+	lo, hi = padWords(key)
+	return lo, hi | uint64(len(key))<<56
 }
 
-// shortWords is a key of at most 15 bytes as shortIndex holds it.
-func shortWords(key []byte) (lo, hi uint64) {
-	k := shortKey(key)
-	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+// padWords is a key of at most 16 bytes zero-padded to 16, as two
+// little-endian words. They are put together from loads of the key itself,
+// not copied through a buffer in memory: a load that spans such a copy's
+// stores waits until they are written, so behind a lookup's cache miss
+// (groupsHot touches a batch's index slots one after another) every key
+// waited for the one before it (docs/experiments.md, 2026-12-03 midday).
+func padWords(key []byte) (lo, hi uint64) {
+	n := len(key)
+	le := binary.LittleEndian
+	switch {
+	case n >= 8:
+		lo = le.Uint64(key)
+		if n > 8 { // bytes n-8..n-1, shifted down so byte 8 comes first
+			hi = le.Uint64(key[n-8:]) >> ((16 - n) * 8)
+		}
+	case n >= 4: // two loads that overlap
+		lo = uint64(le.Uint32(key)) | uint64(le.Uint32(key[n-4:]))<<((n-4)*8)
+	case n > 0:
+		lo = uint64(key[0]) | uint64(key[n/2])<<(n/2*8) | uint64(key[n-1])<<((n-1)*8)
+	}
+	return lo, hi
 }
 
 // index builds the index if a merge left it out (see concatGroups): it is

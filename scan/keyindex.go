@@ -6,7 +6,7 @@ import (
 )
 
 // shortIndex finds a group by a key of at most 15 bytes, held as two words
-// (shortKey's bytes, little-endian): open addressing with linear probing,
+// (shortWords): open addressing with linear probing,
 // the words in the slot, so a lookup costs one hash and, for a key it
 // holds or not, mostly one cache line. It grows at three quarters full.
 //

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -47,5 +48,33 @@ func TestShortIndex(t *testing.T) {
 	}
 	if y := newShortIndex(1000); len(y.slots)*3 < 1000*4 {
 		t.Errorf("room for 1000 keys: %d slots", len(y.slots))
+	}
+}
+
+// shortKeyRef is the plain form of shortWords: the key's bytes in a zeroed
+// 16-byte array, its length in byte 15, read as two little-endian words.
+func shortKeyRef(key []byte) (lo, hi uint64) {
+	var k [16]byte
+	copy(k[:], key)
+	k[15] = byte(len(key))
+	return binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:])
+}
+
+// shortWords against shortKeyRef for every length it takes, with random
+// bytes (zeros among them) and keys cut out of a larger buffer, so that a
+// load past the key's end would show.
+func TestShortWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	buf := make([]byte, 64)
+	for range 20000 {
+		for i := range buf {
+			buf[i] = byte(rng.IntN(4)) * byte(rng.IntN(256)) // zeros often
+		}
+		n, at := rng.IntN(16), rng.IntN(32)
+		key := buf[at : at+n : at+n]
+		lo, hi := shortWords(key)
+		if wlo, whi := shortKeyRef(key); lo != wlo || hi != whi {
+			t.Fatalf("%x: %x %x, want %x %x", key, lo, hi, wlo, whi)
+		}
 	}
 }

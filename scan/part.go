@@ -51,9 +51,8 @@ func partHash(key []byte) uint64 {
 		h = mix(binary.LittleEndian.Uint64(key)^h^k1, binary.LittleEndian.Uint64(key[8:])^k2)
 		key = key[16:]
 	}
-	var b [16]byte
-	copy(b[:], key)
-	return mix(mix(binary.LittleEndian.Uint64(b[:])^h^k1, binary.LittleEndian.Uint64(b[8:])^k2), k3)
+	lo, hi := padWords(key)
+	return mix(mix(lo^h^k1, hi^k2), k3)
 }
 
 func mix(a, b uint64) uint64 {

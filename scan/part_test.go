@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -92,6 +94,36 @@ func TestKeyParts(t *testing.T) {
 	} {
 		if _, err := MergeParts(c.rs, c.n, 2); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("MergeParts of %d results in %d parts: %v, want %q", len(c.rs), c.n, err, c.want)
+		}
+	}
+}
+
+// partHashRef is partHash in its plain form, the last ≤ 16 bytes copied
+// into a zeroed array: every process of a run must agree on a key's part,
+// so the fast form must give the same hash, not merely a good one.
+func partHashRef(key []byte) uint64 {
+	const k1, k2, k3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+	h := uint64(len(key)) * k3
+	for len(key) > 16 {
+		h = mix(binary.LittleEndian.Uint64(key)^h^k1, binary.LittleEndian.Uint64(key[8:])^k2)
+		key = key[16:]
+	}
+	var b [16]byte
+	copy(b[:], key)
+	return mix(mix(binary.LittleEndian.Uint64(b[:])^h^k1, binary.LittleEndian.Uint64(b[8:])^k2), k3)
+}
+
+func TestPartHashRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	buf := make([]byte, 96)
+	for range 20000 {
+		for i := range buf {
+			buf[i] = byte(rng.IntN(4)) * byte(rng.IntN(256))
+		}
+		n, at := rng.IntN(48), rng.IntN(48)
+		key := buf[at : at+n : at+n]
+		if h, w := partHash(key), partHashRef(key); h != w {
+			t.Fatalf("%x: %x, want %x", key, h, w)
 		}
 	}
 }
