@@ -194,13 +194,24 @@ func (g *Groups) bigIndex() bool { return g.short != nil && len(g.short.slots) >
 // this machine's 1 MiB L2 (docs/experiments.md, 2026-12-03).
 const touchSlots = 1 << 14
 
-// touch starts fetching the index slot of a key of at most 15 bytes (see
-// shortIndex.touch); it returns a word of it, or 0.
-func (g *Groups) touch(key []byte) uint64 {
-	if g.short == nil || len(key) >= 16 {
+// touchKeys starts fetching the index slots where the searches for keys
+// start (those of at most 15 bytes, and not skip[i]'s; skip may be nil) and
+// returns a word of them (for the caller to keep, so the loads stay). At
+// most hotRecs keys. See shortIndex.touchAt.
+func (g *Groups) touchKeys(keys [][]byte, skip []bool) uint64 {
+	x := g.short
+	if x == nil {
 		return 0
 	}
-	return g.short.touch(shortWords(key))
+	var at [hotRecs]uint64
+	n := 0
+	for i, key := range keys {
+		if len(key) < 16 && (skip == nil || !skip[i]) {
+			at[n] = x.hash(shortWords(key)) >> x.shift
+			n++
+		}
+	}
+	return x.touchAt(at[:n])
 }
 
 // at returns the index of key's group, adding an empty one if it is new.

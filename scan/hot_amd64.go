@@ -197,13 +197,11 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			// Many keys (slot mode off): their index slots fetched at
 			// once, so that the lookups below wait for memory once a
 			// batch, not once a row.
-			var w uint64
-			for i := range loc.nout {
-				if !split || !sc.foreign[i] {
-					w += g.touch(rowKeys[i])
-				}
+			var skip []bool
+			if split {
+				skip = sc.foreign[:loc.nout]
 			}
-			sc.touched += w
+			sc.touched += g.touchKeys(rowKeys[:loc.nout], skip)
 		}
 		for i := range loc.nout {
 			rc := &recs[i]
