@@ -262,6 +262,15 @@ func (a *Answer) Groups() *GroupTable {
 // Len is the number of rows.
 func (t *GroupTable) Len() int { return len(t.order) }
 
+// Fork returns a table of t's rows for another goroutine: t and the tables
+// forked from it may append rows at the same time, each in its own
+// goroutine (they share the rows and the Answer, which they only read).
+func (t *GroupTable) Fork() *GroupTable {
+	c := *t
+	c.sink = 0
+	return &c
+}
+
 // Row appends row i's cells to dst as strings: AppendRow's cells, each a
 // part of one string made for the row.
 func (t *GroupTable) Row(dst []string, i int, group bool) []string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -929,4 +930,44 @@ func TestFTPServeCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
+}
+
+// --csv of a group-by's table made in pieces by several goroutines is the
+// table made in one piece, byte for byte; a write that fails part way
+// stops it with the error, and nothing waits forever.
+func TestCSVPieces(t *testing.T) {
+	defer func(p int) { csvPiece = p }(csvPiece)
+	args := []string{"query", "--by", "Order ID", "--sum", "Total Revenue", "--min", "Unit Price", "--avg", "Units Sold", "--csv", "testdata/sales"}
+	csvPiece = 1 << 20
+	code, whole, errs := run(t, "", args...)
+	recs, err := csv.NewReader(strings.NewReader(whole)).ReadAll()
+	if code != exitOK || err != nil || len(recs) < 40 {
+		t.Fatalf("one piece: exit %d, %v, %d records, %s", code, err, len(recs), errs)
+	}
+	for _, p := range []int{1, 3, 7} {
+		csvPiece = p
+		if code, out, errs := run(t, "", args...); code != exitOK || out != whole {
+			t.Errorf("pieces of %d rows: exit %d, %s\n%s\nwant\n%s", p, code, errs, out, whole)
+		}
+	}
+	csvPiece = 2
+	var errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &failAfter{n: 300}, stderr: &errb, fixTimes: fixedTimes,
+		tty: func(any) bool { return false }, ncpu: 2}
+	if code := a.main(args); code != exitFail || !strings.Contains(errb.String(), "disk full") {
+		t.Errorf("a failing write: exit %d, %q", code, errb.String())
+	}
+}
+
+// failAfter takes n bytes, then fails every write.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(b []byte) (int, error) {
+	if len(b) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("disk full")
+	}
+	w.n -= len(b)
+	return len(b), nil
 }

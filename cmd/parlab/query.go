@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -315,18 +316,11 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 	cw := csv.NewWriter(out)
 	if gt := ans.Groups(); gt != nil {
 		cw.Write(gt.Header)
-		var b []byte
-		var ends []int
-		cells := make([]string, len(gt.Header))
-		for i := range gt.Len() {
-			// One string a row, each cell a part of it: csv.Writer
-			// quotes what needs it and copies the bytes.
-			b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
-			for j, v := range scan.Cells(string(b), ends) {
-				cells[j] = v
-			}
-			cw.Write(cells)
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
 		}
+		return writeRowsCSV(out, gt, csvPiece, runtime.GOMAXPROCS(0))
 	} else {
 		head, row := []string{"matched"}, []string{strconv.FormatInt(ans.Matched, 10)}
 		for _, v := range ans.Values() {
@@ -337,6 +331,69 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvPiece is how many rows of a group-by's table writeRowsCSV formats at a
+// time in one goroutine (a variable for the tests, which cut tables of a
+// few rows into many pieces).
+var csvPiece = 4096
+
+// writeRowsCSV writes gt's rows to out as CSV, in order: with millions of
+// groups, making the text is most of the time after the scan, so pieces of
+// piece rows are made by up to workers goroutines at once (goroutine k
+// makes pieces k, k+workers, …, each into one of its two buffers) and
+// written one after another as they come. The first write error stops it.
+func writeRowsCSV(out io.Writer, gt *scan.GroupTable, piece, workers int) error {
+	n := gt.Len()
+	pieces := (n + piece - 1) / piece
+	workers = max(1, min(workers, pieces))
+	done := make(chan struct{}) // closed when the writer stops
+	defer close(done)
+	made := make([]chan []byte, workers) // goroutine k's pieces, in order
+	free := make([]chan []byte, workers) // its buffers, back from the writer
+	for k := range workers {
+		made[k], free[k] = make(chan []byte, 1), make(chan []byte, 2)
+		free[k] <- nil
+		free[k] <- nil
+		go func(t *scan.GroupTable) {
+			var buf bytes.Buffer
+			cw := csv.NewWriter(&buf)
+			var b []byte
+			var ends []int
+			cells := make([]string, len(t.Header))
+			for p := k; p < pieces; p += workers {
+				select {
+				case dst := <-free[k]:
+					buf = *bytes.NewBuffer(dst[:0])
+				case <-done:
+					return
+				}
+				for i := p * piece; i < min(n, (p+1)*piece); i++ {
+					// One string a row, each cell a part of it:
+					// csv.Writer quotes what needs it and copies the bytes.
+					b, ends = t.AppendRow(b[:0], ends[:0], i, false)
+					for j, v := range scan.Cells(string(b), ends) {
+						cells[j] = v
+					}
+					cw.Write(cells)
+				}
+				cw.Flush() // (into buf: it cannot fail)
+				select {
+				case made[k] <- buf.Bytes():
+				case <-done:
+					return
+				}
+			}
+		}(gt.Fork())
+	}
+	for p := range pieces {
+		b := <-made[p%workers]
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+		free[p%workers] <- b
+	}
+	return nil
 }
 
 // The query's JSON object (encoding/json, so it is valid JSON whatever the
