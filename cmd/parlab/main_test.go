@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -932,29 +932,32 @@ func TestFTPServeCLI(t *testing.T) {
 	}
 }
 
-// --csv of a group-by's table made in pieces by several goroutines is the
-// table made in one piece, byte for byte; a write that fails part way
-// stops it with the error, and nothing waits forever.
-func TestCSVPieces(t *testing.T) {
-	defer func(p int) { csvPiece = p }(csvPiece)
-	args := []string{"query", "--by", "Order ID", "--sum", "Total Revenue", "--min", "Unit Price", "--avg", "Units Sold", "--csv", "testdata/sales"}
-	csvPiece = 1 << 20
-	code, whole, errs := run(t, "", args...)
-	recs, err := csv.NewReader(strings.NewReader(whole)).ReadAll()
-	if code != exitOK || err != nil || len(recs) < 40 {
-		t.Fatalf("one piece: exit %d, %v, %d records, %s", code, err, len(recs), errs)
-	}
-	for _, p := range []int{1, 3, 7} {
-		csvPiece = p
-		if code, out, errs := run(t, "", args...); code != exitOK || out != whole {
-			t.Errorf("pieces of %d rows: exit %d, %s\n%s\nwant\n%s", p, code, errs, out, whole)
+// A group-by's table made in pieces by several goroutines (--csv, --json
+// and the text table) is the table made in one piece, byte for byte; a
+// write that fails part way stops --csv with the error, and nothing waits
+// forever.
+func TestTablePieces(t *testing.T) {
+	defer func(p int) { tablePiece = p }(tablePiece)
+	query := []string{"query", "--by", "Order ID", "--sum", "Total Revenue", "--min", "Unit Price", "--avg", "Units Sold"}
+	for _, out := range []string{"--csv", "--json", "--verbose"} { // (--verbose: the text table)
+		args := append(slices.Clone(query), out, "testdata/sales")
+		tablePiece = 1 << 20
+		code, whole, errs := run(t, "", args...)
+		if code != exitOK || strings.Count(whole, "\n") < 40 && strings.Count(whole, "},{") < 40 {
+			t.Fatalf("%s, one piece: exit %d, %s%s", out, code, whole, errs)
+		}
+		for _, p := range []int{1, 3, 7} {
+			tablePiece = p
+			if code, got, errs := run(t, "", args...); code != exitOK || got != whole {
+				t.Errorf("%s, pieces of %d rows: exit %d, %s\n%s\nwant\n%s", out, p, code, errs, got, whole)
+			}
 		}
 	}
-	csvPiece = 2
+	tablePiece = 2
 	var errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &failAfter{n: 300}, stderr: &errb, fixTimes: fixedTimes,
 		tty: func(any) bool { return false }, ncpu: 2}
-	if code := a.main(args); code != exitFail || !strings.Contains(errb.String(), "disk full") {
+	if code := a.main(append(query, "--csv", "testdata/sales")); code != exitFail || !strings.Contains(errb.String(), "disk full") {
 		t.Errorf("a failing write: exit %d, %q", code, errb.String())
 	}
 }

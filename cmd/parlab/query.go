@@ -276,33 +276,36 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 			width[j] = max(width[j], utf8.RuneCount(v))
 		}
 	})
-	w := bufio.NewWriterSize(out, 1<<16)
-	defer w.Flush()
 	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
-	cell := func(j int, v []byte) {
+	cell := func(dst []byte, j int, v []byte) []byte {
 		pad := spaces[:width[j]-utf8.RuneCount(v)]
-		w.WriteString("  ")
+		dst = append(dst, "  "...)
 		if j < nkeys {
-			w.Write(v)
-			w.Write(pad)
-		} else {
-			w.Write(pad)
-			w.Write(v)
+			return append(append(dst, v...), pad...)
 		}
+		return append(append(dst, pad...), v...)
 	}
+	var head []byte
 	for j, h := range gt.Header {
-		cell(j, []byte(h))
+		head = cell(head, j, []byte(h))
 	}
-	w.WriteByte('\n')
-	var b []byte
-	var ends []int
-	for i := range gt.Len() {
-		b, ends = gt.AppendRow(b[:0], ends[:0], i, true)
-		for j, v := range scan.Cells(b, ends) {
-			cell(j, v)
+	out.Write(append(head, '\n'))
+	// (a write error is not reported: no text output's is)
+	writePieces(out, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), func() pieceMaker {
+		t := gt.Fork()
+		return func(dst []byte, lo, hi int) []byte {
+			var b []byte // (a piece's own)
+			var ends []int
+			for i := lo; i < hi; i++ {
+				b, ends = t.AppendRow(b[:0], ends[:0], i, true)
+				for j, v := range scan.Cells(b, ends) {
+					dst = cell(dst, j, v)
+				}
+				dst = append(dst, '\n')
+			}
+			return dst
 		}
-		w.WriteByte('\n')
-	}
+	})
 }
 
 // writeCSV writes the answer as CSV: for a group-by, its table's header and
@@ -320,7 +323,7 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 		if err := cw.Error(); err != nil {
 			return err
 		}
-		return writeRowsCSV(out, gt, csvPiece, runtime.GOMAXPROCS(0))
+		return writePieces(out, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), csvRows(gt))
 	} else {
 		head, row := []string{"matched"}, []string{strconv.FormatInt(ans.Matched, 10)}
 		for _, v := range ans.Values() {
@@ -333,18 +336,23 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 	return cw.Error()
 }
 
-// csvPiece is how many rows of a group-by's table writeRowsCSV formats at a
-// time in one goroutine (a variable for the tests, which cut tables of a
-// few rows into many pieces).
-var csvPiece = 4096
+// tablePiece is how many rows of a group-by's table writePieces has made
+// at a time in one goroutine (a variable for the tests, which cut tables of
+// a few rows into many pieces).
+var tablePiece = 4096
 
-// writeRowsCSV writes gt's rows to out as CSV, in order: with millions of
-// groups, making the text is most of the time after the scan, so pieces of
-// piece rows are made by up to workers goroutines at once (goroutine k
-// makes pieces k, k+workers, …, each into one of its two buffers) and
-// written one after another as they come. The first write error stops it.
-func writeRowsCSV(out io.Writer, gt *scan.GroupTable, piece, workers int) error {
-	n := gt.Len()
+// A pieceMaker appends rows [lo, hi) of a table, as text, to dst. Each is
+// used by one goroutine (see writePieces).
+type pieceMaker func(dst []byte, lo, hi int) []byte
+
+// writePieces writes rows [0, n) of a table to out, in order, as the
+// pieceMakers that newMaker returns make them: with millions of groups,
+// making the text is most of the time after the scan, so pieces of piece
+// rows are made by up to workers goroutines at once (goroutine k, with a
+// pieceMaker of its own, makes pieces k, k+workers, …, each into one of its
+// two buffers) and written one after another as they come. The first write
+// error stops it.
+func writePieces(out io.Writer, n, piece, workers int, newMaker func() pieceMaker) error {
 	pieces := (n + piece - 1) / piece
 	workers = max(1, min(workers, pieces))
 	done := make(chan struct{}) // closed when the writer stops
@@ -355,36 +363,22 @@ func writeRowsCSV(out io.Writer, gt *scan.GroupTable, piece, workers int) error 
 		made[k], free[k] = make(chan []byte, 1), make(chan []byte, 2)
 		free[k] <- nil
 		free[k] <- nil
-		go func(t *scan.GroupTable) {
-			var buf bytes.Buffer
-			cw := csv.NewWriter(&buf)
-			var b []byte
-			var ends []int
-			cells := make([]string, len(t.Header))
+		go func(mk pieceMaker) {
 			for p := k; p < pieces; p += workers {
+				var dst []byte
 				select {
-				case dst := <-free[k]:
-					buf = *bytes.NewBuffer(dst[:0])
+				case dst = <-free[k]:
 				case <-done:
 					return
 				}
-				for i := p * piece; i < min(n, (p+1)*piece); i++ {
-					// One string a row, each cell a part of it:
-					// csv.Writer quotes what needs it and copies the bytes.
-					b, ends = t.AppendRow(b[:0], ends[:0], i, false)
-					for j, v := range scan.Cells(string(b), ends) {
-						cells[j] = v
-					}
-					cw.Write(cells)
-				}
-				cw.Flush() // (into buf: it cannot fail)
+				dst = mk(dst[:0], p*piece, min(n, (p+1)*piece))
 				select {
-				case made[k] <- buf.Bytes():
+				case made[k] <- dst:
 				case <-done:
 					return
 				}
 			}
-		}(gt.Fork())
+		}(newMaker())
 	}
 	for p := range pieces {
 		b := <-made[p%workers]
@@ -394,6 +388,39 @@ func writeRowsCSV(out io.Writer, gt *scan.GroupTable, piece, workers int) error 
 		free[p%workers] <- b
 	}
 	return nil
+}
+
+// csvRows makes pieces of gt's rows as CSV, for writePieces.
+func csvRows(gt *scan.GroupTable) func() pieceMaker {
+	return func() pieceMaker {
+		t := gt.Fork()
+		return func(dst []byte, lo, hi int) []byte {
+			// (a piece's own buffers, made once a piece)
+			buf := bytes.NewBuffer(dst)
+			cw := csv.NewWriter(buf)
+			var b []byte
+			var ends []int
+			cells := make([]string, len(t.Header))
+			for i := lo; i < hi; i++ {
+				// One string a row, each cell a part of it: csv.Writer
+				// quotes what needs it and copies the bytes.
+				b, ends = t.AppendRow(b[:0], ends[:0], i, false)
+				cw.Write(stringCells(cells, string(b), ends))
+			}
+			cw.Flush() // (into buf: it cannot fail)
+			return buf.Bytes()
+		}
+	}
+}
+
+// stringCells puts row's cells (see scan.Cells) in cells and returns it. A
+// function of its own so that the iterator is inlined: in the closure of a
+// pieceMaker its state went to the heap, an allocation a row.
+func stringCells(cells []string, row string, ends []int) []string {
+	for j, v := range scan.Cells(row, ends) {
+		cells[j] = v
+	}
+	return cells
 }
 
 // The query's JSON object (encoding/json, so it is valid JSON whatever the
@@ -435,36 +462,41 @@ type filterJSON struct {
 // writeGroupsJSON writes a group-by's table as the elements of a JSON
 // array, one object per group: the group-by columns, "count" (a number),
 // then each aggregate's label with its exact decimal in a string ("" for a
-// minimum or average of no value). A row at a time: millions of groups are
-// never one buffer.
-func writeGroupsJSON(w *bufio.Writer, gt *scan.GroupTable, nkeys int) {
+// minimum or average of no value). In pieces (writePieces): millions of
+// groups are never one buffer.
+func writeGroupsJSON(w io.Writer, gt *scan.GroupTable, nkeys int) error {
 	names := make([][]byte, len(gt.Header)) // each `"label":`
 	for j, h := range gt.Header {
 		k, _ := json.Marshal(h)
 		names[j] = append(k, ':')
 	}
-	var out, b []byte
-	var ends []int
-	for i := range gt.Len() {
-		out = out[:0]
-		if i > 0 {
-			out = append(out, ',')
-		}
-		b, ends = gt.AppendRow(b[:0], ends[:0], i, false)
-		out = append(out, '{')
-		for j, v := range scan.Cells(b, ends) {
-			if j > 0 {
-				out = append(out, ',')
+	return writePieces(w, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), func() pieceMaker {
+		t := gt.Fork()
+		return func(out []byte, lo, hi int) []byte {
+			var b []byte // (a piece's own)
+			var ends []int
+			for i := lo; i < hi; i++ {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				b, ends = t.AppendRow(b[:0], ends[:0], i, false)
+				out = append(out, '{')
+				for j, v := range scan.Cells(b, ends) {
+					if j > 0 {
+						out = append(out, ',')
+					}
+					out = append(out, names[j]...)
+					if j == nkeys { // the count
+						out = append(out, v...)
+					} else {
+						out = appendJSONString(out, v)
+					}
+				}
+				out = append(out, '}')
 			}
-			out = append(out, names[j]...)
-			if j == nkeys { // the count
-				out = append(out, v...)
-			} else {
-				out = appendJSONString(out, v)
-			}
+			return out
 		}
-		w.Write(append(out, '}'))
-	}
+	})
 }
 
 // appendJSONString appends v as a JSON string: as it is, quoted, if it is
@@ -604,7 +636,9 @@ func writeJSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 	}
 	out.Write(head)
 	if gt != nil {
-		writeGroupsJSON(out, gt, nkeys)
+		if err := writeGroupsJSON(out, gt, nkeys); err != nil {
+			return err
+		}
 		out.Write(tail)
 	}
 	return out.Flush()
