@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -217,6 +219,21 @@ func TestGroupsBinary(t *testing.T) {
 	if _, err := DecodeGroups(append(b, 0)); err == nil {
 		t.Error("a trailing byte: no error")
 	}
+	// counts alone: slots 0, need 0, then groups of (key length, key, count);
+	// more than a batch of the index's build (hotRecs), long keys among them
+	many := binary.AppendUvarint([]byte{0, 0}, 300)
+	for i := range 300 {
+		key := fmt.Sprint(i)
+		if i%7 == 0 {
+			key = fmt.Sprintf("a key of more than 15 bytes, %d", i)
+		}
+		many = append(binary.AppendUvarint(many, uint64(len(key))), key...)
+		many = binary.AppendVarint(many, int64(i))
+	}
+	if g, err := DecodeGroups(many); err != nil || g.Len() != 300 || g.Count[g.find([]byte("299"))] != 299 ||
+		g.Count[g.find([]byte("a key of more than 15 bytes, 294"))] != 294 {
+		t.Errorf("300 groups: %v", err)
+	}
 	// counts alone: slots 0, need 0, then groups of (key length, key, count)
 	if g, err := DecodeGroups([]byte{0, 0, 2, 1, 'a', 2, 1, 'b', 4}); err != nil || g.Len() != 2 || g.Count[g.find([]byte("b"))] != 2 {
 		t.Errorf("two groups: %v %+v", err, g)
@@ -225,6 +242,7 @@ func TestGroupsBinary(t *testing.T) {
 		{0, 0, 2, 1, 'a', 2, 1, 'a', 2},            // a key twice in a row
 		{0, 0, 3, 1, 'a', 2, 1, 'b', 2, 1, 'a', 2}, // a key twice
 		{0, 0, 5, 1, 'a', 2, 1, 'b', 2, 1, 'c', 2}, // more groups than the bytes hold
+		append(append(append([]byte{0, 0, 2, 16}, "0123456789abcdef"...), 2, 16), "0123456789abcdef\x02"...), // a long key twice
 	} {
 		if _, err := DecodeGroups(b); err == nil {
 			t.Errorf("% x: no error", b)

@@ -158,18 +158,46 @@ func padWords(key []byte) (lo, hi uint64) {
 // index builds the index if a merge left it out (see concatGroups): it is
 // only needed to find a key, which a finished answer is rarely asked to do.
 func (g *Groups) index() {
-	if g.short != nil {
-		return
+	if g.short == nil {
+		g.buildIndex() // (a merge's groups have distinct keys)
 	}
+}
+
+// buildIndex makes the index of g's groups, and reports false if two of
+// them have one key (the index then holds the first). A batch of keys'
+// slots is found and loaded first (shortIndex.touchAt), so that their
+// cache misses overlap.
+func (g *Groups) buildIndex() bool {
 	g.short, g.long = newShortIndex(g.Len()), make(map[string]int32)
-	for i := range g.Len() {
-		if key := g.keyBytes(i); len(key) < 16 {
-			lo, hi := shortWords(key)
-			g.short.getOrPut(lo, hi, int32(i))
-		} else {
-			g.long[string(key)] = int32(i)
+	x := g.short
+	var at, lo, hi [hotRecs]uint64
+	for s := 0; s < g.Len(); s += hotRecs {
+		e := min(s+hotRecs, g.Len())
+		n := 0
+		for i := s; i < e; i++ {
+			if key := g.keyBytes(i); len(key) < 16 {
+				lo[n], hi[n] = shortWords(key)
+				at[n] = x.hash(lo[n], hi[n]) >> x.shift
+				n++
+			}
+		}
+		x.sink += x.touchAt(at[:n])
+		n = 0
+		for i := s; i < e; i++ {
+			key := g.keyBytes(i)
+			if len(key) < 16 {
+				if _, added := x.getOrPut(lo[n], hi[n], int32(i)); !added {
+					return false
+				}
+				n++
+			} else if _, ok := g.long[string(key)]; ok {
+				return false
+			} else {
+				g.long[string(key)] = int32(i)
+			}
 		}
 	}
+	return true
 }
 
 // find returns key's group, or -1.
@@ -243,6 +271,11 @@ func (g *Groups) reserve(n int) {
 	if g.short.n+len(g.long) == 0 {
 		g.short = newShortIndex(n)
 	}
+	g.reserveArrays(n)
+}
+
+// reserveArrays is reserve without the index.
+func (g *Groups) reserveArrays(n int) {
 	g.arena = growHuge(g.arena, 16*n)
 	g.ends = growHuge(g.ends, n)
 	g.Count = growHuge(g.Count, n)
@@ -420,8 +453,8 @@ func DecodeGroups(b []byte) (*Groups, error) {
 	if least := 2 + slots*(5*(need&1)+need>>1&1+need>>2&1); n > uint64(len(b))/least {
 		return nil, bad
 	}
-	g := newGroups(int(slots), Need(need))
-	g.reserve(int(n)) // no growth: n is bounded by len(b)
+	g := &Groups{Slots: int(slots), Need: Need(need)} // (the index comes last)
+	g.reserveArrays(int(n))                           // no growth: n is bounded by len(b)
 	ext := func() Extreme {
 		if len(b) == 0 {
 			b = nil
@@ -448,11 +481,7 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		}
 		key := b[:kl]
 		b = b[kl:]
-		before := g.Len()
-		i := g.at(key)
-		if g.Len() == before {
-			return nil, bad // a key seen twice
-		}
+		i := g.add(key) // (the index comes after: buildIndex)
 		g.Count[i] = sv()
 		for k := i * g.Slots; k < (i+1)*g.Slots; k++ {
 			if g.Sums != nil {
@@ -476,7 +505,7 @@ func DecodeGroups(b []byte) (*Groups, error) {
 			return nil, bad
 		}
 	}
-	if len(b) != 0 {
+	if len(b) != 0 || !g.buildIndex() { // (a key seen twice)
 		return nil, bad
 	}
 	return g, nil

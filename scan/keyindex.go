@@ -23,6 +23,7 @@ type shortIndex struct {
 	shift  uint // 64 - log2(len(slots))
 	n      int
 	k1, k2 uint64
+	sink   uint64 // what touchAt read, kept so that its loads are made
 }
 
 // shortSlot is a key's two words and its group plus one (0: empty).
