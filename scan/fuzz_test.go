@@ -163,3 +163,38 @@ func FuzzQuery(f *testing.F) {
 		checkGen(t, "fuzz", []refFile{{"fuzz.csv", in}}, q)
 	})
 }
+
+// FuzzDecodeGroups feeds arbitrary bytes to DecodeGroups (the parent's read
+// of a child's groups): an error, or groups with distinct keys that survive
+// their binary form again. Never a panic.
+func FuzzDecodeGroups(f *testing.F) {
+	g := newGroups(2, NeedSum|NeedMin|NeedMax)
+	for i, k := range []string{"a", "", "a\x00b", "a key of more than 15 bytes"} {
+		j := g.at([]byte(k))
+		g.Count[j] += int64(i + 1)
+		g.Sums[j*2].Add(int64(i*100), 2)
+		g.Mins[j*2+1].takeMin(int64(-i), 1)
+		g.Maxs[j*2].takeMax(int64(i), 0)
+	}
+	f.Add(g.AppendBinary(nil))
+	f.Add([]byte{0, 0, 2, 1, 'a', 2, 1, 'a', 2})
+	f.Add([]byte{0, 0, 3, 1, 'a', 2, 1, 'b', 2, 1, 'c', 2})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := DecodeGroups(b)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for i := range g.Len() {
+			if k := g.Key(i); seen[k] {
+				t.Fatalf("key %q twice", k)
+			} else {
+				seen[k] = true
+			}
+		}
+		back, err := DecodeGroups(g.AppendBinary(nil))
+		if err != nil || !back.Equal(g) || !g.Equal(back) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
