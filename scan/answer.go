@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Answer is a query's answer with what names its numbers (Spec: the
@@ -349,23 +350,38 @@ func (t *GroupTable) touch(lo, hi int) {
 // memory, not the table's: for a pass whose result does not depend on the
 // order, such as measuring widths, it reads the groups' figures in
 // sequence rather than at random (with millions of groups, each random
-// read is a cache and TLB miss).
-func (t *GroupTable) EachRow(group bool, f func(cells []byte, ends []int)) {
+// read is a cache and TLB miss). The rows are cut into parts (at least 1)
+// of memory order, each visited by a goroutine of its own: f's first
+// argument is the part, and f may be called at once for different parts,
+// never for one part. EachRow returns when every part is done.
+func (t *GroupTable) EachRow(group bool, parts int, f func(part int, cells []byte, ends []int)) {
 	var xs []int // the rows' groups in memory order; nil: every group, 0 to n-1
 	if g := t.a.Result.Groups; g == nil || len(t.order) != g.Len() {
 		xs = slices.Sorted(slices.Values(t.order))
 	}
-	var b []byte
-	var ends []int
-	for k := range len(t.order) {
-		x := k
-		if xs != nil {
-			x = xs[k]
-		}
-		b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
-		f(b, ends)
+	n := len(t.order)
+	parts = max(1, min(parts, n/eachRowMin))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			var b []byte
+			var ends []int
+			for k := p * n / parts; k < (p+1)*n/parts; k++ {
+				x := k
+				if xs != nil {
+					x = xs[k]
+				}
+				b, ends = t.appendRowOf(b[:0], ends[:0], x, group)
+				f(p, b, ends)
+			}
+		})
 	}
+	wg.Wait()
 }
+
+// eachRowMin is the fewest rows EachRow gives a part of its own (a
+// variable for the tests, which cut tables of a few rows into parts).
+var eachRowMin = 4096
 
 // appendRowOf is AppendRow for group x.
 func (t *GroupTable) appendRowOf(dst []byte, ends []int, x int, group bool) ([]byte, []int) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -185,8 +186,11 @@ func TestAppendRow(t *testing.T) {
 	}
 }
 
-// EachRow visits the table's rows, each once, with Row's cells.
+// EachRow visits the table's rows, each once, with Row's cells, in one part
+// or in several goroutines' parts.
 func TestEachRow(t *testing.T) {
+	defer func(m int) { eachRowMin = m }(eachRowMin)
+	eachRowMin = 1
 	files := generated(t, 500, 1)
 	for _, q := range []Query{{By: []string{"Order ID"}, Sort: []SortKey{{"Total Revenue", true}}, Limit: 30}, {By: []string{"Country"}}} {
 		_, a, err := answerOf(files, q)
@@ -194,21 +198,30 @@ func TestEachRow(t *testing.T) {
 			t.Fatal(err)
 		}
 		gt := a.Groups()
-		want := map[string]int{}
-		for i := range gt.Len() {
-			want[strings.Join(gt.Row(nil, i, true), "|")]++
-		}
-		n := 0
-		gt.EachRow(true, func(b []byte, ends []int) {
-			n++
-			if k := strings.Join(cellsOf(b, 0, ends), "|"); want[k] != 1 {
-				t.Errorf("%+v: row %q visited but not in the table once", q, k)
-			} else {
-				want[k] = 0
+		for _, parts := range []int{1, 3} {
+			want := map[string]int{}
+			for i := range gt.Len() {
+				want[strings.Join(gt.Row(nil, i, true), "|")]++
 			}
-		})
-		if n != gt.Len() || gt.Len() < 30 {
-			t.Errorf("%+v: %d rows visited of %d", q, n, gt.Len())
+			var mu sync.Mutex
+			n, seen := 0, map[int]bool{}
+			gt.EachRow(true, parts, func(p int, b []byte, ends []int) {
+				mu.Lock()
+				defer mu.Unlock()
+				n++
+				seen[p] = true
+				if k := strings.Join(cellsOf(b, 0, ends), "|"); want[k] != 1 {
+					t.Errorf("%+v: row %q visited but not in the table once", q, k)
+				} else {
+					want[k] = 0
+				}
+			})
+			if len(seen) != parts {
+				t.Errorf("%+v: %d parts visited of %d", q, len(seen), parts)
+			}
+			if n != gt.Len() || gt.Len() < 30 {
+				t.Errorf("%+v: %d rows visited of %d", q, n, gt.Len())
+			}
 		}
 	}
 }

@@ -271,11 +271,21 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	for j, h := range gt.Header {
 		width[j] = utf8.RuneCountInString(h)
 	}
-	gt.EachRow(true, func(b []byte, ends []int) {
+	parts := runtime.GOMAXPROCS(0)
+	pw := make([][]int, parts) // each part's widths
+	for p := range pw {
+		pw[p] = slices.Clone(width)
+	}
+	gt.EachRow(true, parts, func(p int, b []byte, ends []int) {
 		for j, v := range scan.Cells(b, ends) {
-			width[j] = max(width[j], utf8.RuneCount(v))
+			pw[p][j] = max(pw[p][j], utf8.RuneCount(v))
 		}
 	})
+	for _, w := range pw {
+		for j := range width {
+			width[j] = max(width[j], w[j])
+		}
+	}
 	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
 	cell := func(dst []byte, j int, v []byte) []byte {
 		pad := spaces[:width[j]-utf8.RuneCount(v)]
