@@ -98,19 +98,19 @@ func TestKeyParts(t *testing.T) {
 	}
 }
 
-// partHashRef is partHash in its plain form, the last ≤ 16 bytes copied
-// into a zeroed array: every process of a run must agree on a key's part,
-// so the fast form must give the same hash, not merely a good one.
+// partHashRef is partHash in its plain form: the key copied into zeroed
+// 16-byte blocks (one at least), each mixed in, then the end's mix. Every
+// process of a run must agree on a key's part, so the fast form must give
+// the same hash, not merely a good one.
 func partHashRef(key []byte) uint64 {
 	const k1, k2, k3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+	b := make([]byte, max(16, (len(key)+15)/16*16))
+	copy(b, key)
 	h := uint64(len(key)) * k3
-	for len(key) > 16 {
-		h = mix(binary.LittleEndian.Uint64(key)^h^k1, binary.LittleEndian.Uint64(key[8:])^k2)
-		key = key[16:]
+	for ; len(b) > 0; b = b[16:] {
+		h = mix(binary.LittleEndian.Uint64(b)^h^k1, binary.LittleEndian.Uint64(b[8:])^k2)
 	}
-	var b [16]byte
-	copy(b[:], key)
-	return mix(mix(binary.LittleEndian.Uint64(b[:])^h^k1, binary.LittleEndian.Uint64(b[8:])^k2), k3)
+	return mix(h, k3)
 }
 
 func TestPartHashRef(t *testing.T) {
