@@ -59,7 +59,7 @@ func mergeGroups(srcs []*Groups, workers, n int) *Groups {
 	for p := range parts {
 		wg.Go(func() {
 			g := newGroups(slots, need)
-			g.reserve(n / workers) // at most n/workers distinct keys, if the hash spreads them evenly
+			g.reserve(n / workers)   // at most n/workers distinct keys, if the hash spreads them evenly
 			var keys [hotRecs][]byte // a batch of this part's keys
 			var js [hotRecs]int      // and their groups in s
 			for _, s := range srcs {
