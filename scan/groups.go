@@ -329,8 +329,29 @@ func (g *Groups) Merge(o *Groups) {
 	if g.Len() == 0 && o.Len() > 1024 { // size the index and the arrays once
 		g.reserve(o.Len())
 	}
-	for j := range o.Len() {
-		g.mergeOne(o, j)
+	g.mergeFrom(o, nil)
+}
+
+// mergeFrom adds the groups of o whose keys keep takes (every group, for a
+// nil keep) into g, a batch at a time: with an index past the caches, the
+// index slots of a batch's keys are fetched at once first (see touchAt).
+func (g *Groups) mergeFrom(o *Groups, keep func(key []byte) bool) {
+	var keys [hotRecs][]byte // a batch's keys
+	var js [hotRecs]int      // and their groups in o
+	for lo := 0; lo < o.Len(); lo += hotRecs {
+		m := 0
+		for j := lo; j < min(lo+hotRecs, o.Len()); j++ {
+			if key := o.keyBytes(j); keep == nil || keep(key) {
+				keys[m], js[m] = key, j
+				m++
+			}
+		}
+		if g.bigIndex() {
+			g.short.sink += g.touchKeys(keys[:m], nil)
+		}
+		for _, j := range js[:m] {
+			g.mergeOne(o, j)
+		}
 	}
 }
 

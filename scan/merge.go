@@ -59,25 +59,9 @@ func mergeGroups(srcs []*Groups, workers, n int) *Groups {
 	for p := range parts {
 		wg.Go(func() {
 			g := newGroups(slots, need)
-			g.reserve(n / workers)   // at most n/workers distinct keys, if the hash spreads them evenly
-			var keys [hotRecs][]byte // a batch of this part's keys
-			var js [hotRecs]int      // and their groups in s
+			g.reserve(n / workers) // at most n/workers distinct keys, if the hash spreads them evenly
 			for _, s := range srcs {
-				for lo := 0; lo < s.Len(); lo += hotRecs {
-					m := 0
-					for j := lo; j < min(lo+hotRecs, s.Len()); j++ {
-						if key := s.keyBytes(j); partOf(seed, key, workers) == p {
-							keys[m], js[m] = key, j
-							m++
-						}
-					}
-					if g.bigIndex() { // their index slots fetched at once (see touchAt)
-						g.short.sink += g.touchKeys(keys[:m], nil)
-					}
-					for _, j := range js[:m] {
-						g.mergeOne(s, j)
-					}
-				}
+				g.mergeFrom(s, func(key []byte) bool { return partOf(seed, key, workers) == p })
 			}
 			parts[p] = g
 		})
