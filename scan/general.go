@@ -207,9 +207,6 @@ type rowScratch struct {
 	// until its next batch. Here, not a local of groupsHot, which Go
 	// zeroed for every 4 KiB window (docs/experiments.md, 2026-12-03).
 	kbs [hotRecs][keyBuf]byte
-	// touched keeps the words groupsHot's batches load (Groups.touchKeys),
-	// so that the loads are not dropped; its value means nothing.
-	touched uint64
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line

@@ -165,35 +165,26 @@ func (g *Groups) index() {
 
 // buildIndex makes the index of g's groups, and reports false if two of
 // them have one key (the index then holds the first). A batch of keys'
-// slots is found and loaded first (shortIndex.touchAt), so that their
-// cache misses overlap.
+// slots is fetched first (touchKeys), so that their cache misses overlap.
 func (g *Groups) buildIndex() bool {
 	g.short, g.long = newShortIndex(g.Len()), make(map[string]int32)
-	x := g.short
-	var at, lo, hi [hotRecs]uint64
+	var keys [hotRecs][]byte
 	for s := 0; s < g.Len(); s += hotRecs {
-		e := min(s+hotRecs, g.Len())
-		n := 0
-		for i := s; i < e; i++ {
-			if key := g.keyBytes(i); len(key) < 16 {
-				lo[n], hi[n] = shortWords(key)
-				at[n] = x.hash(lo[n], hi[n]) >> x.shift
-				n++
-			}
+		batch := keys[:min(hotRecs, g.Len()-s)]
+		for k := range batch {
+			batch[k] = g.keyBytes(s + k)
 		}
-		x.sink += x.touchAt(at[:n])
-		n = 0
-		for i := s; i < e; i++ {
-			key := g.keyBytes(i)
+		g.touchKeys(batch, nil)
+		for k, key := range batch {
 			if len(key) < 16 {
-				if _, added := x.getOrPut(lo[n], hi[n], int32(i)); !added {
+				lo, hi := shortWords(key)
+				if _, added := g.short.getOrPut(lo, hi, int32(s+k)); !added {
 					return false
 				}
-				n++
 			} else if _, ok := g.long[string(key)]; ok {
 				return false
 			} else {
-				g.long[string(key)] = int32(i)
+				g.long[string(key)] = int32(s + k)
 			}
 		}
 	}
@@ -223,13 +214,12 @@ func (g *Groups) bigIndex() bool { return g.short != nil && len(g.short.slots) >
 const touchSlots = 1 << 14
 
 // touchKeys starts fetching the index slots where the searches for keys
-// start (those of at most 15 bytes, and not skip[i]'s; skip may be nil) and
-// returns a word of them (for the caller to keep, so the loads stay). At
+// start (those of at most 15 bytes, and not skip[i]'s; skip may be nil). At
 // most hotRecs keys. See shortIndex.touchAt.
-func (g *Groups) touchKeys(keys [][]byte, skip []bool) uint64 {
+func (g *Groups) touchKeys(keys [][]byte, skip []bool) {
 	x := g.short
 	if x == nil {
-		return 0
+		return
 	}
 	var at [hotRecs]uint64
 	n := 0
@@ -239,7 +229,7 @@ func (g *Groups) touchKeys(keys [][]byte, skip []bool) uint64 {
 			n++
 		}
 	}
-	return x.touchAt(at[:n])
+	x.touchAt(at[:n])
 }
 
 // at returns the index of key's group, adding an empty one if it is new.
@@ -347,7 +337,7 @@ func (g *Groups) mergeFrom(o *Groups, keep func(key []byte) bool) {
 			}
 		}
 		if g.bigIndex() {
-			g.short.sink += g.touchKeys(keys[:m], nil)
+			g.touchKeys(keys[:m], nil)
 		}
 		for _, j := range js[:m] {
 			g.mergeOne(o, j)

@@ -201,7 +201,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			if split {
 				skip = sc.foreign[:loc.nout]
 			}
-			sc.touched += g.touchKeys(rowKeys[:loc.nout], skip)
+			g.touchKeys(rowKeys[:loc.nout], skip)
 		}
 		for i := range loc.nout {
 			rc := &recs[i]

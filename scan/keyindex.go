@@ -64,18 +64,18 @@ func (x *shortIndex) get(lo, hi uint64) int32 {
 
 // touchAt loads the slots at (places, as hash >> shift gives them), their
 // first word and their group (a slot of 24 bytes may span two cache lines),
-// and returns a sum of them (for the caller to keep, so the loads stay).
+// and keeps a sum of them in sink, so that the loads stay.
 // Called with a batch's places before its keys are looked up, it lets the
 // CPU fetch their slots from memory at once, not one after another: the
 // loads come in a loop of their own, with nothing else to do, because in
 // the loop that hashes the keys only a few of them waited at once
 // (docs/experiments.md, 2026-12-03 midday).
-func (x *shortIndex) touchAt(at []uint64) uint64 {
+func (x *shortIndex) touchAt(at []uint64) {
 	var w uint64
 	for _, p := range at {
 		w += x.slots[p].lo + uint64(x.slots[p].i)
 	}
-	return w
+	x.sink += w
 }
 
 // getOrPut returns the group of the key lo, hi and false, or, if it has
