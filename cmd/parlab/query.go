@@ -301,7 +301,7 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	}
 	out.Write(append(head, '\n'))
 	// (a write error is not reported: no text output's is)
-	writePieces(out, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), func() pieceMaker {
+	writePieces(out, gt.Len(), func() pieceMaker {
 		t := gt.Fork()
 		return func(dst []byte, lo, hi int) []byte {
 			var b []byte // (a piece's own)
@@ -333,7 +333,7 @@ func writeCSV(out io.Writer, rep *spawn.Report) error {
 		if err := cw.Error(); err != nil {
 			return err
 		}
-		return writePieces(out, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), csvRows(gt))
+		return writePieces(out, gt.Len(), csvRows(gt))
 	} else {
 		head, row := []string{"matched"}, []string{strconv.FormatInt(ans.Matched, 10)}
 		for _, v := range ans.Values() {
@@ -357,14 +357,15 @@ type pieceMaker func(dst []byte, lo, hi int) []byte
 
 // writePieces writes rows [0, n) of a table to out, in order, as the
 // pieceMakers that newMaker returns make them: with millions of groups,
-// making the text is most of the time after the scan, so pieces of piece
-// rows are made by up to workers goroutines at once (goroutine k, with a
-// pieceMaker of its own, makes pieces k, k+workers, …, each into one of its
-// two buffers) and written one after another as they come. The first write
-// error stops it.
-func writePieces(out io.Writer, n, piece, workers int, newMaker func() pieceMaker) error {
+// making the text is most of the time after the scan, so pieces of
+// tablePiece rows are made by a goroutine a core at once (goroutine k, with
+// a pieceMaker of its own, makes pieces k, k+workers, …, each into one of
+// its two buffers) and written one after another as they come. The first
+// write error stops it.
+func writePieces(out io.Writer, n int, newMaker func() pieceMaker) error {
+	piece := tablePiece
 	pieces := (n + piece - 1) / piece
-	workers = max(1, min(workers, pieces))
+	workers := max(1, min(runtime.GOMAXPROCS(0), pieces))
 	done := make(chan struct{}) // closed when the writer stops
 	defer close(done)
 	made := make([]chan []byte, workers) // goroutine k's pieces, in order
@@ -480,7 +481,7 @@ func writeGroupsJSON(w io.Writer, gt *scan.GroupTable, nkeys int) error {
 		k, _ := json.Marshal(h)
 		names[j] = append(k, ':')
 	}
-	return writePieces(w, gt.Len(), tablePiece, runtime.GOMAXPROCS(0), func() pieceMaker {
+	return writePieces(w, gt.Len(), func() pieceMaker {
 		t := gt.Fork()
 		return func(out []byte, lo, hi int) []byte {
 			var b []byte // (a piece's own)
