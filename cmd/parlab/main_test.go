@@ -797,7 +797,8 @@ func TestQuotedCRLFValue(t *testing.T) {
 // --json as encoding/json reads them back and of --csv as encoding/csv
 // does, in the table's order, with their counts and sums.
 func TestGroupKeysEscaped(t *testing.T) {
-	keys := []string{`say "hi"`, `back\slash`, "a,b", "tab\there", "<b>&", "Curaçao", "Cura\xe7ao", "plain"}
+	keys := []string{`say "hi"`, `back\slash`, "a,b", "tab\there", "<b>&", "Curaçao", "Cura\xe7ao", "plain",
+		"esc\x1b[31mred", "line\nbreak", `"quoted" first`, "日本", "e\u0301te", "zero\u200bwidth"}
 	var b strings.Builder
 	b.WriteString("k,v\n")
 	for i, k := range keys {
@@ -840,14 +841,60 @@ func TestGroupKeysEscaped(t *testing.T) {
 		}
 	}
 
+	// The text table: a key with a byte that is not printable UTF-8, or
+	// that starts with '"', Go-quoted; no control byte but '\n' at a line's
+	// end; the count's last digit in the same terminal column on every row
+	// (a wide rune takes two, a combining mark none).
+	shown := map[string]string{"tab\there": `"tab\there"`, "Cura\xe7ao": `"Cura\xe7ao"`,
+		"esc\x1b[31mred": `"esc\x1b[31mred"`, "line\nbreak": `"line\nbreak"`,
+		`"quoted" first`: `"\"quoted\" first"`, "zero\u200bwidth": `"zero\u200bwidth"`}
+	cols := map[string]int{"日本": 4, "e\u0301te": 3}
 	code, out, errs = run(t, "", "query", "--by", "k", "--sum", "v", p)
-	lines := strings.Split(out, "\n")[2:] // after the summary and the header
-	if code != 0 || len(lines) < len(keys) {
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < len(keys)+2 {
 		t.Fatalf("table: exit %d, %s%s", code, out, errs)
 	}
+	for _, c := range out {
+		if c != '\n' && (c < 0x20 || c == 0x7f) {
+			t.Fatalf("table: control character %q in\n%s", c, out)
+		}
+	}
+	countEnd := len("  k") + strings.Index(lines[1][3:], "count") + len("count")
 	for i, k := range want {
-		if f := strings.Fields(strings.TrimPrefix(lines[i], "  "+k)); !strings.HasPrefix(lines[i], "  "+k) || len(f) != 2 || f[1] != wantSum(k) {
-			t.Errorf("table row %d: %q, want key %q", i, lines[i], k)
+		line := lines[i+2]
+		s, ok := shown[k]
+		if !ok {
+			s = k
+		}
+		w, ok := cols[k]
+		if !ok {
+			w = utf8.RuneCountInString(s)
+		}
+		f := strings.Fields(strings.TrimPrefix(line, "  "+s))
+		if !strings.HasPrefix(line, "  "+s) || len(f) != 2 || f[0] != "1" || f[1] != wantSum(k) {
+			t.Errorf("table row %d: %q, want key %q shown as %q", i, line, k, s)
+			continue
+		}
+		if end := 2 + w + strings.Index(line[2+len(s):], "1") + 1; end != countEnd {
+			t.Errorf("table row %d: %q: the count ends at column %d, the header's at %d", i, line, end, countEnd)
+		}
+	}
+}
+
+func TestDisplayWidth(t *testing.T) {
+	for _, c := range []struct {
+		in, shown string
+		width     int
+	}{
+		{"", "", 0}, {"Chad", "Chad", 4}, {"Côte d’Ivoire", "Côte d’Ivoire", 13}, {"日本", "日本", 4},
+		{"ｆｕｌｌ", "ｆｕｌｌ", 8}, {"e\u0301", "e\u0301", 1}, {"a\tb", `"a\tb"`, 6},
+		{"\x7f", `"\x7f"`, 6}, {"\u0085", `"\u0085"`, 8}, {"\xff", `"\xff"`, 6}, {`"`, `"\""`, 4}, {`a"`, `a"`, 2},
+	} {
+		if s, w := displayString(c.in); s != c.shown || w != c.width {
+			t.Errorf("displayString(%q) = %q, %d; want %q, %d", c.in, s, w, c.shown, c.width)
+		}
+		if w := shownWidth([]byte(c.in)); w != c.width {
+			t.Errorf("shownWidth(%q) = %d, want %d", c.in, w, c.width)
 		}
 	}
 }

@@ -227,7 +227,7 @@ func (a *app) printWorkers(rep *spawn.Report) {
 
 func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	w := a.stdout
-	filter := rep.Spec.Describe()
+	filter, _ := displayString(rep.Spec.Describe())
 	if rep.Strategy == "floor" {
 		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",
 			rep.Workers, rep.Split, group(rep.Result.Rows), humanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
@@ -248,12 +248,16 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 		}
 		printGroups(w, gt, len(ans.By))
 	}
-	width := 0
-	for _, l := range lines {
-		width = max(width, len(l.Label))
+	width := len("Time")
+	labels := make([]string, len(lines))
+	widths := make([]int, len(lines))
+	for i, l := range lines {
+		labels[i], widths[i] = displayString(l.Label)
+		width = max(width, widths[i])
 	}
-	for _, l := range lines {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, l.Label, l.Value)
+	for i, l := range lines {
+		v, _ := displayString(l.Value)
+		fmt.Fprintf(w, "  %s%*s  %s\n", labels[i], width-widths[i], "", v)
 	}
 	if rep.Strategy == "seq" {
 		fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
@@ -269,7 +273,7 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	width := make([]int, len(gt.Header))
 	for j, h := range gt.Header {
-		width[j] = utf8.RuneCountInString(h)
+		width[j] = shownWidth([]byte(h))
 	}
 	parts := runtime.GOMAXPROCS(0)
 	pw := make([][]int, parts) // each part's widths
@@ -278,7 +282,7 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	}
 	gt.EachRow(true, parts, func(p int, b []byte, ends []int) {
 		for j, v := range scan.Cells(b, ends) {
-			pw[p][j] = max(pw[p][j], utf8.RuneCount(v))
+			pw[p][j] = max(pw[p][j], shownWidth(v))
 		}
 	})
 	for _, w := range pw {
@@ -288,12 +292,14 @@ func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
 	}
 	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
 	cell := func(dst []byte, j int, v []byte) []byte {
-		pad := spaces[:width[j]-utf8.RuneCount(v)]
 		dst = append(dst, "  "...)
 		if j < nkeys {
-			return append(append(dst, v...), pad...)
+			dst, w := displayCell(dst, v)
+			return append(dst, spaces[:width[j]-w]...)
 		}
-		return append(append(dst, pad...), v...)
+		dst = append(dst, spaces[:width[j]-shownWidth(v)]...)
+		dst, _ = displayCell(dst, v)
+		return dst
 	}
 	var head []byte
 	for j, h := range gt.Header {
