@@ -14,10 +14,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"parlab/spawn"
@@ -1020,4 +1022,36 @@ func (w *failAfter) Write(b []byte) (int, error) {
 	}
 	w.n -= len(b)
 	return len(b), nil
+}
+
+// Any bytes shown in the text table: no control character and valid
+// UTF-8 on the terminal, the bytes given back exactly (as they are, or by
+// strconv.Unquote of a quoted cell, which alone starts with '"'), and
+// shownWidth agrees with displayCell.
+func FuzzDisplayCell(f *testing.F) {
+	for _, s := range []string{"Chad", "a\tb", "\x1b[31m", "\"q\"", "Cura\xe7ao", "日本", "e\u0301", "\u200b", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		out, w := displayCell([]byte("x"), v)
+		shown := string(out[1:])
+		if !utf8.ValidString(shown) || w != shownWidth(v) || w > len(shown) {
+			t.Fatalf("%q shown as %q, width %d (shownWidth %d)", v, shown, w, shownWidth(v))
+		}
+		for _, r := range shown {
+			if !unicode.IsPrint(r) {
+				t.Fatalf("%q shown as %q: %U is not printable", v, shown, r)
+			}
+		}
+		back := shown
+		if strings.HasPrefix(shown, `"`) {
+			var err error
+			if back, err = strconv.Unquote(shown); err != nil {
+				t.Fatalf("%q shown as %q: %v", v, shown, err)
+			}
+		}
+		if back != string(v) {
+			t.Fatalf("%q shown as %q, read back as %q", v, shown, back)
+		}
+	})
 }
