@@ -46,6 +46,8 @@ func plainASCII(v []byte) bool {
 	return true
 }
 
+// needsQuote says whether v is shown quoted: it starts with '"', or holds
+// a byte that is not UTF-8 or a rune that is not printable.
 func needsQuote(v []byte) bool {
 	if len(v) > 0 && v[0] == '"' {
 		return true
