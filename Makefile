@@ -76,8 +76,9 @@ SHAPES_DATA ?= $(DATA)
 shapes: build data
 	scripts/shapes.sh $(SHAPES_DATA)
 
-# The same shapes in DuckDB (2 threads, the schema given): npm's
-# @duckdb/node-api, installed into out/duckdb.
+# The same shapes in DuckDB (2 threads, the schema given), alternating with
+# parlab, every parlab answer checked against DuckDB's exact one (exit 1 on a
+# difference): npm's @duckdb/node-api, installed into out/duckdb.
 vs-duckdb: build data
 	mkdir -p out/duckdb && cd out/duckdb && [ -d node_modules/@duckdb/node-api ] || npm install --no-save @duckdb/node-api
 	cp scripts/vs-duckdb.mjs out/duckdb/ && cd out/duckdb && node vs-duckdb.mjs $(abspath $(SHAPES_DATA)) 5 $(abspath bin/parlab)
