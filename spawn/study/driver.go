@@ -3,9 +3,7 @@ package study
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -206,31 +204,11 @@ func diskRead() int64 {
 // fraction of those (of whole 2 MiB blocks) in 2 MiB folios: NaN if the
 // kernel cannot tell, or the files have no whole block.
 func resident(paths []string) (float64, float64, error) {
-	var in, all int
-	var huge, cached int64
-	known := true
-	for _, p := range paths {
-		r, n, err := shm.Resident(p)
-		if err != nil {
-			return 0, 0, fmt.Errorf("page cache: %w", err)
-		}
-		in, all = in+r, all+n
-		h, c, err := shm.Folios(p)
-		if errors.Is(err, shm.ErrNoFolioInfo) {
-			known = false
-		} else if err != nil {
-			return 0, 0, fmt.Errorf("page cache: %w", err)
-		}
-		huge, cached = huge+h, cached+c
+	c, err := shm.State(paths)
+	if err != nil {
+		return 0, 0, err
 	}
-	f, hf := 1.0, math.NaN()
-	if all > 0 {
-		f = float64(in) / float64(all)
-	}
-	if known && cached > 0 {
-		hf = float64(huge) / float64(cached)
-	}
-	return f, hf, nil
+	return c.ResidentFraction(), c.HugeFraction(), nil
 }
 
 // WriteFile writes the document atomically: a crash mid-write leaves the
