@@ -67,6 +67,7 @@ Usage:
   parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-true]
                [--modes batch,serial,create] [--touch MB] [--json]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
+  parlab cache [--warm] [PATH...]   (how the page cache holds the files; --warm reads them in 2 MiB folios)
   parlab ftp serve --root DIR [--listen 127.0.0.1:2121] [--model single|goroutines|batch|pool]
                [--workers N] [--backlog N] [--users FILE] [--anonymous] [--pasv-ports 50000-50999]
                [--tls-cert F --tls-key F] [--max-conns N] [--max-per-ip N] [--idle 5m] [--log FILE|-]
@@ -120,6 +121,8 @@ func (a *app) main(args []string) int {
 		err = a.spawnLab(rest)
 	case "ftp":
 		err = a.ftp(rest)
+	case "cache":
+		err = a.cache(rest)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(a.stdout, helpText)
 		return exitOK

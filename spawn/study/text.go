@@ -442,7 +442,7 @@ func (d *Doc) warnings() *bench.Table {
 		warns = append(warns, fmt.Sprintf("only %s of the data set was in the page cache at the start, and there was no warmup round: the first round read the rest from disk (use --warmup 1).", cachePct(c.Start)))
 	}
 	if c := d.Cache; c != nil && !d.Cold && min(c.HugeStart, c.HugeEnd) < 0.9 {
-		warns = append(warns, fmt.Sprintf("only %s of the data set's cached pages were in 2 MiB folios (%s at the end); the rest map 4 KiB at a time, a page fault per 16 pages and a TLB entry per page. That made a 10M-row query 1.3-1.4x slower here. A set fresh from `parlab gen`, or one evicted and read back through parlab's mappings (a --cold run does that), is in 2 MiB folios where the filesystem keeps them (ext4 from Linux 6.16, xfs; not tmpfs).", cachePct(c.HugeStart), cachePct(c.HugeEnd)))
+		warns = append(warns, fmt.Sprintf("only %s of the data set's cached pages were in 2 MiB folios (%s at the end); the rest map 4 KiB at a time, a page fault per 16 pages and a TLB entry per page. A 10M-row query takes 1.3-2.7x as long that way (docs/pagecache.md). `parlab cache --warm PATH` puts a set in 2 MiB folios where the filesystem keeps them (ext4 from Linux 6.16, xfs; not tmpfs), as `parlab gen` writes it and a --cold run reads it back.", cachePct(c.HugeStart), cachePct(c.HugeEnd)))
 	}
 	if len(slow) > 0 {
 		warns = append(warns, fmt.Sprintf("a first trial over twice as slow as the rest in %s: caches were cold; use --warmup.", strings.Join(slow, ", ")))
