@@ -40,7 +40,8 @@ func (c Cache) HugeFraction() float64 {
 	return float64(c.Huge) / float64(c.Blocks)
 }
 
-// State reports how the page cache holds paths (regular files). It reads
+// State reports how the page cache holds paths (regular files: a FIFO
+// would block it). It reads
 // nothing from disk and leaves the cache as it was (Resident, Folios).
 func State(paths []string) (Cache, error) {
 	c := Cache{Files: len(paths), FolioKnown: true}
@@ -68,13 +69,14 @@ func State(paths []string) (Cache, error) {
 	return c, nil
 }
 
-// smallFolios is the share of a file's cached whole 2 MiB blocks below
-// which Warm evicts it before reading it back: a scan of 4 KiB pages takes
-// a page fault per 16 pages and a TLB entry per page (2–3× the time of a
-// 10M-row query here, docs/pagecache.md).
-const smallFolios = 0.9
+// HugeEnough is the share of a set's cached whole 2 MiB blocks in 2 MiB
+// folios below which Warm evicts a file before reading it back, and the
+// bench and `parlab cache` warn: a scan of 4 KiB pages takes a page fault
+// per 16 pages and a TLB entry per page (docs/pagecache.md measures it).
+const HugeEnough = 0.9
 
-// Warm puts path in the page cache the way a scan wants it: every page
+// Warm puts path (a regular file: a FIFO would block it) in the page cache
+// the way a scan wants it: every page
 // cached and, where the kernel and the filesystem keep large folios, in 2
 // MiB folios. If less than 90% of its cached whole blocks are in 2 MiB
 // folios (as after a read(2) by cat, cp or another program filled the
@@ -89,7 +91,7 @@ func Warm(path string) (evicted bool, err error) {
 	if err != nil && !errors.Is(err, ErrNoFolioInfo) {
 		return false, err
 	}
-	if err == nil && blocks > 0 && float64(huge) < smallFolios*float64(blocks) {
+	if err == nil && blocks > 0 && float64(huge) < HugeEnough*float64(blocks) {
 		if err := Evict(path); err != nil {
 			return false, fmt.Errorf("evicting %s: %w", path, err)
 		}

@@ -48,8 +48,8 @@ func TestStateAndWarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ResidentFraction() != 1 || c.HugeFraction() < smallFolios {
-		t.Errorf("after Warm: %.3f resident, %.3f of the blocks in 2 MiB folios; want all and at least %.1f", c.ResidentFraction(), c.HugeFraction(), smallFolios)
+	if c.ResidentFraction() != 1 || c.HugeFraction() < HugeEnough {
+		t.Errorf("after Warm: %.3f resident, %.3f of the blocks in 2 MiB folios; want all and at least %.1f", c.ResidentFraction(), c.HugeFraction(), HugeEnough)
 	}
 	// A file with no whole block is read in, never evicted.
 	if err := Evict(tiny); err != nil {

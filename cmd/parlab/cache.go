@@ -48,8 +48,8 @@ func (a *app) cache(args []string) error {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "%s: warmed (%d of %d files evicted and read back): %s\n", p, evicted, len(paths), cacheLine(c))
-		if h := c.HugeFraction(); h < 0.9 {
-			fmt.Fprintf(a.stdout, "%s: the filesystem keeps these pages in small folios (tmpfs, or ext4 before Linux 6.16): a scan maps them 4 KiB at a time\n", p)
+		if h := c.HugeFraction(); h < shm.HugeEnough {
+			fmt.Fprintf(a.stdout, "%s: still in small folios: the filesystem keeps them so (tmpfs, or ext4 before Linux 6.16), or another process maps them; a scan maps them 4 KiB at a time\n", p)
 		}
 	}
 	return nil
