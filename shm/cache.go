@@ -41,8 +41,8 @@ func (c Cache) HugeFraction() float64 {
 }
 
 // State reports how the page cache holds paths (regular files: a FIFO
-// would block it). It reads
-// nothing from disk and leaves the cache as it was (Resident, Folios).
+// would block it). It reads nothing from disk and leaves the cache as it
+// was (Resident, Folios).
 func State(paths []string) (Cache, error) {
 	c := Cache{Files: len(paths), FolioKnown: true}
 	for _, p := range paths {
@@ -76,16 +76,15 @@ func State(paths []string) (Cache, error) {
 const HugeEnough = 0.9
 
 // Warm puts path (a regular file: a FIFO would block it) in the page cache
-// the way a scan wants it: every page
-// cached and, where the kernel and the filesystem keep large folios, in 2
-// MiB folios. If less than 90% of its cached whole blocks are in 2 MiB
-// folios (as after a read(2) by cat, cp or another program filled the
-// cache), it is evicted first (Evict; pages that another process maps
-// stay); then it is mapped with MADV_HUGEPAGE and populated
-// (MADV_POPULATE_READ), which reads what is missing from disk in 2 MiB
-// folios. It reports whether it evicted. On a filesystem that keeps small
-// folios (tmpfs, ext4 before Linux 6.16) the pages come back small, and a
-// later Warm evicts them again: State tells.
+// the way a scan wants it: every page cached and, where the kernel and the
+// filesystem keep large folios, in 2 MiB folios. If less than HugeEnough
+// of its cached whole blocks are in 2 MiB folios (as after a read(2) by
+// cat, cp or another program filled the cache), it is evicted first
+// (Evict; pages that another process maps stay); then it is mapped with
+// MADV_HUGEPAGE and populated (MADV_POPULATE_READ), which reads what is
+// missing from disk in 2 MiB folios. It reports whether it evicted. On a
+// filesystem that keeps small folios (tmpfs, ext4 before Linux 6.16) the
+// pages come back small, and a later Warm evicts them again: State tells.
 func Warm(path string) (evicted bool, err error) {
 	huge, blocks, err := Folios(path)
 	if err != nil && !errors.Is(err, ErrNoFolioInfo) {

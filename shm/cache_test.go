@@ -15,10 +15,10 @@ func TestStateAndWarm(t *testing.T) {
 	big := writeInChunks(t, "big.csv", size, 2<<20)
 	small := writeInChunks(t, "small.csv", size, 4096) // 4 KiB folios
 	tiny := write(t, "tiny.csv", []byte("a,b\n1,2\n"))
-	if huge, _ := folios(t, big); huge < size/2 {
+	bigHuge, _ := folios(t, big)
+	if bigHuge < size/2 {
 		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
 	}
-	bigHuge, _ := folios(t, big)
 	c, err := State([]string{big, small, tiny})
 	if err != nil {
 		t.Fatal(err)
