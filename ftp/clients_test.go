@@ -240,3 +240,30 @@ func TestClientTLS(t *testing.T) {
 		t.Errorf("STOR over TLS: %q", got)
 	}
 }
+
+// Python's ftplib.abort() (it sends "ABOR\r\n" as urgent data) stops a
+// download: 426 for the transfer, then 226, and the session goes on.
+func TestPythonAbort(t *testing.T) {
+	py := need(t, "python3")
+	_, addr, root := testServer(t, Goroutines)
+	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 64<<20), 0o644)
+	host, port, _ := net.SplitHostPort(addr)
+	script := `
+import ftplib, sys
+f = ftplib.FTP(timeout=20)
+f.connect(sys.argv[1], int(sys.argv[2]))
+f.login("alice", "secret")
+f.voidcmd("TYPE I")
+conn = f.transfercmd("RETR big.bin")
+conn.recv(4096)
+first = f.abort()
+second = f.getresp()
+conn.close()
+print(first[:3], second[:3], f.pwd())
+f.quit()
+`
+	out := runClient(t, py, "-c", script, host, port)
+	if strings.TrimSpace(out) != "426 226 /" {
+		t.Errorf("ftplib.abort(): %q, want 426 226 /", out)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -30,35 +29,35 @@ func init() {
 		"OPTS": {run: (*session).cmdOpts},
 		"PWD":  {run: (*session).cmdPwd},
 		"XPWD": {run: (*session).cmdPwd},
-		"CWD":  {run: (*session).cmdCwd},
-		"XCWD": {run: (*session).cmdCwd},
+		"CWD":  {run: (*session).cmdCwd, path: true},
+		"XCWD": {run: (*session).cmdCwd, path: true},
 		"CDUP": {run: func(ss *session, _ string) bool { return ss.cmdCwd("..") }},
 		"XCUP": {run: func(ss *session, _ string) bool { return ss.cmdCwd("..") }},
 		"TYPE": {run: (*session).cmdType},
 		"MODE": {run: (*session).cmdMode},
 		"STRU": {run: (*session).cmdStru},
-		"STAT": {run: (*session).cmdStat},
-		"SIZE": {run: (*session).cmdSize},
-		"MDTM": {run: (*session).cmdMdtm},
+		"STAT": {run: (*session).cmdStat, path: true},
+		"SIZE": {run: (*session).cmdSize, path: true},
+		"MDTM": {run: (*session).cmdMdtm, path: true},
 		"REST": {run: (*session).cmdRest},
-		"DELE": {run: (*session).cmdDele, write: true},
-		"MKD":  {run: (*session).cmdMkd, write: true},
-		"XMKD": {run: (*session).cmdMkd, write: true},
-		"RMD":  {run: (*session).cmdRmd, write: true},
-		"XRMD": {run: (*session).cmdRmd, write: true},
-		"RNFR": {run: (*session).cmdRnfr, write: true},
-		"RNTO": {run: (*session).cmdRnto, write: true},
+		"DELE": {run: (*session).cmdDele, write: true, path: true},
+		"MKD":  {run: (*session).cmdMkd, write: true, path: true},
+		"XMKD": {run: (*session).cmdMkd, write: true, path: true},
+		"RMD":  {run: (*session).cmdRmd, write: true, path: true},
+		"XRMD": {run: (*session).cmdRmd, write: true, path: true},
+		"RNFR": {run: (*session).cmdRnfr, write: true, path: true},
+		"RNTO": {run: (*session).cmdRnto, write: true, path: true},
 		"PASV": {run: (*session).cmdPasv},
 		"EPSV": {run: (*session).cmdEpsv},
 		"PORT": {run: (*session).cmdPort},
 		"EPRT": {run: (*session).cmdEprt},
-		"RETR": {run: (*session).cmdRetr},
-		"STOR": {run: func(ss *session, a string) bool { return ss.cmdStore(a, false) }, write: true},
-		"APPE": {run: func(ss *session, a string) bool { return ss.cmdStore(a, true) }, write: true},
-		"LIST": {run: func(ss *session, a string) bool { return ss.cmdList(a, listLong) }},
-		"NLST": {run: func(ss *session, a string) bool { return ss.cmdList(a, listNames) }},
-		"MLSD": {run: func(ss *session, a string) bool { return ss.cmdList(a, listFacts) }},
-		"MLST": {run: (*session).cmdMlst},
+		"RETR": {run: (*session).cmdRetr, path: true},
+		"STOR": {run: func(ss *session, a string) bool { return ss.cmdStore(a, false) }, write: true, path: true},
+		"APPE": {run: func(ss *session, a string) bool { return ss.cmdStore(a, true) }, write: true, path: true},
+		"LIST": {run: func(ss *session, a string) bool { return ss.cmdList(a, listLong) }, path: true},
+		"NLST": {run: func(ss *session, a string) bool { return ss.cmdList(a, listNames) }, path: true},
+		"MLSD": {run: func(ss *session, a string) bool { return ss.cmdList(a, listFacts) }, path: true},
+		"MLST": {run: (*session).cmdMlst, path: true},
 		"ABOR": {run: (*session).cmdAbor},
 	}
 }
@@ -84,14 +83,28 @@ func (ss *session) cmdUser(arg string) bool {
 	return false
 }
 
-// dummyHash is compared against for unknown users, so that a wrong user
-// name takes as long as a wrong password. Made on first use: at package
-// init every parlab process (a query worker, a session process) would pay
-// for it.
-var dummyHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("parlab-no-such-user"), bcrypt.DefaultCost)
-	return h
-})
+// dummyHash is the hash an unknown user's password is compared against,
+// so that a wrong user name takes as long as a wrong password: made once,
+// by New, at the highest cost among the users' hashes (a cheaper one would
+// answer an unknown name sooner; bcrypt's default cost without users). A
+// session process gets its parent's: making one in each child would add
+// its time to every login of an unknown user.
+func dummyHash(users map[string][]byte) ([]byte, error) {
+	cost := 0
+	for _, h := range users {
+		if c, err := bcrypt.Cost(h); err == nil && c > cost {
+			cost = c
+		}
+	}
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte("parlab-no-such-user"), cost)
+	if err != nil {
+		return nil, fmt.Errorf("the dummy password hash: %w", err)
+	}
+	return h, nil
+}
 
 func (ss *session) cmdPass(arg string) bool {
 	switch {
@@ -109,7 +122,7 @@ func (ss *session) cmdPass(arg string) bool {
 	} else if h, known := cfg.Users[ss.user]; known {
 		ok = bcrypt.CompareHashAndPassword(h, []byte(arg)) == nil
 	} else {
-		bcrypt.CompareHashAndPassword(dummyHash(), []byte(arg)) // as long as a known user's check
+		bcrypt.CompareHashAndPassword(ss.srv.dummy, []byte(arg)) // as long as a known user's check
 	}
 	if ok {
 		ss.loggedIn = true

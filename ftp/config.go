@@ -52,16 +52,23 @@ type Config struct {
 	PasvMin, PasvMax   int
 	MaxConns, MaxPerIP int
 	Idle, DataTimeout  time.Duration
-	LoginDelay         time.Duration
+	LoginDelay         time.Duration // before a failed login's reply; negative: none
 	MaxLine            int
-	// TLS, if set, offers AUTH TLS (explicit FTPS). CertFile and KeyFile
-	// (PEM) make it, and are what the processes model's children load.
+	// TLS, if set, offers AUTH TLS (explicit FTPS); else CertFile and
+	// KeyFile (PEM), if set, make it. Every model serves it: the processes
+	// model hands the certificate and key to its session processes.
 	TLS               *tls.Config
 	CertFile, KeyFile string
 	// Exe is the binary the processes model starts ("": /proc/self/exe).
 	Exe string
 	// Log, if set, gets one JSON line a session.
 	Log io.Writer
+	// Errors, if set, gets a line for each fault the server survives (a
+	// failed accept, a session process that could not start), at most one
+	// a second.
+	Errors io.Writer
+
+	dummy []byte // a session process's: its parent's dummy hash
 }
 
 // Defaults are the limits a zero Config gets: vsftpd's and RFC 1123's
@@ -90,10 +97,8 @@ func (c *Config) fill() {
 	orDefault(&c.Idle, d.Idle)
 	orDefault(&c.DataTimeout, d.DataTimeout)
 	orDefault(&c.MaxLine, d.MaxLine)
-	if c.LoginDelay < 0 { // asked for none
-		c.LoginDelay = 0
-	} else {
-		orDefault(&c.LoginDelay, d.LoginDelay)
+	if c.LoginDelay == 0 { // negative: none, and stays so, so that fill can run twice (a session process's does)
+		c.LoginDelay = d.LoginDelay
 	}
 }
 

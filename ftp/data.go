@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -419,8 +420,15 @@ func (p *progressTCP) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// cmdStore is STOR and APPE: into a temporary file beside the target,
-// renamed over it only when the whole upload arrived.
+// cmdStore is STOR and APPE. Each upload goes into a temporary file beside
+// the target, so a broken or aborted one changes nothing:
+//   - STOR renames it over the target when the whole upload has arrived;
+//     after REST n, the target's first n bytes are copied in first (a
+//     resumed upload), and the rest of the old file is replaced.
+//   - APPE then appends it to the target (made if missing) in one piece,
+//     under an exclusive flock(2) on the target, through O_APPEND: two
+//     sessions appending at once (in any model, threads or processes) both
+//     land, each whole, one after the other. APPE ignores REST.
 func (ss *session) cmdStore(arg string, appendTo bool) bool {
 	if ss.busy() {
 		return false
@@ -433,21 +441,17 @@ func (ss *session) cmdStore(arg string, appendTo bool) bool {
 	var suffix [6]byte
 	rand.Read(suffix[:])
 	tmp := path.Join(path.Dir(rel), ".parlab-upload-"+hex.EncodeToString(suffix[:])+"-"+path.Base(rel))
-	f, err := ss.srv.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := ss.srv.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644) // RDWR: APPE reads it back
 	if err != nil {
 		ss.reply(553, clip(client, 200)+": "+reason(err))
 		return false
 	}
 	offset := ss.rest
 	ss.rest = 0
-	if appendTo || offset > 0 {
-		// APPE, or STOR after REST: the existing bytes first (up to the offset)
+	if !appendTo && offset > 0 {
+		// STOR after REST: the existing bytes up to the offset first
 		if old, err := ss.srv.root.Open(rel); err == nil {
-			var src io.Reader = old
-			if !appendTo {
-				src = io.LimitReader(old, offset)
-			}
-			_, err = io.Copy(f, src)
+			_, err = io.Copy(f, io.LimitReader(old, offset))
 			old.Close()
 			if err != nil {
 				f.Close()
@@ -471,18 +475,56 @@ func (ss *session) cmdStore(arg string, appendTo bool) bool {
 			}
 		}
 		ss.bytesIn.Add(n)
+		if err == nil && !ss.xferStopped() {
+			if appendTo {
+				err = appendFile(root, rel, f)
+			} else {
+				err = root.Rename(tmp, rel)
+			}
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil && !ss.xferStopped() {
-			err = root.Rename(tmp, rel)
-		}
-		if err != nil || ss.xferStopped() {
+		if appendTo || err != nil || ss.xferStopped() {
 			root.Remove(tmp)
 		}
 		return n, err
 	})
 	return false
+}
+
+// appendFile appends all of from (read from its start) to rel under root,
+// making rel if missing, under an exclusive flock on rel: appends from any
+// session, goroutine or process, land whole and one after another.
+func appendFile(root *os.Root, rel string, from *os.File) error {
+	to, err := root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	rc, err := to.SyscallConn()
+	if err != nil {
+		return err
+	}
+	lock := func(how int) (err error) {
+		rc.Control(func(fd uintptr) {
+			for {
+				if err = syscall.Flock(int(fd), how); err != syscall.EINTR {
+					return
+				}
+			}
+		})
+		return err
+	}
+	if err := lock(syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer lock(syscall.LOCK_UN)
+	if _, err := from.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.Copy(to, from) // copy_file_range where the file system has it
+	return err
 }
 
 func (ss *session) xferStopped() bool {

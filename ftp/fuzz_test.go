@@ -14,8 +14,8 @@ var replyLine = regexp.MustCompile(`^([1-5][0-9][0-9][ -]| )`)
 // FuzzSession sends arbitrary command lines, after a login, to a real
 // session and checks that every line that comes back is a well-formed reply
 // line (a code and a space or hyphen, or a multi-line reply's continuation)
-// and that the session ends when it should: the server never hangs on them
-// nor crashes.
+// with no raw control byte, and that the session ends when it should: the
+// server never hangs on them nor crashes.
 func FuzzSession(f *testing.F) {
 	for _, s := range []string{"PWD", "CWD ..\nPWD", "LIST -la", "RETR ../../etc/passwd", "PORT 1,2,3,4,5,6",
 		"EPRT |2|::1|5000|", "REST 99999999999999999999", "TYPE L 8", "STAT\nSTAT /", "RNFR hello.txt\nRNTO /sub/x",
@@ -53,7 +53,7 @@ func FuzzSession(f *testing.F) {
 				}
 				return // closed: after QUIT, 421 or 500
 			}
-			if !replyLine.MatchString(line) {
+			if !replyLine.MatchString(line) || hasControl(strings.TrimSuffix(line, "\r\n")) {
 				t.Fatalf("a malformed reply line %q for %q", line, script)
 			}
 		}

@@ -55,8 +55,8 @@ func (ss *session) listing(arg string, f listFormat) ([]string, error) {
 	now := time.Now()
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".parlab-upload-") {
-			continue // an upload in progress is not a file yet
+		if strings.HasPrefix(name, ".parlab-upload-") || hasControl(name) {
+			continue // an upload in progress is not a file yet; see hasControl
 		}
 		// A directory opened in a Root lstats its entries as it reads
 		// them (through its descriptor), so Info costs nothing; only a

@@ -1,6 +1,8 @@
 package ftp
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/gob"
 	"fmt"
 	"net"
@@ -10,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"parlab/spawn/child"
 )
@@ -34,53 +34,72 @@ const (
 type childConfig struct {
 	Root              string
 	Users             map[string][]byte
+	Dummy             []byte // the parent's dummy hash: a child makes none (its time would tell)
 	Anonymous         bool
 	PasvMin, PasvMax  int
 	Idle, DataTimeout time.Duration
 	LoginDelay        time.Duration
 	MaxLine           int
-	CertFile, KeyFile string
-	Log               bool
-	Active, Served    int64 // the parent's figures at the fork, for STAT
+	// TLS: the parent's certificate chain (DER) and its key (PKCS #8), the
+	// one TLS configuration every model serves.
+	TLSChain [][]byte
+	TLSKey   []byte
+	Log      bool
+	Active   int64 // the parent's figures at the fork, for STAT
+	Served   int64
 }
 
 // serveProcesses is vsftpd's model: the parent accepts and checks the
 // limits; each session is a child process, parlab itself started with
-// syscall.ForkExec in SessionArg's mode, the connection its fd 3. Children
-// get SIGKILL if the parent dies (PR_SET_PDEATHSIG); each is reaped.
+// syscall.ForkExec in SessionArg's mode, the connection its fd 3. The
+// accept loop only accepts and queues (so the kernel's queue drains at
+// once); one spawner goroutine, locked to its OS thread for the server's
+// whole life, does every fork, so PR_SET_PDEATHSIG (which fires when the
+// forking thread ends) kills the children only when the server is gone.
+// Each child is waited for through its pidfd, in the poller: the parent's
+// threads stay flat however many sessions run.
 func (s *Server) serveProcesses(ln net.Listener) error {
 	exe := s.cfg.Exe
 	if exe == "" {
 		exe = "/proc/self/exe"
 	}
-	// PR_SET_PDEATHSIG fires when the forking thread ends: keep this one.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return err
-		}
-		release, ok := s.admit(c)
-		if !ok {
-			continue
-		}
-		if err := s.forkSession(exe, c, release); err != nil {
-			refuse(c, "421 Cannot start a session process; try again later.")
-			release()
-		}
+	devnull, err := os.Open(os.DevNull) // the children's stdin and stdout
+	if err != nil {
+		return err
 	}
+	q := newConnQueue(0)
+	s.kids.Add(1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the server's last child
+		defer s.kids.Done()
+		defer devnull.Close()
+		for {
+			ws := q.pop(1)
+			if ws == nil {
+				break
+			}
+			w := ws[0]
+			s.queued.Add(-1)
+			if err := s.forkSession(exe, devnull, w.take(), w.release); err != nil {
+				s.fault("cannot start a session process: %v", err)
+				refuse(w.c, "421 Cannot start a session process; try again later.")
+				w.release()
+			}
+		}
+		s.kidsDone.Wait() // the children's Pdeathsig follows this thread
+	}()
+	return s.acceptInto(ln, q)
 }
 
 // forkSession starts one session process for c. The parent's copy of the
-// connection is closed once the child has it.
-func (s *Server) forkSession(exe string, c net.Conn, release func()) error {
+// connection is closed once the child has it; on an error c is left open,
+// for the caller's 421.
+func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release func()) error {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return fmt.Errorf("not a TCP connection")
 	}
 	cf, err := tc.File() // a dup, blocking mode
-	c.Close()
 	if err != nil {
 		return err
 	}
@@ -90,19 +109,10 @@ func (s *Server) forkSession(exe string, c net.Conn, release func()) error {
 		return err
 	}
 	defer pr.Close()
-	logFd := uintptr(^uint(0))
-	if f, ok := s.cfg.Log.(*os.File); ok {
-		logFd = f.Fd()
-	}
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		pw.Close()
-		return err
-	}
-	defer devnull.Close()
+	defer pw.Close()
 	files := []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), cf.Fd(), pr.Fd()}
-	if logFd != uintptr(^uint(0)) {
-		files = append(files, logFd)
+	if f, ok := s.cfg.Log.(*os.File); ok {
+		files = append(files, f.Fd())
 	}
 	pidfd := -1
 	pid, err := syscall.ForkExec(exe, []string{exe, SessionArg}, &syscall.ProcAttr{
@@ -110,35 +120,36 @@ func (s *Server) forkSession(exe string, c net.Conn, release func()) error {
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
 	})
 	if err != nil {
-		pw.Close()
 		return err
 	}
-	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Anonymous: s.cfg.Anonymous, PasvMin: s.cfg.PasvMin,
-		PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout, LoginDelay: s.cfg.LoginDelay,
-		MaxLine: s.cfg.MaxLine, CertFile: s.cfg.CertFile, KeyFile: s.cfg.KeyFile, Log: len(files) > 5,
-		Active: s.active.Load(), Served: s.served.Load()}
-	err = gob.NewEncoder(pw).Encode(&cc)
-	pw.Close()
-	if err != nil {
-		unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+	c.Close()
+	kid, err := child.NewPidfd(pid, pidfd)
+	if err != nil { // cannot happen with a valid pidfd; reap it the slow way
+		syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+		release()
+		return nil
+	}
+	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Dummy: s.dummy, Anonymous: s.cfg.Anonymous,
+		PasvMin: s.cfg.PasvMin, PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout,
+		LoginDelay: s.cfg.LoginDelay, MaxLine: s.cfg.MaxLine, TLSChain: s.tlsChain, TLSKey: s.tlsKey,
+		Log: len(files) > 5, Active: s.active.Load(), Served: s.served.Load()}
+	if err := gob.NewEncoder(pw).Encode(&cc); err != nil {
+		kid.Signal(syscall.SIGKILL)
 	}
 	s.active.Add(1)
-	s.kids.Add(1)
+	s.kidsDone.Add(1)
 	s.mu.Lock()
-	s.pidfds[pidfd] = struct{}{}
+	s.pidfds[kid] = struct{}{}
 	s.mu.Unlock()
 	go func() {
-		defer s.kids.Done()
-		var ws syscall.WaitStatus
-		for {
-			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-				break
-			}
-		}
+		defer s.kidsDone.Done()
+		kid.Wait()
 		s.mu.Lock()
-		delete(s.pidfds, pidfd)
+		delete(s.pidfds, kid)
 		s.mu.Unlock()
-		unix.Close(pidfd)
+		kid.Close()
 		s.active.Add(-1)
 		s.served.Add(1)
 		release()
@@ -148,11 +159,11 @@ func (s *Server) forkSession(exe string, c net.Conn, release func()) error {
 
 // signalChildren sends sig to every live session process (through its
 // pidfd: never a reused pid).
-func (s *Server) signalChildren(sig unix.Signal) {
+func (s *Server) signalChildren(sig syscall.Signal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for fd := range s.pidfds {
-		unix.PidfdSendSignal(fd, sig, nil, 0)
+	for k := range s.pidfds {
+		k.Signal(sig)
 	}
 }
 
@@ -169,7 +180,15 @@ func sessionMain([]string) int {
 	cfgFile.Close()
 	cfg := Config{Root: cc.Root, Model: Processes, Users: cc.Users, Anonymous: cc.Anonymous, PasvMin: cc.PasvMin,
 		PasvMax: cc.PasvMax, Idle: cc.Idle, DataTimeout: cc.DataTimeout, LoginDelay: cc.LoginDelay, MaxLine: cc.MaxLine,
-		CertFile: cc.CertFile, KeyFile: cc.KeyFile, MaxConns: 1, MaxPerIP: 1}
+		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy}
+	if cc.TLSChain != nil {
+		key, err := x509.ParsePKCS8PrivateKey(cc.TLSKey)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "parlab ftp session: TLS key: %v\n", err)
+			return 2
+		}
+		cfg.TLS = tlsConfig(tls.Certificate{Certificate: cc.TLSChain, PrivateKey: key})
+	}
 	if cc.Log {
 		cfg.Log = os.NewFile(childLogFd, "log")
 	}

@@ -2,15 +2,19 @@ package ftp
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"parlab/spawn/child"
 )
 
 // Server is one FTP server. Its methods are safe for concurrent use.
@@ -29,15 +33,23 @@ type Server struct {
 	// from another IP than their session's control connection.
 	ForeignData atomic.Int64
 
-	closing atomic.Bool
-	kids    sync.WaitGroup   // the processes model's session processes
-	pidfds  map[int]struct{} // theirs, for signals
-	wg      sync.WaitGroup   // every session
-	logMu   sync.Mutex       // one log line at a time
-	ln      net.Listener     // set by Serve, closed by Shutdown: under mu
+	closing  atomic.Bool
+	kids     sync.WaitGroup            // the processes model's spawner, which outlives its children
+	kidsDone sync.WaitGroup            // the processes model's session processes
+	pidfds   map[*child.Pidfd]struct{} // theirs, for signals
+	devnull  *os.File                  // the processes model's children's stdin and stdout
+	dummy    []byte                    // compared against for an unknown user (see cmdPass)
+	tlsChain [][]byte                  // cfg.TLS's certificate, for the session processes
+	tlsKey   []byte                    // and its key (PKCS #8)
+	wg       sync.WaitGroup            // every session
+	logMu    sync.Mutex                // one log line at a time
+	faults   faults                    // Errors' rate limit
+	ln       net.Listener              // set by Serve, closed by Shutdown: under mu
 }
 
-// New opens cfg.Root as the jail and makes the server.
+// New opens cfg.Root as the jail and makes the server. TLS comes from
+// cfg.TLS, or else from CertFile and KeyFile: one configuration, which the
+// processes model hands to its session processes too.
 func New(cfg Config) (*Server, error) {
 	cfg.fill()
 	if cfg.CertFile != "" && cfg.TLS == nil {
@@ -45,17 +57,41 @@ func New(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("TLS: %w", err)
 		}
-		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+		cfg.TLS = tlsConfig(pair)
+	}
+	if cfg.PasvMin > cfg.PasvMax || cfg.PasvMin < 0 || cfg.PasvMax > 65535 {
+		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
+	}
+	s := &Server{cfg: cfg, perIP: map[string]int{}, sessions: map[*session]struct{}{},
+		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[*child.Pidfd]struct{}{}, dummy: cfg.dummy}
+	if cfg.Model == Processes && cfg.TLS != nil {
+		if len(cfg.TLS.Certificates) != 1 {
+			return nil, fmt.Errorf("TLS: the processes model serves exactly one certificate, not %d", len(cfg.TLS.Certificates))
+		}
+		cert := cfg.TLS.Certificates[0]
+		key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+		if err != nil {
+			return nil, fmt.Errorf("TLS: the key cannot be handed to a session process: %w", err)
+		}
+		s.tlsChain, s.tlsKey = cert.Certificate, key
+	}
+	if s.dummy == nil {
+		var err error
+		if s.dummy, err = dummyHash(cfg.Users); err != nil {
+			return nil, err
+		}
 	}
 	root, err := os.OpenRoot(cfg.Root)
 	if err != nil {
 		return nil, fmt.Errorf("ftp root: %w", err)
 	}
-	if cfg.PasvMin > cfg.PasvMax || cfg.PasvMin < 0 || cfg.PasvMax > 65535 {
-		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
-	}
-	return &Server{cfg: cfg, root: root, perIP: map[string]int{}, sessions: map[*session]struct{}{},
-		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[int]struct{}{}}, nil
+	s.root = root
+	return s, nil
+}
+
+// tlsConfig is the server side of explicit FTPS for one certificate.
+func tlsConfig(cert tls.Certificate) *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 }
 
 // Serve accepts connections on ln and runs them in the configured model
@@ -91,8 +127,10 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 func (s *Server) serveSingle(ln net.Listener) error {
+	a := s.newAcceptor(ln)
+	defer a.close()
 	for {
-		c, err := ln.Accept()
+		c, err := a.next()
 		if err != nil {
 			return err
 		}
@@ -101,8 +139,10 @@ func (s *Server) serveSingle(ln net.Listener) error {
 }
 
 func (s *Server) serveGoroutines(ln net.Listener) error {
+	a := s.newAcceptor(ln)
+	defer a.close()
 	for {
-		c, err := ln.Accept()
+		c, err := a.next()
 		if err != nil {
 			return err
 		}
@@ -114,75 +154,86 @@ func (s *Server) serveGoroutines(ln net.Listener) error {
 	}
 }
 
-// serveBatch is the reference's OpenMP model: block for one connection,
-// take every other one already waiting, serve the batch with Workers
-// workers, and take the next batch only when the whole batch is done.
-func (s *Server) serveBatch(ln net.Listener) error {
-	tl, _ := ln.(*net.TCPListener)
+// acceptInto is the queued models' accept loop: each connection is
+// admitted under the limits (or answered 421) and queued, where it hears
+// 120 if its session has not started within QueuedNotice (or 421 when the
+// queue is full). When the listener closes, what still waits gets 421.
+func (s *Server) acceptInto(ln net.Listener, q *connQueue) error {
+	a := s.newAcceptor(ln)
+	defer a.close()
+	defer q.close("421 Server shutting down.")
 	for {
-		c, err := ln.Accept()
+		c, err := a.next()
 		if err != nil {
 			return err
 		}
-		batch := []net.Conn{c}
-		for tl != nil && pending(tl) {
-			c, err := tl.Accept() // one is waiting: this does not block
-			if err != nil {
-				break
-			}
-			batch = append(batch, c)
+		release, ok := s.admit(c)
+		if !ok {
+			continue
 		}
-		s.queued.Add(int64(len(batch)))
-		work := make(chan net.Conn, len(batch))
-		for _, c := range batch {
-			work <- c
+		w := hold(c, release)
+		if !q.push(w) {
+			w.refuse("421 Too many connections waiting; try again later.")
+			continue
 		}
-		close(work)
-		var wg sync.WaitGroup
-		for range min(s.cfg.Workers, len(batch)) {
-			wg.Go(func() {
-				for c := range work {
-					s.queued.Add(-1)
-					s.run(c)
-				}
-			})
-		}
-		wg.Wait()
-		if s.closing.Load() {
-			return net.ErrClosed
-		}
+		s.queued.Add(1)
 	}
+}
+
+// start takes a queued connection and runs its session here.
+func (s *Server) start(w *waiting) {
+	s.queued.Add(-1)
+	s.session(w.take(), w.release)
+}
+
+// serveBatch is the reference's OpenMP model: wait for one connection,
+// take every other one waiting, serve the batch with Workers workers, and
+// take the next batch only when the whole batch is done. Connections keep
+// being accepted meanwhile (and hear 120), so the kernel's queue never
+// fills and no client waits in silence.
+func (s *Server) serveBatch(ln net.Listener) error {
+	q := newConnQueue(0)
+	s.wg.Go(func() {
+		for {
+			batch := q.pop(0)
+			if batch == nil {
+				return
+			}
+			work := make(chan *waiting, len(batch))
+			for _, w := range batch {
+				work <- w
+			}
+			close(work)
+			var wg sync.WaitGroup
+			for range min(s.cfg.Workers, len(batch)) {
+				wg.Go(func() {
+					for w := range work {
+						s.start(w)
+					}
+				})
+			}
+			wg.Wait()
+		}
+	})
+	return s.acceptInto(ln, q)
 }
 
 // servePool feeds Workers long-lived workers from a queue of Queue
 // connections; a connection that finds it full gets 421 at once.
 func (s *Server) servePool(ln net.Listener) error {
-	q := make(chan net.Conn, s.cfg.Queue)
-	var wg sync.WaitGroup
+	q := newConnQueue(s.cfg.Queue)
 	for range s.cfg.Workers {
-		wg.Go(func() {
-			for c := range q {
-				s.queued.Add(-1)
-				s.run(c)
+		s.wg.Go(func() {
+			for {
+				w := q.pop(1)
+				if w == nil {
+					return
+				}
+				s.start(w[0])
 			}
 		})
 	}
-	defer func() {
-		close(q)
-		wg.Wait()
-	}()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return err
-		}
-		select {
-		case q <- c:
-			s.queued.Add(1)
-		default:
-			refuse(c, "421 Too many connections waiting; try again later.")
-		}
-	}
+	return s.acceptInto(ln, q)
 }
 
 // refuse answers a connection it will not serve, and closes it.
@@ -223,10 +274,13 @@ func (s *Server) admit(c net.Conn) (release func(), ok bool) {
 
 // run serves one connection as a session, within the connection limits.
 func (s *Server) run(c net.Conn) {
-	release, ok := s.admit(c)
-	if !ok {
-		return
+	if release, ok := s.admit(c); ok {
+		s.session(c, release)
 	}
+}
+
+// session serves an admitted connection; release gives its place back.
+func (s *Server) session(c net.Conn, release func()) {
 	ss := newSession(s, c)
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
@@ -273,11 +327,11 @@ func (s *Server) Shutdown(grace time.Duration) {
 			ss.kill("421 Server shutting down.")
 		}
 		s.mu.Unlock()
-		s.signalChildren(unix.SIGTERM) // a session process says 421 and exits
+		s.signalChildren(syscall.SIGTERM) // a session process says 421 and exits
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):
-			s.signalChildren(unix.SIGKILL)
+			s.signalChildren(syscall.SIGKILL)
 			<-done
 		}
 	}

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -74,6 +76,7 @@ type logStep struct {
 const maxLogSteps = 1000
 
 func newSession(srv *Server, c net.Conn) *session {
+	oobInline(c)
 	ss := &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now(), cur: -1}
 	ss.setResult("closed by client")
 	return ss
@@ -81,11 +84,25 @@ func newSession(srv *Server, c net.Conn) *session {
 
 func (ss *session) setResult(r string) { ss.result.Store(&r) }
 
+// oobInline keeps urgent data in c's stream (SO_OOBINLINE). A client's
+// urgent byte is the last of what it sent with MSG_OOB: the IAC of a
+// Synch, or the LF of Python ftplib's abort(), which sends "ABOR\r\n"
+// urgent. Out of band, that byte would be lost from the line.
+func oobInline(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		if rc, err := tc.SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) {
+				syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_OOBINLINE, 1)
+			})
+		}
+	}
+}
+
 // errLineTooLong is a command line over the limit.
 var errLineTooLong = errors.New("command line too long")
 
 // readLine reads one command line (CRLF or LF) of at most the buffer's
-// size less its line end.
+// size less its line end, with its Telnet commands taken out (telnet).
 func readLine(r *bufio.Reader) (string, error) {
 	b, err := r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
@@ -94,12 +111,49 @@ func readLine(r *bufio.Reader) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	return strings.TrimRight(string(telnet(b)), "\r\n"), nil
+}
+
+// Telnet's bytes (RFC 854) that a control connection may carry: RFC 959
+// has a client send IP and then the Synch (an urgent IAC DM) before ABOR.
+const (
+	iac  = 0xff
+	dm   = 0xf2 // data mark, the Synch's end
+	will = 0xfb // WILL, WONT, DO and DONT (0xfb-0xfe) take an option byte
+)
+
+// telnet removes Telnet commands from a control line, in place: IAC IAC is
+// one 0xff byte; IAC WILL, WONT, DO or DONT with its option, and IAC with
+// any other command (IP, DM, AYT …) go; so does a DM at the line's start,
+// what is left of a Synch when its urgent IAC was taken out of band. So
+// "\xff\xf4\xff\xf2ABOR" and "\xff\xf4\xf2ABOR" are ABOR. No UTF-8 text holds
+// 0xff, and no verb starts with 0xf2.
+func telnet(b []byte) []byte {
+	if bytes.IndexByte(b, iac) < 0 && (len(b) == 0 || b[0] != dm) {
+		return b
+	}
+	out := b[:0]
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] != iac:
+			if b[i] == dm && len(out) == 0 {
+				continue
+			}
+			out = append(out, b[i])
+		case i+1 < len(b) && b[i+1] == iac:
+			out = append(out, iac)
+			i++
+		case i+1 < len(b) && b[i+1] >= will && b[i+1] < iac:
+			i += 2
+		default:
+			i++
+		}
+	}
+	return out
 }
 
 // ParseCommand splits a command line into its verb (upper case) and its
-// argument (what follows the first space, as it is). Telnet IAC sequences
-// are not interpreted: a verb with bytes outside A-Z is unknown.
+// argument (what follows the first space, as it is).
 func ParseCommand(line string) (verb, arg string) {
 	verb, arg, _ = strings.Cut(line, " ")
 	return strings.ToUpper(verb), arg
@@ -117,26 +171,26 @@ func (ss *session) reply(code int, text string) error {
 // space if they could be mistaken for either).
 func (ss *session) send(code int, text string) error {
 	lines := strings.Split(text, "\n")
-	var b strings.Builder
+	b := make([]byte, 0, len(text)+8*len(lines))
 	for i, l := range lines {
 		switch {
 		case len(lines) == 1:
-			fmt.Fprintf(&b, "%d %s\r\n", code, l)
+			b = fmt.Appendf(b, "%d ", code)
 		case i == 0:
-			fmt.Fprintf(&b, "%d-%s\r\n", code, l)
+			b = fmt.Appendf(b, "%d-", code)
 		case i == len(lines)-1:
-			fmt.Fprintf(&b, "%d %s\r\n", code, l)
+			b = fmt.Appendf(b, "%d ", code)
 		default:
 			if !strings.HasPrefix(l, " ") {
-				l = " " + l
+				b = append(b, ' ')
 			}
-			b.WriteString(l + "\r\n")
 		}
+		b = append(appendPrintable(b, l), '\r', '\n')
 	}
 	ss.wmu.Lock()
 	defer ss.wmu.Unlock()
 	ss.c.SetWriteDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
-	_, err := io.WriteString(ss.c, b.String())
+	_, err := ss.c.Write(b)
 	return err
 }
 
@@ -288,6 +342,7 @@ type command struct {
 	run     func(ss *session, arg string) bool
 	noLogin bool // allowed before login
 	write   bool // changes the tree: refused to read-only users
+	path    bool // its argument is a path: no control characters (553)
 }
 
 var commands map[string]command
@@ -311,8 +366,38 @@ func (ss *session) handle(verb, arg string) bool {
 	case cmd.write && ss.readOnly:
 		ss.reply(550, "Permission denied: this login is read-only.")
 		return false
+	case cmd.path && hasControl(arg):
+		ss.reply(553, "A name may not hold control characters (CR, LF, NUL and the like).")
+		return false
 	}
 	return cmd.run(ss, arg)
+}
+
+// hasControl reports whether s holds a C0 control byte or DEL. No name a
+// client gives may hold one: a CR or LF in a name would end a reply or a
+// listing's line early (a listing could carry a forged "226"), and a NUL
+// cannot be in a Unix name. Listings leave out such names found on disk.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// appendPrintable appends line with each control byte (as hasControl
+// sees them) written as \xNN: a reply never carries a raw one.
+func appendPrintable(b []byte, line string) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c < 0x20 || c == 0x7f {
+			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // clip shortens s for a reply.

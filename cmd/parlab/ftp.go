@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +39,7 @@ func (a *app) ftpServe(args []string) error {
 	fs := flag.NewFlagSet("ftp serve", flag.ContinueOnError)
 	root := fs.String("root", "", "the directory to serve (required); nothing outside it is reachable")
 	listen := fs.String("listen", "127.0.0.1:2121", "address to listen on (port 0: any)")
-	model := fs.String("model", "goroutines", "single, goroutines, batch or pool")
+	model := fs.String("model", "goroutines", "single, goroutines, batch, pool or processes")
 	workers := fs.Int("workers", 0, fmt.Sprintf("batch: workers a batch (default %d); pool: workers, each holding a session for its life (default %d)", ftp.Defaults.Workers, ftp.PoolWorkers))
 	queue := fs.Int("queue", ftp.Defaults.Queue, "pool: connections waiting for a worker (more get 421)")
 	backlog := fs.Int("backlog", 32, "the listen(2) backlog, exactly")
@@ -68,6 +67,9 @@ func (a *app) ftpServe(args []string) error {
 	}
 	cfg := ftp.Config{Root: *root, Workers: *workers, Queue: *queue, Anonymous: *anon, MaxConns: *maxConns,
 		MaxPerIP: *maxPerIP, Idle: *idle, DataTimeout: *dataTimeout, LoginDelay: *loginDelay}
+	if *loginDelay == 0 {
+		cfg.LoginDelay = -1 // none (ftp.Config's zero is the default)
+	}
 	if cfg.Model, err = ftp.ParseModel(*model); err != nil {
 		return usagef("--model: %v", err)
 	}
@@ -91,13 +93,8 @@ func (a *app) ftpServe(args []string) error {
 	if (*cert == "") != (*key == "") {
 		return usagef("--tls-cert and --tls-key go together")
 	}
-	if *cert != "" {
-		pair, err := tls.LoadX509KeyPair(*cert, *key)
-		if err != nil {
-			return fmt.Errorf("TLS: %w", err)
-		}
-		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
-	}
+	cfg.CertFile, cfg.KeyFile = *cert, *key // ftp.New loads them, for every model
+	cfg.Errors = a.stderr
 	logw, closeLog, err := a.logTo(*logTo)
 	if err != nil {
 		return err
