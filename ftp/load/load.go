@@ -115,7 +115,8 @@ var Outcomes = []string{OK, Refused, ConnectTimeout, GreetingTimeout, Busy, Logi
 type Client struct {
 	ID                int
 	Arrive, End       time.Duration
-	Connect, Greeting time.Duration
+	Connect, Greeting time.Duration // Greeting: to the 220, through any 120
+	Queued            time.Duration // to a "120 Service ready in N minutes" first (the server queued it), or 0
 	Login, FirstByte  time.Duration
 	Session           time.Duration // connect to the end
 	Bytes             int64
@@ -252,6 +253,10 @@ func runClient(cfg *Config, id int, start, deadline time.Time) (c Client) {
 	// The greeting is read here, not by the library, so that "connected,
 	// never greeted" and "421 at once" are told apart.
 	greeting, err := readReply(conn)
+	for err == nil && strings.HasPrefix(greeting, "120") && c.Queued == 0 {
+		c.Queued = time.Since(tg) // RFC 959: queued; the 220 follows
+		greeting, err = readReply(conn)
+	}
 	if err != nil {
 		conn.Close()
 		c.Outcome, c.Detail = classifyRead(err, GreetingTimeout), err.Error()

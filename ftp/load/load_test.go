@@ -262,3 +262,26 @@ func TestProcessClients(t *testing.T) {
 		t.Errorf("outcomes %v", s.ByOutcome)
 	}
 }
+
+// A client the server queues hears 120 first (ftp.QueuedNotice), then its
+// 220: it ends ok, and the report counts it as queued.
+func TestLoadQueued(t *testing.T) {
+	addr, body := server(t, ftp.Pool, 64, func(c *ftp.Config) { c.Workers = 1 })
+	cfg := config(addr, 3)
+	cfg.Delay, cfg.Think = 0, 300*time.Millisecond // each session holds the one worker past the notice
+	cfg.Greeting = 10 * time.Second
+	cfg.Expect = expect(body)
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summarize()
+	if s.ByOutcome[OK] != 3 || s.Queued < 1 {
+		t.Errorf("outcomes %v, %d queued; want 3 ok, some queued", s.ByOutcome, s.Queued)
+	}
+	var out bytes.Buffer
+	res.WriteText(&out)
+	if !strings.Contains(out.String(), "heard 120") {
+		t.Errorf("the report does not say who was queued:\n%s", out.String())
+	}
+}

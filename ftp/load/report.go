@@ -123,6 +123,7 @@ func sysctls() map[string]string {
 type Summary struct {
 	Processed         time.Duration // the reference's metric: first connect to last end
 	ByOutcome         map[string]int
+	Queued            int         // clients that heard 120 (queued) before their 220
 	Connect, Greeting Percentiles // of the clients that got that far
 	Login, FirstByte  Percentiles // of the clients that got that far
 	Session           Percentiles // of the clients that ended ok
@@ -195,6 +196,9 @@ func (r *Result) Summarize() Summary {
 		if c.Greeting > 0 {
 			greet = append(greet, c.Greeting.Seconds())
 		}
+		if c.Queued > 0 {
+			s.Queued++
+		}
 		if c.Outcome == OK {
 			sess = append(sess, c.Session.Seconds())
 			bytes += c.Bytes
@@ -238,6 +242,9 @@ func (r *Result) WriteText(w io.Writer) {
 		}
 	}
 	t.WriteText(w)
+	if s.Queued > 0 {
+		fmt.Fprintf(w, "%d sessions heard 120 (queued by the server) before their 220\n", s.Queued)
+	}
 	p := bench.Table{Title: "Phases (seconds):", Header: []string{"phase", "p50", "p90", "p99", "max"}}
 	for _, x := range []struct {
 		name string
@@ -277,6 +284,7 @@ type clientJSON struct {
 	End       float64   `json:"end"`
 	Connect   float64   `json:"connect"`
 	Greeting  float64   `json:"greeting"`
+	Queued    float64   `json:"queued,omitempty"` // to the 120, if one came
 	Login     float64   `json:"login"`
 	FirstByte float64   `json:"first_byte"`
 	Session   float64   `json:"session"`
@@ -292,7 +300,7 @@ func jsonClient(c *Client) clientJSON {
 		cmds[i] = d.Seconds()
 	}
 	return clientJSON{c.ID, c.Arrive.Seconds(), c.End.Seconds(), c.Connect.Seconds(), c.Greeting.Seconds(),
-		c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail, cmds}
+		c.Queued.Seconds(), c.Login.Seconds(), c.FirstByte.Seconds(), c.Session.Seconds(), c.Bytes, c.Outcome, c.Detail, cmds}
 }
 
 // MarshalJSON is the run in seconds, in the bench's vocabulary: the
@@ -313,6 +321,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Started    string            `json:"started"`
 		Processed  float64           `json:"processed"`
 		ByOutcome  map[string]int    `json:"outcomes"`
+		Queued     int               `json:"queued"`
 		Connect    Percentiles       `json:"connect"`
 		Greeting   Percentiles       `json:"greeting"`
 		Login      Percentiles       `json:"login"`
@@ -331,6 +340,6 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
 		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed},
 		{Name: "clients", Value: map[bool]string{true: "processes", false: "goroutines"}[cfg.Processes]}},
-		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Connect, s.Greeting, s.Login, s.FirstByte, s.Session, s.Commands,
+		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Queued, s.Connect, s.Greeting, s.Login, s.FirstByte, s.Session, s.Commands,
 		s.SessionsPerSecond, s.MBPerSecond, r.Wall.Seconds(), r.CPU.Seconds(), s.GeneratorShare, r.Kernel, r.Sysctls, cs})
 }
