@@ -63,6 +63,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzParseFixed$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzDecodeGroups$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzDate$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 	$(GO) test -run XXX -fuzz '^FuzzDisplayCell$$' -fuzztime $(FUZZTIME) ./cmd/parlab
 

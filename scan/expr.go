@@ -35,13 +35,14 @@ func (o Op) String() string { return opNames[o] }
 // alone, never an error. The order comparisons (<, <=, >, >=) compare by
 // Value's kind: a decimal number (the grammar in the package comment)
 // compares exactly as a decimal, so 5000 < 5000.5 and 7.10 = 7.1; a date
-// (M/D/YYYY, as the Sales Records write it, or YYYY-MM-DD) compares as a
-// date, whichever of the two forms the field uses; anything else compares
-// byte for byte (bytes.Compare). In an order comparison by number or date,
+// (M/D/YYYY as the Sales Records write it, YYYY-MM-DD, a date-time, Jan 31
+// 2015 …: every form in date.go) compares as a date, whichever form the
+// field uses; anything else compares byte for byte (bytes.Compare). In an order comparison by number or date,
 // a field that is not one is an error that names its row, never a row
 // silently left out. A value that reads as a failed try at a number or
-// date (1e3, 1,000, 13/45/2010: see notQuite) is an error too, since as
-// bytes it would order numbers and dates wrongly and silently.
+// date (1e3, 1,000, 13/45/2010, 1.2.2005, Jan 2005: see notQuite) is an
+// error too, since as bytes it would order numbers and dates wrongly and
+// silently.
 type Cond struct {
 	Col   string
 	Op    Op
@@ -207,7 +208,7 @@ type cond struct {
 	val   []byte
 	m     int64 // kindNumber: Value's mantissa and scale
 	s     int
-	day   int32 // kindDate
+	day   int64 // kindDate: parseDate's
 	name  string
 	field int // column index, for errors
 }
@@ -235,9 +236,10 @@ func bindCond(c Cond) (cond, error) {
 }
 
 // notQuite says why v, an order comparison's value that is neither a
-// number nor a date, reads as a try at one ("" if it does not): a date's
-// shape that is not a calendar day (13/45/2010, 2015-02-30), a number or
-// date with spaces at its ends, or bytes that start as a number does and
+// number nor a date, reads as a try at one ("" if it does not): what
+// datish reads as a date that parseDate does not (13/45/2010, 2015-02-30,
+// 1.2.2005, Jan 2005), a number or date with spaces at its ends, or bytes
+// that start as a number does and
 // hold nothing but digits, signs, points, e, commas, spaces and _ (1e3,
 // 1,000, 5 000). Compared as bytes, such a value would put "10" before "9".
 // Any other value (5k, 3-Pack, Europe) compares as bytes.
@@ -251,18 +253,14 @@ func notQuite(v string) string {
 			return "a date with spaces at its ends (write it without them)"
 		}
 	}
-	digits := func(s string, lo, hi int) bool {
-		return len(s) >= lo && len(s) <= hi && strings.Trim(s, "0123456789") == ""
-	}
-	if p := strings.Split(t, "/"); len(p) == 3 && digits(p[0], 1, 2) && digits(p[1], 1, 2) && digits(p[2], 4, 4) ||
-		len(t) == 10 && t[4] == '-' && t[7] == '-' && digits(t[:4], 4, 4) && digits(t[5:7], 2, 2) && digits(t[8:], 2, 2) {
-		return "not a calendar day (a date is M/D/YYYY or YYYY-MM-DD)"
+	if datish(t) {
+		return "not a calendar day in a form parlab knows, though it reads as a date (" + dateForms + ")"
 	}
 	start := strings.TrimLeft(t, "+-.")
 	if len(start) < len(t)-2 || start == "" || start[0]-'0' > 9 || strings.Trim(t, "0123456789+-.eE,_ ") != "" {
 		return ""
 	}
-	return "neither a decimal number ([+-]digits[.digits], no exponent or separators) nor a date (M/D/YYYY or YYYY-MM-DD); as bytes it would put 10 before 9"
+	return "neither a decimal number ([+-]digits[.digits], no exponent or separators) nor a date; as bytes it would put 10 before 9"
 }
 
 // ErrNotComparable is a field that an order comparison cannot compare: not
@@ -288,9 +286,9 @@ func (c *cond) test(f []byte) (bool, error) {
 	case kindDate:
 		d, ok := parseDate(f)
 		if !ok {
-			return false, fmt.Errorf("%w: %s is compared as a date (%s %s) but is not M/D/YYYY or YYYY-MM-DD", ErrNotComparable, clipQuote(string(f)), c.op, c.val)
+			return false, fmt.Errorf("%w: %s is compared as a date (%s %s) but is not one (%s)", ErrNotComparable, clipQuote(string(f)), c.op, c.val, dateForms)
 		}
-		r = cmpInt(int64(d), int64(c.day))
+		r = cmpInt(d, c.day)
 	default:
 		r = bytes.Compare(f, c.val)
 	}
@@ -367,58 +365,4 @@ func cmpDec(a int64, sa int, b int64, sb int) int {
 		return -r
 	}
 	return r
-}
-
-// parseDate reads M/D/YYYY (month and day of one or two digits) or
-// YYYY-MM-DD, a real calendar day, as a number that orders as the dates do.
-func parseDate(b []byte) (int32, bool) {
-	num := func(b []byte, lo, hi int) (int, []byte, bool) {
-		n, i := 0, 0
-		for i < len(b) && i < hi && b[i]-'0' <= 9 {
-			n = n*10 + int(b[i]-'0')
-			i++
-		}
-		return n, b[i:], i >= lo
-	}
-	var y, m, d int
-	var ok bool
-	rest := b
-	if len(b) == 10 && b[4] == '-' && b[7] == '-' {
-		if y, rest, ok = num(rest, 4, 4); !ok {
-			return 0, false
-		}
-		if m, rest, ok = num(rest[1:], 2, 2); !ok {
-			return 0, false
-		}
-		if d, rest, ok = num(rest[1:], 2, 2); !ok || len(rest) != 0 {
-			return 0, false
-		}
-	} else {
-		if m, rest, ok = num(rest, 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
-			return 0, false
-		}
-		if d, rest, ok = num(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
-			return 0, false
-		}
-		if y, rest, ok = num(rest[1:], 4, 4); !ok || len(rest) != 0 {
-			return 0, false
-		}
-	}
-	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return 0, false
-	}
-	return int32(y*512 + m*32 + d), true
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }

@@ -91,19 +91,68 @@ func TestParseList(t *testing.T) {
 }
 
 func TestDates(t *testing.T) {
-	order := []string{"2/28/1900", "3/1/1900", "1999-12-31", "1/1/2000", "2/29/2000", "2000-03-01", "12/31/2015", "2016-01-01"}
+	// in order; each row's forms are one instant
+	order := [][]string{
+		{"2/28/1900", "1900-02-28", "Feb 28 1900"},
+		{"3/1/1900", "1900-03", "1 March 1900", "1900/3/1", "1900-03-01T00:00:00Z"},
+		{"1999-12-31", "DEC 31, 1999", "31-Dec-1999", "December 31 1999"},
+		{"1999-12-31 23:59:59.999999"},
+		{"1/1/2000", "01/01/2000", "2000-01-01 00:00", "Jan 1, 2000", "1 jan 2000"},
+		{"2000-01-01T00:00:00.000001"},
+		{"2000-01-01T10:00"},
+		{"2/29/2000", "Feb 29 2000"},
+		{"2000-03-01", "2000/03/01"},
+		{"Sept 30 2015", "Sep 30, 2015", "30 September 2015"},
+		{"12/31/2015"},
+		{"2016-01-01", "2016-01"},
+	}
 	for i := range order {
 		for j := range order {
-			a, oka := parseDate([]byte(order[i]))
-			b, okb := parseDate([]byte(order[j]))
-			if !oka || !okb || cmpInt(int64(a), int64(b)) != cmpInt(int64(i), int64(j)) {
-				t.Fatalf("%s vs %s: %d %d %v %v", order[i], order[j], a, b, oka, okb)
+			for _, x := range order[i] {
+				for _, y := range order[j] {
+					a, oka := parseDate([]byte(x))
+					b, okb := parseDate([]byte(y))
+					if !oka || !okb || cmpInt(a, b) != cmpInt(int64(i), int64(j)) {
+						t.Fatalf("%s vs %s: %d %d %v %v", x, y, a, b, oka, okb)
+					}
+				}
 			}
 		}
 	}
-	for _, bad := range []string{"2/29/1900", "13/1/2000", "0/1/2000", "1/32/2000", "4/31/2000", "1/1/200", "1/1/20000", "2000-1-01", "2000/01/01", "1//2000", "", "a/b/cccc"} {
+	for _, bad := range []string{"2/29/1900", "13/1/2000", "0/1/2000", "1/32/2000", "4/31/2000", "1/1/200", "1/1/20000",
+		"2000-1-01", "1//2000", "", "a/b/cccc", "2000-13", "2000-1", "Jan 2000", "Janu 1 2000", "Jan  1 2000", "Jan 1,2000",
+		"1 Jan, 2000", "2000-01-01T24:00", "2000-01-01T10", "2000-01-01 10:00:00.1234567", "2000-01-01T10:00+02:00",
+		"2000-01-01Z", "1/1/2000 10:00", "2000-01-01T10:00:60", "31 Feb 2000", "1-Jan 2000", "1.1.2000", "Jan 1 2000 "} {
 		if _, ok := parseDate([]byte(bad)); ok {
 			t.Errorf("%q is a date", bad)
+		}
+	}
+	// the reference reads the same forms
+	for _, row := range order {
+		for _, x := range row {
+			if _, ok := refDate(x); !ok {
+				t.Errorf("refDate(%q): not a date", x)
+			}
+		}
+	}
+}
+
+// A filter value that reads as a date in a form parlab does not know is a
+// usage error naming the forms, never a silent byte comparison.
+func TestDatish(t *testing.T) {
+	for _, v := range []string{"1.2.2005", "2005.1.2", "1/2/05", "2005-1-2", "Jan 2005", "2005 Jan 1", "1st Jan 2005",
+		"2015-01-01T10:00+02:00", "13/45/2010", "2015-02-30", "March 3rd, 2015"} {
+		_, err := ParseCond("d<" + v)
+		if err == nil || !strings.Contains(err.Error(), "Mon D YYYY") {
+			t.Errorf("d<%s: %v, want an error naming the date forms", v, err)
+		}
+		if !refNotQuite(v) {
+			t.Errorf("refNotQuite(%q) = false", v)
+		}
+	}
+	for _, v := range []string{"Europe", "5k", "3-Pack", "1.2.3", "Maybe", "Mayo 3", "Jan 1 2005", "2015-01"} {
+		if _, err := ParseCond("d<" + v); err != nil && strings.Contains(err.Error(), "Mon D YYYY") {
+			t.Errorf("d<%s: %v", v, err)
 		}
 	}
 }

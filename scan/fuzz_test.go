@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 )
 
@@ -123,6 +124,8 @@ func FuzzQuery(f *testing.F) {
 		{"a,1.5,2\r\n\r\na,\"3\",-4.25", "a", 0, 1},
 		{"\"a,b\",1,2\n\"a\"\"\",1,1\n", `a"`, 1, 3},
 		{"a,1/2/2015,2\nb,2015-01-03,4\n", "1/2/2015", 5, 7},
+		{"a,Jan 2 2015,2\nb,2015-01-03T10:00,4\nc,\"March 1, 2015\",1\nd,2 Feb 2015,3\n", "Jan 3, 2015", 4, 1},
+		{"a,2015-01,2\nb,2015/1/3,4\nc,1-Mar-2015,1\n", "2015-01-01 00:00:00Z", 3, 9},
 		{"a,7.1,2\nb,7.10,4\na,-0,1\n", "7.1", 3, 15},
 		{"x,1,2\ny,2,3\nx,3,4\n", "y", 2, 31},
 		{"Europe,1,Online\nAsia,2,Online\nEurope,3,Offline\nEurope,4,Online\n", "Online", 6, 64 + 128 + 1},
@@ -195,6 +198,33 @@ func FuzzDecodeGroups(f *testing.F) {
 		back, err := DecodeGroups(g.AppendBinary(nil))
 		if err != nil || !back.Equal(g) || !g.Equal(back) {
 			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+// FuzzDate: parseDate reads a date exactly when refDate (package time)
+// does, and two dates order as their instants; datish (for a value neither
+// reads) agrees with the reference's expressions.
+func FuzzDate(f *testing.F) {
+	for _, s := range [][2]string{{"1/31/2015", "2015-01-31"}, {"Jan 1 2005", "1 Jan 2005"}, {"January 1, 2005", "2005-01-01T10:00"},
+		{"2005-01-01 10:00:00.5Z", "2005/1/1"}, {"2005-02", "1-Feb-2005"}, {"Sept 9 2005", "feb 29 2004"}, {"1.2.2005", "Jan 2005"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		da, oka := parseDate([]byte(a))
+		ta, refa := refDate(a)
+		if oka != refa {
+			t.Fatalf("parseDate(%q) ok %v, refDate %v (%v)", a, oka, refa, ta)
+		}
+		if !oka {
+			if datish(a) != (refDatish.MatchString(a) && strings.ContainsAny(a, "0123456789") || refDayThen(a)) {
+				t.Fatalf("datish(%q) = %v, reference differs", a, datish(a))
+			}
+			return
+		}
+		db, okb := parseDate([]byte(b))
+		if tb, _ := refDate(b); okb && cmpInt(da, db) != ta.Compare(tb) {
+			t.Fatalf("%q vs %q: %d vs %d, reference %v vs %v", a, b, da, db, ta, tb)
 		}
 	})
 }

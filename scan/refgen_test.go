@@ -61,14 +61,73 @@ func refNum(text string) (*big.Rat, int, error) {
 	return new(big.Rat).SetFrac(s.v, pow10big(s.scale)), s.scale, nil
 }
 
+// refDateLayouts are date.go's forms as package time writes them;
+// time.Parse reads month names in any case, and a fraction of a second
+// after the seconds even where a layout has none.
+var refDateLayouts = []string{"1/2/2006", "2006-01-02", "2006/1/2", "2006-01", "Jan 2 2006", "Jan 2, 2006",
+	"January 2 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006", "2-Jan-2006", "2-January-2006"}
+
+// refDate is parseDate the slow way: package time, over every layout (and
+// each year-first day with each clock).
 func refDate(text string) (time.Time, bool) {
-	for _, layout := range []string{"1/2/2006", "2006-01-02"} {
-		if t, err := time.Parse(layout, text); err == nil && (layout != "2006-01-02" || len(text) == 10) {
-			return t, true
+	text = strings.Replace(text, "Sept ", "Sep ", 1) // time knows Sep and September
+	text = strings.Replace(text, "sept ", "sep ", 1)
+	text = strings.Replace(text, "SEPT ", "SEP ", 1)
+	if strings.Contains(text, "  ") || strings.HasPrefix(text, "+") {
+		return time.Time{}, false // time skips runs of spaces; parseDate reads one
+	}
+	layouts := refDateLayouts
+	if len(text) > 10 && text[4] == '-' {
+		for _, sep := range []string{"T", " "} {
+			for _, clock := range []string{"15:04", "15:04:05"} {
+				layouts = append(layouts, "2006-01-02"+sep+clock, "2006-01-02"+sep+clock+"Z")
+			}
 		}
+	}
+	if len(text) > 8 && text[4] == '/' {
+		for _, sep := range []string{"T", " "} {
+			for _, clock := range []string{"15:04", "15:04:05"} {
+				layouts = append(layouts, "2006/1/2"+sep+clock, "2006/1/2"+sep+clock+"Z")
+			}
+		}
+	}
+	for _, layout := range layouts {
+		t, err := time.Parse(layout, text)
+		if err != nil || !refDateShape(layout, text) {
+			continue
+		}
+		return t, true
 	}
 	return time.Time{}, false
 }
+
+// refDateShape holds what time.Parse lets through and parseDate does not:
+// widths (2006-01-02 takes exactly two digits of month and day; a
+// fraction of more than 6 digits, or one without seconds) and years of
+// four digits.
+func refDateShape(layout, text string) bool {
+	if i := strings.IndexByte(text, '.'); i >= 0 {
+		if !strings.Contains(layout, "15:04:05") || len(strings.TrimRight(text[i+1:], "Z")) > 6 {
+			return false
+		}
+	}
+	if strings.Contains(layout, "15:04") && !refHour.MatchString(text) {
+		return false // time reads an hour of one digit too
+	}
+	if !refYear.MatchString(text) {
+		return false
+	}
+	if strings.HasPrefix(layout, "2006-01") {
+		return refISO.MatchString(text)
+	}
+	return true
+}
+
+var (
+	refHour = regexp.MustCompile(`[T ][0-9]{2}:`)
+	refYear = regexp.MustCompile(`(^|[^0-9])[0-9]{4}($|[^0-9])`)
+	refISO  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}(-[0-9]{2})?([T ]|$)`)
+)
 
 type refGroup struct {
 	keys     []string
@@ -389,11 +448,27 @@ func refNotQuite(v string) bool {
 		}
 	}
 	t := strings.Trim(v, " ")
-	return refDateShape.MatchString(t) || refNumberShape.MatchString(t)
+	if refDayThen(t) {
+		return true
+	}
+	if refDatish.MatchString(t) && strings.ContainsAny(t, "0123456789") {
+		return true
+	}
+	return refNumberShape.MatchString(t)
+}
+
+// refDayThen reports whether t starts with a date and goes on.
+func refDayThen(t string) bool {
+	for n := len(t) - 1; n >= 7; n-- {
+		if _, ok := refDate(t[:n]); ok {
+			return true
+		}
+	}
+	return false
 }
 
 var (
-	refDateShape   = regexp.MustCompile(`^([0-9]{1,2}/[0-9]{1,2}/[0-9]{4}|[0-9]{4}-[0-9]{2}-[0-9]{2})$`)
+	refDatish      = regexp.MustCompile(`^[0-9]+[-/][0-9]+[-/][0-9]+$|^[0-9]{4}[-/.][0-9]+[-/.][0-9]+$|^[0-9]+[-/.][0-9]+[-/.][0-9]{4}$|(?i)(^|[^a-z])(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)([^a-z]|$)`)
 	refNumberShape = regexp.MustCompile(`^[-+.]{0,2}[0-9][-+.0-9eE,_ ]*$`)
 )
 

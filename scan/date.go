@@ -1,0 +1,246 @@
+package scan
+
+import "bytes"
+
+// The dates a filter compares, and a group-by column's sort, read: a day
+// in any of these forms (month and day names in any case; "Sep" and
+// "Sept" alike), each a real calendar day, years of four digits:
+//
+//	M/D/YYYY            1/31/2015, 01/31/2015 (the Sales Records' form)
+//	YYYY-MM-DD          2015-01-31
+//	YYYY/M/D            2015/1/31, 2015/01/31
+//	YYYY-MM             2015-01, the month's first day
+//	YYYY-MM-DD HH:MM[:SS[.ffffff]][Z], with T or a space between
+//	Mon D YYYY          Jan 31 2015, Jan 31, 2015, January 31, 2015
+//	D Mon YYYY          31 Jan 2015, 31 January 2015
+//	D-Mon-YYYY          31-Jan-2015
+//
+// A day alone is its midnight, so 2015-01-31 < 2015-01-31 10:00 and
+// 2015-01-31 = 2015-01-31T00:00:00; a trailing Z (UTC) is allowed and
+// changes nothing, and other time zones are not read. dateForms is the
+// list errors name.
+const dateForms = "M/D/YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, D Mon YYYY or D-Mon-YYYY"
+
+// monthNames are the months' names; a date may give the whole name or
+// its first three letters (and September "Sept").
+var monthNames = [12]string{"january", "february", "march", "april", "may", "june", "july", "august",
+	"september", "october", "november", "december"}
+
+// month reads a month's name at the start of b (any case): its number and
+// the rest of b, or 0.
+func month(b []byte) (int, []byte) {
+	n := 0
+	for n < len(b) && (b[n]|0x20) >= 'a' && (b[n]|0x20) <= 'z' {
+		n++
+	}
+	if n < 3 {
+		return 0, b
+	}
+	var w [9]byte
+	if n > len(w) {
+		return 0, b
+	}
+	for i := range n {
+		w[i] = b[i] | 0x20
+	}
+	word := string(w[:n])
+	for i, name := range monthNames {
+		if word == name || word == name[:3] || (i == 8 && word == "sept") {
+			return i + 1, b[n:]
+		}
+	}
+	return 0, b
+}
+
+// dateDigits reads lo to hi decimal digits at the start of b: their value and
+// the rest of b.
+func dateDigits(b []byte, lo, hi int) (int, []byte, bool) {
+	n, i := 0, 0
+	for i < len(b) && i < hi && b[i]-'0' <= 9 {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	return n, b[i:], i >= lo
+}
+
+// parseDate reads a date in one of the forms above as a number that
+// orders as the instants do: the day's ordinal (y·512 + m·32 + d) in
+// microseconds, plus the time of day.
+func parseDate(b []byte) (int64, bool) {
+	var y, m, d int
+	var ok bool
+	rest := b
+	switch {
+	case len(b) == 0:
+		return 0, false
+	case b[0]-'0' > 9: // Mon D YYYY, Mon D, YYYY
+		if m, rest = month(b); m == 0 || len(rest) == 0 || rest[0] != ' ' {
+			return 0, false
+		}
+		if d, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 {
+			return 0, false
+		}
+		if rest[0] == ',' {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 || rest[0] != ' ' {
+			return 0, false
+		}
+		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 {
+			return 0, false
+		}
+	case len(b) >= 5 && b[1]-'0' <= 9 && b[2]-'0' <= 9 && b[3]-'0' <= 9 && (b[4] == '-' || b[4] == '/'):
+		y, rest, _ = dateDigits(b, 4, 4)
+		sep := rest[0]
+		width := 2 // YYYY-MM-DD
+		if sep == '/' {
+			width = 1 // YYYY/M/D
+		}
+		if m, rest, ok = dateDigits(rest[1:], width, 2); !ok {
+			return 0, false
+		}
+		if len(rest) == 0 && sep == '-' { // YYYY-MM
+			d = 1
+			break
+		}
+		if len(rest) == 0 || rest[0] != sep {
+			return 0, false
+		}
+		if d, rest, ok = dateDigits(rest[1:], width, 2); !ok {
+			return 0, false
+		}
+	default: // M/D/YYYY, D Mon YYYY, D-Mon-YYYY
+		if d, rest, ok = dateDigits(b, 1, 2); !ok || len(rest) == 0 {
+			return 0, false
+		}
+		switch sep := rest[0]; sep {
+		case '/':
+			m = d
+			if d, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
+				return 0, false
+			}
+		case ' ', '-':
+			if m, rest = month(rest[1:]); m == 0 || len(rest) == 0 || rest[0] != sep {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 {
+			return 0, false
+		}
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, false
+	}
+	us, ok := clock(rest)
+	if !ok {
+		return 0, false
+	}
+	return int64(y*512+m*32+d)*86_400_000_000 + us, true
+}
+
+// clock reads what may follow a year-first day: nothing, or T or a space
+// and HH:MM[:SS[.ffffff]][Z]; the time of day in microseconds.
+func clock(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	if b[0] != 'T' && b[0] != ' ' {
+		return 0, false
+	}
+	h, rest, ok := dateDigits(b[1:], 2, 2)
+	if !ok || len(rest) == 0 || rest[0] != ':' {
+		return 0, false
+	}
+	mi, rest, ok := dateDigits(rest[1:], 2, 2)
+	if !ok || h > 23 || mi > 59 {
+		return 0, false
+	}
+	s, us := 0, 0
+	if len(rest) > 0 && rest[0] == ':' {
+		if s, rest, ok = dateDigits(rest[1:], 2, 2); !ok || s > 59 {
+			return 0, false
+		}
+		if len(rest) > 0 && rest[0] == '.' {
+			f, r, ok := dateDigits(rest[1:], 1, 6)
+			if !ok {
+				return 0, false
+			}
+			for n := len(rest) - 1 - len(r); n < 6; n++ {
+				f *= 10
+			}
+			us, rest = f, r
+		}
+	}
+	if len(rest) == 1 && rest[0] == 'Z' {
+		rest = rest[1:]
+	}
+	if len(rest) != 0 {
+		return 0, false
+	}
+	return (int64(h)*3600+int64(mi)*60+int64(s))*1_000_000 + int64(us), true
+}
+
+// datish reports whether v, which parseDate declines, reads as a try at a
+// date: three groups of digits split by / or - (2005-1-2, 1/2/05), or by
+// points with a year at one end (1.2.2005), a day in a known form with something after it (a time zone, a
+// bad time), or a month's name beside a number (Jan 2005, 2005 Jan 1). As
+// bytes such a value would compare dates wrongly, and silently.
+func datish(v string) bool {
+	b := []byte(v)
+	var groups, seps, dots, first, last int
+	for i := 0; i < len(b); {
+		switch {
+		case b[i]-'0' <= 9:
+			_, r, _ := dateDigits(b[i:], 1, 64)
+			n := len(b) - i - len(r)
+			if groups == 0 {
+				first = n
+			}
+			last = n
+			groups++
+			i += n
+		case b[i] == '/' || b[i] == '-' || b[i] == '.':
+			seps++
+			if b[i] == '.' {
+				dots++
+			}
+			i++
+		default:
+			groups, i = 0, len(b)
+		}
+	}
+	// 1/2/05, 2005-1-2, 1.2.2005; but 1.2.3 is a version (or a number gone wrong)
+	if groups == 3 && seps == 2 && (dots == 0 || first == 4 || last == 4) {
+		return true
+	}
+	for n := len(b); n >= 7; n-- { // a known day, then something else
+		if _, ok := parseDate(b[:n]); ok {
+			return true
+		}
+	}
+	for i := range b {
+		if isLetter(b[i]) && (i == 0 || !isLetter(b[i-1])) {
+			if m, _ := month(b[i:]); m != 0 && bytes.ContainsAny(b, "0123456789") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
