@@ -28,6 +28,10 @@ type Query struct {
 	Avg     []string
 	Sort    []SortKey
 	Limit   int
+	// NoHeader: the files have no header row; their columns are named by
+	// position, "1" to N (N the first record's field count), and the first
+	// record is data.
+	NoHeader bool
 }
 
 // SortKey orders a group-by's output by one of its columns (a group-by

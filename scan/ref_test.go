@@ -185,8 +185,9 @@ func sameKind(got, want error) bool {
 // doubled quote standing for one. A CR just before a record's LF, or at the
 // very end of the input, ends the line and is not part of the last field.
 type refReader struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	comma byte // the delimiter; 0: ','
 }
 
 func (r *refReader) Read() ([]string, error) {
@@ -206,6 +207,10 @@ func (r *refReader) Read() ([]string, error) {
 	}
 	if r.pos >= len(d) {
 		return nil, io.EOF
+	}
+	sep := r.comma
+	if sep == 0 {
+		sep = ','
 	}
 	var rec []string
 	for {
@@ -233,7 +238,7 @@ func (r *refReader) Read() ([]string, error) {
 			switch {
 			case r.pos == len(d):
 				return rec, nil
-			case d[r.pos] == ',':
+			case d[r.pos] == sep:
 				r.pos++
 				continue
 			case d[r.pos] == '\n':
@@ -248,14 +253,14 @@ func (r *refReader) Read() ([]string, error) {
 			}
 			return nil, ErrQuote // something after the closing quote
 		}
-		for r.pos < len(d) && d[r.pos] != ',' && d[r.pos] != '\n' {
+		for r.pos < len(d) && d[r.pos] != sep && d[r.pos] != '\n' {
 			if d[r.pos] == '"' {
 				return nil, ErrBareQuote
 			}
 			field = append(field, d[r.pos])
 			r.pos++
 		}
-		if r.pos < len(d) && d[r.pos] == ',' {
+		if r.pos < len(d) && d[r.pos] == sep {
 			rec = append(rec, string(field))
 			r.pos++
 			continue

@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 )
 
 // Table is one CSV file's bytes with a query bound to its header.
@@ -34,6 +35,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		return nil, errAt(name, data, p, "", nil, ErrNoHeader)
 	}
 	var header []string
+	first := p
 	for {
 		f, next, last, err := readField(data, p)
 		if err != nil {
@@ -44,6 +46,12 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		if last {
 			break
 		}
+	}
+	if q.NoHeader { // the first record is data; its columns are 1..N
+		for i := range header {
+			header[i] = strconv.Itoa(i + 1)
+		}
+		p = first
 	}
 	b, err := bind(q, header)
 	if err != nil {

@@ -115,7 +115,7 @@ type run struct {
 // ends here. The caller closes r.set.
 func start(c Config, name string) (*run, error) {
 	r := &run{t0: time.Now()}
-	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt)
+	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt, c.Names...)
 	if err != nil {
 		return nil, err
 	}

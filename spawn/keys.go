@@ -90,7 +90,7 @@ func (s *Set) mergeKeys(p *Plan, out []unitOutcome, owned []*scan.Result, worker
 	first := -1
 	for i, u := range p.Units {
 		if !out[i].done {
-			return scan.Result{}, fmt.Errorf("unit %d (%s, key part %d of %d) was never scanned", i, s.Paths[u.File], u.Part.K, u.Part.N)
+			return scan.Result{}, fmt.Errorf("unit %d (%s, key part %d of %d) was never scanned", i, s.Names[u.File], u.Part.K, u.Part.N)
 		}
 		if out[i].err != nil && (first < 0 || u.File < p.Units[first].File) {
 			first = i

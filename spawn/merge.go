@@ -37,7 +37,7 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 	perFile := make([][]int, len(s.Tables))
 	for i, u := range p.Units {
 		if !out[i].done {
-			return scan.Result{}, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Paths[u.File], u.Start, u.End)
+			return scan.Result{}, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Names[u.File], u.Start, u.End)
 		}
 		perFile[u.File] = append(perFile[u.File], i)
 	}

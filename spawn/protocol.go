@@ -85,7 +85,8 @@ const (
 // job is what every worker needs to know, written once by the parent.
 type job struct {
 	Paths    []string
-	Sizes    []int // each file's size when the parent planned: a child checks it
+	Names    []string // what messages call the files
+	Sizes    []int    // each file's size when the parent planned: a child checks it
 	Query    scan.Query
 	Mode     int
 	Populate bool

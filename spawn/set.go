@@ -23,7 +23,9 @@ import (
 // is a path, never a pattern (glob characters in it are plain bytes):
 //   - a file is taken as it is, and must be a regular file (a symlink to one
 //     is fine);
-//   - a directory gives the entries whose names end in ".csv" in any case
+//   - "-" is standard input (Stage reads it);
+//   - a directory gives the entries whose names end in ".csv", ".tsv" or
+//     ".tab", each perhaps followed by ".gz" or ".zst", in any case
 //     (".csv", ".CSV") and do not start with "." (hidden files, and the
 //     ".tmp" leftovers of an interrupted gen, end otherwise), in byte order
 //     of their names, not recursing. Such an entry that is not a regular
@@ -35,7 +37,16 @@ import (
 // again when it opens it.
 func ExpandPaths(paths []string) ([]string, error) {
 	var out []string
+	stdin := false
 	for _, p := range paths {
+		if p == Stdin {
+			if stdin {
+				return nil, errors.New("standard input (-) is named twice")
+			}
+			stdin = true
+			out = append(out, p)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
@@ -57,7 +68,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 			if hasSuffixFold(name, ".csv.tmp") {
 				return nil, fmt.Errorf("%s: %w", filepath.Join(p, name), ErrUnfinished)
 			}
-			if strings.HasPrefix(name, ".") || !hasSuffixFold(name, ".csv") {
+			if strings.HasPrefix(name, ".") || !dataName(name) {
 				continue
 			}
 			fp := filepath.Join(p, name)
@@ -72,7 +83,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 			n++
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: no .csv files in this directory", p)
+			return nil, fmt.Errorf("%s: no .csv (.tsv, .tab, .gz, .zst) files in this directory", p)
 		}
 	}
 	if len(out) == 0 {
@@ -85,6 +96,19 @@ func ExpandPaths(paths []string) ([]string, error) {
 // did not finish, so its data set is not complete.
 var ErrUnfinished = errors.New("left by a parlab gen that did not finish: the data set is not complete (run parlab gen again)")
 
+// dataName reports whether a directory entry's name is a data file's:
+// .csv, .tsv or .tab, perhaps compressed (.gz, .zst).
+func dataName(name string) bool {
+	for _, z := range []string{"", ".gz", ".zst"} {
+		for _, ext := range []string{".csv", ".tsv", ".tab"} {
+			if hasSuffixFold(name, ext+z) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func hasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
@@ -92,6 +116,7 @@ func hasSuffixFold(s, suffix string) bool {
 // Set is a data set opened for one query: each file's bytes and its Table.
 type Set struct {
 	Paths  []string
+	Names  []string // what messages call each file (Inputs.Names; else its path)
 	Query  scan.Query
 	Files  []*shm.File
 	Tables []*scan.Table
@@ -107,8 +132,10 @@ var ErrNoData = errors.New("no data: every input file is empty")
 
 // Open opens every file in mode and binds q to each one's header. An empty
 // file (0 bytes) contributes no rows and is left out of the Set; if every
-// file is empty, the error is ErrNoData. On error nothing stays open.
-func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, error) {
+// file is empty, the error is ErrNoData. names, if given (one a path), are
+// what messages call the files (a memory file's path says nothing). On
+// error nothing stays open.
+func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -116,19 +143,25 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, e
 	if s.buffer <= 0 {
 		s.buffer = streamBytes
 	}
-	for _, p := range paths {
+	if len(names) != len(paths) {
+		names = paths
+	}
+	for i, p := range paths {
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
 			s.Close()
+			if names[i] != p {
+				err = fmt.Errorf("%s: %w", names[i], err)
+			}
 			return nil, err
 		}
 		if f.Size() == 0 {
 			f.Close()
 			continue
 		}
-		s.Paths = append(s.Paths, p)
+		s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
 		s.Files = append(s.Files, f)
-		t, err := s.newTable(f, p)
+		t, err := s.newTable(f, names[i])
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -178,10 +211,10 @@ const headBytes = 64 << 10
 // mapped without populating and each worker populates the pages of its own
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
-func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options) (*Set, error) {
+func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
 	lazy := opt
 	lazy.Populate = false
-	s, err := Open(paths, q, mode, lazy)
+	s, err := Open(paths, q, mode, lazy, names...)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +367,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			if k < 0 { // a line longer than the buffer
 				if len(buf) >= maxRowBytes {
 					return fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; the mmap mode does not)",
-						s.Paths[i], maxRowBytes>>20, p)
+						s.Names[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))
 				continue
@@ -352,7 +385,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			if !eof && errors.Is(err, scan.ErrOpenQuote) && a == start {
 				if len(buf) >= maxRowBytes {
 					return fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; the mmap mode does not)",
-						s.Paths[i], maxRowBytes>>20, p)
+						s.Names[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))
 				continue
@@ -412,7 +445,7 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 			// debug.SetPanicOnFault: a memory fault's panic value has an
 			// Addr method; anything else is a real bug and goes on up.
 			if f, ok := p.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("%s: %w at %#x", s.Paths[u.File], shm.ErrFault, f.Addr())
+				err = fmt.Errorf("%s: %w at %#x", s.Names[u.File], shm.ErrFault, f.Addr())
 				return
 			}
 			panic(p)

@@ -14,6 +14,7 @@ import (
 // Config is one query run: what to read, how, and with how many workers.
 type Config struct {
 	Paths   []string
+	Names   []string // what messages call each path (Inputs.Names); nil: the paths
 	Query   scan.Query
 	Mode    shm.Mode
 	Opt     shm.Options
@@ -25,6 +26,14 @@ type Config struct {
 	// *TimeoutError. 0: no bound.
 	Timeout time.Duration
 	Exe     string // processes: the binary to start; "": /proc/self/exe
+}
+
+// Name is what messages call input file i.
+func (c *Config) Name(i int) string {
+	if len(c.Names) == len(c.Paths) {
+		return c.Names[i]
+	}
+	return c.Paths[i]
 }
 
 // Strategy runs a query with a way of using the machine.
@@ -118,7 +127,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	t0 := time.Now()
-	set, err := Open(c.Paths, c.Query, c.Mode, c.Opt)
+	set, err := Open(c.Paths, c.Query, c.Mode, c.Opt, c.Names...)
 	if err != nil {
 		return nil, err
 	}

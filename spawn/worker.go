@@ -88,7 +88,7 @@ func workerMain(args []string) int {
 	}
 	b := region.Bytes()
 	ws := b[l.worker(w) : l.worker(w)+workerSlot]
-	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate, Buffer: j.Buffer})
+	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate, Buffer: j.Buffer}, j.Names...)
 	if err != nil {
 		putMsg(ws, wMsgLen, wMsg, workerSlot, err.Error())
 		return 1
@@ -100,7 +100,7 @@ func workerMain(args []string) int {
 	}
 	for i, f := range set.Files {
 		if n := f.Size(); i < len(j.Sizes) && n != j.Sizes[i] {
-			putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("%s changed size since the run was planned (%d bytes, then %d)", j.Paths[i], n, j.Sizes[i]))
+			putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("%s changed size since the run was planned (%d bytes, then %d)", set.Names[i], n, j.Sizes[i]))
 			return 1
 		}
 	}

@@ -80,7 +80,9 @@ func (a *app) bench(args []string) error {
 	if qf.timeout == 0 {
 		qf.timeout = time.Minute // a hung worker must not hang the bench
 	}
+	qf.stdin = a.stdin
 	c, err := qf.config(pos, a.cores())
+	defer qf.close()
 	if err != nil {
 		return err
 	}

@@ -1085,3 +1085,28 @@ func TestCacheCLI(t *testing.T) {
 		t.Errorf("cache --bogus: %d, want %d", code, exitUsage)
 	}
 }
+
+// A file as people have them: from standard input, gzip'd, tab-separated,
+// without a header; and the flags that say so, with their usage errors.
+func TestInputsCLI(t *testing.T) {
+	csv := "city,when,amount\nOslo,Jan 1 2005,1.50\nRome,2004-12-31,2\nOslo,\"March 3, 2005\",3\n"
+	want := "matched,amount\n2,4.50\n"
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{csv, []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
+		{"city\twhen\tamount\nOslo\tJan 1 2005\t1.50\nRome\t2004-12-31\t2\nOslo\tMarch 3, 2005\t3\n", []string{"query", "--delimiter", "tab", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
+		{csv[strings.IndexByte(csv, '\n')+1:], []string{"query", "--no-header", "--where", "2>=2005-01-01", "--sum", "3", "--csv", "--strategy", "processes", "-"}},
+	} {
+		code, out, errs := run(t, c.stdin, c.args...)
+		if got := strings.Replace(out, "matched,3\n", "matched,amount\n", 1); code != 0 || got != want {
+			t.Errorf("%q: exit %d, %q (%s), want %q", c.args, code, out, errs, want)
+		}
+	}
+	for _, args := range [][]string{{"query", "--delimiter", "x", "-"}, {"query", "-", "-"}} {
+		if code, _, errs := run(t, csv, args...); code == 0 || errs == "" {
+			t.Errorf("%q: exit %d", args, code)
+		}
+	}
+}

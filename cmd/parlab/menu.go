@@ -18,6 +18,7 @@ import (
 func (a *app) menu(args []string) error {
 	fs := flag.NewFlagSet("menu", flag.ContinueOnError)
 	var qf queryFlags
+	defer qf.close()
 	qf.register(fs)
 	qf.registerStrategy(fs)
 	pos, err := a.parseFlags(fs, args)
@@ -106,7 +107,7 @@ func (a *app) menu(args []string) error {
 		if by != "-" {
 			qf.by = listFlag{by}
 		}
-		c, err := qf.config(pos, a.cores())
+		c, err := qf.config(pos, a.cores()) // closes the last round's inputs
 		if err == nil {
 			var rep *spawn.Report
 			st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name

@@ -34,6 +34,19 @@ type queryFlags struct {
 	strategy, split                     string
 	workers                             int
 	timeout                             time.Duration
+	delimiter                           string
+	noHeader                            bool
+	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
+	inputs                              *spawn.Inputs // staged by config; close after the run
+}
+
+// close releases what config staged (memory files of stdin, compressed or
+// transcoded inputs).
+func (q *queryFlags) close() {
+	if q.inputs != nil {
+		q.inputs.Close()
+		q.inputs = nil
+	}
 }
 
 // listFlag is a flag that may be given more than once.
@@ -51,6 +64,8 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
+	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else ,)")
+	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
@@ -99,7 +114,7 @@ func (q *queryFlags) query() (scan.Query, error) {
 		}
 		sq.Sort = append(sq.Sort, k)
 	}
-	sq.Limit = q.limit
+	sq.Limit, sq.NoHeader = q.limit, q.noHeader
 	if err := sq.Validate(); err != nil {
 		return sq, usagef("%v", err)
 	}
@@ -147,9 +162,18 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if q.strategy == spawn.NameSeq {
 		c.Workers = 1
 	}
+	sep, err := spawn.ParseDelimiter(q.delimiter)
+	if err != nil {
+		return c, usagef("--delimiter: %v", err)
+	}
 	if c.Paths, err = spawn.ExpandPaths(paths); err != nil {
 		return c, err
 	}
+	q.close() // the menu asks again and again
+	if q.inputs, err = spawn.Stage(c.Paths, sep, q.stdin); err != nil {
+		return c, err
+	}
+	c.Paths, c.Names = q.inputs.Paths, q.inputs.Names
 	return c, nil
 }
 
@@ -169,7 +193,12 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON && *asCSV {
+		return usagef("--json and --csv are two outputs: give one")
+	}
+	qf.stdin = a.stdin
 	c, err := qf.config(pos, a.cores())
+	defer qf.close()
 	if err != nil {
 		return err
 	}
@@ -180,9 +209,6 @@ func (a *app) query(args []string) error {
 	}
 	if a.fixTimes != nil {
 		a.fixTimes(rep)
-	}
-	if *asJSON && *asCSV {
-		return usagef("--json and --csv are two outputs: give one")
 	}
 	if *asJSON {
 		return writeJSON(a.stdout, rep, c)
@@ -634,7 +660,7 @@ func writeJSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		j.PerWorker = append(j.PerWorker, w)
 	}
 	for _, f := range rep.Rescanned {
-		j.Rescanned = append(j.Rescanned, pathJSON(c.Paths[f]))
+		j.Rescanned = append(j.Rescanned, pathJSON(c.Name(f)))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

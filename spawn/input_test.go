@@ -1,0 +1,138 @@
+package spawn
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// stagedWays are the ways an input that Stage put in memory is checked:
+// every strategy, a cut file, the copying modes; the processes open the
+// parent's memory file by its /proc path.
+var stagedWays = []way{
+	{Sequential{}, SplitFile, 1, shm.Mmap},
+	{Goroutines{}, SplitRows, 2, shm.Mmap},
+	{Goroutines{}, SplitDynamic, 3, shm.Read},
+	{Processes{}, SplitRows, 2, shm.Mmap},
+	{Processes{}, SplitFile, 2, shm.ReadAt},
+}
+
+// runStaged stages paths (stdin for "-") and runs q every staged way: the
+// answers, which must agree, or the error, which must be the same.
+func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
+	t.Helper()
+	in, err := Stage(paths, sep, bytes.NewReader(stdin))
+	if err != nil {
+		return scan.Result{}, err
+	}
+	defer in.Close()
+	var first scan.Result
+	var ferr error
+	for i, w := range stagedWays {
+		c := Config{Paths: in.Paths, Names: in.Names, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
+			Chunk: 1 << 12, Opt: shm.Options{Buffer: 4096}, Timeout: time.Minute}
+		rep, err := w.st.Run(context.Background(), c)
+		switch {
+		case i == 0:
+			ferr = err
+			if err == nil {
+				first = rep.Result
+			}
+		case (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error():
+			t.Fatalf("%s: error %v, the first way's %v", w, err, ferr)
+		case err == nil && !rep.Result.Equal(&first):
+			t.Fatalf("%s: %+v, the first way gave %+v", w, rep.Result, first)
+		}
+	}
+	return first, ferr
+}
+
+// Standard input, gzip and zstd (by name, and on standard input by their
+// magic), tab- and semicolon-separated files (by name and by the flag),
+// and files without a header give the plain CSV file's answer in every
+// strategy.
+func TestStagedInputsAgree(t *testing.T) {
+	plain := genSet(t, 3000, 1)[0]
+	raw, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := scan.Query{Where: "Region", Equals: "Europe", By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Unit Price"}}
+	want, err := runStaged(t, []string{plain}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gz, zs bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(raw)
+	gw.Close()
+	zw, _ := zstd.NewWriter(&zs)
+	zw.Write(raw)
+	zw.Close()
+	// a tab file, and a semicolon file with CR LF line ends
+	var tsv, semi bytes.Buffer
+	r := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
+	for _, line := range r {
+		tsv.Write(bytes.ReplaceAll(line, []byte(","), []byte("\t")))
+		tsv.WriteByte('\n')
+		semi.Write(bytes.ReplaceAll(line, []byte(","), []byte(";")))
+		semi.WriteString("\r\n")
+	}
+	body := raw[bytes.IndexByte(raw, '\n')+1:]
+	for _, c := range []struct {
+		name  string
+		paths []string
+		sep   byte
+		stdin []byte
+		q     scan.Query
+	}{
+		{"stdin", []string{"-"}, 0, raw, q},
+		{"gzip", []string{writeFile(t, filepath.Join(dir, "a.csv.gz"), gz.String())}, 0, nil, q},
+		{"zstd", []string{writeFile(t, filepath.Join(dir, "a.csv.zst"), zs.String())}, 0, nil, q},
+		{"gzip on stdin", []string{"-"}, 0, gz.Bytes(), q},
+		{"zstd on stdin", []string{"-"}, 0, zs.Bytes(), q},
+		{"tsv", []string{writeFile(t, filepath.Join(dir, "a.tsv"), tsv.String())}, 0, nil, q},
+		{"semicolons", []string{writeFile(t, filepath.Join(dir, "a.txt"), semi.String())}, ';', nil, q},
+		{"tsv on stdin", []string{"-"}, '\t', tsv.Bytes(), q},
+		{"no header", []string{writeFile(t, filepath.Join(dir, "body.csv"), string(body))}, 0, nil,
+			scan.Query{Where: "1", Equals: "Europe", By: []string{"3"}, Sum: []string{"14"}, Max: []string{"10"}, NoHeader: true}},
+	} {
+		got, err := runStaged(t, c.paths, c.sep, c.stdin, c.q)
+		if err != nil || !got.Equal(&want) {
+			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, want)
+		}
+	}
+}
+
+// A bad row in a compressed tab file is an error naming the file by its
+// PATH (not the memory file's) with the row's line, in every strategy.
+func TestStagedErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write([]byte("Region\tTotal Revenue\nEurope\t1.00\nEurope\t2.x0\n"))
+	gw.Close()
+	p := writeFile(t, filepath.Join(dir, "bad.tsv.gz"), gz.String())
+	_, err := runStaged(t, []string{p}, 0, nil, scan.Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Revenue"}})
+	if err == nil || !strings.Contains(err.Error(), p+":3:") {
+		t.Errorf("a bad row: %v, want it named %s:3:", err, p)
+	}
+	_, err = runStaged(t, []string{"-"}, '\t', []byte("a\tb\nx\"y\t1\n"), scan.Query{Sum: []string{"b"}})
+	if err == nil || !strings.HasPrefix(err.Error(), "standard input:2:") {
+		t.Errorf("a bare quote on standard input: %v", err)
+	}
+	if _, err := runStaged(t, []string{writeFile(t, filepath.Join(dir, "not.gz"), "plain")}, 0, nil, scan.Query{}); err == nil || !strings.Contains(err.Error(), "not.gz") {
+		t.Errorf("a .gz file that is not gzip: %v", err)
+	}
+}
