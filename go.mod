@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jlaffaye/ftp v0.2.4
+	github.com/klauspost/compress v1.20.5
 	golang.org/x/crypto v0.59.0
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -21,6 +22,5 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/klauspost/compress v1.20.5 // indirect
 	golang.org/x/image v0.46.0 // indirect
 )
