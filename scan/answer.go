@@ -42,6 +42,15 @@ func (a *Answer) Equal(b *Answer) bool {
 	return a.Result.Groups.Equal(b.Result.Groups)
 }
 
+// MatchedLabel names the count of matching rows in a text report: "Matching
+// orders" for the Sales Records' question, else "Matching rows".
+func (a *Answer) MatchedLabel() string {
+	if a.Sales {
+		return "Matching orders"
+	}
+	return "Matching rows"
+}
+
 // Line is one labelled figure of an answer, as a report prints it.
 type Line struct{ Label, Value string }
 
@@ -49,7 +58,7 @@ type Line struct{ Label, Value string }
 // the matching rows, then each aggregate, exact, with thousands grouped. A
 // minimum, maximum or average of no rows is "-".
 func (a *Answer) Lines() []Line {
-	out := []Line{{"Matching orders", string(Fixed{V: a.Matched}.Append(nil, true))}}
+	out := []Line{{a.MatchedLabel(), string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for _, g := range a.Aggs {
 		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Sums[:], a.Mins[:], a.Maxs[:], true)})
 	}

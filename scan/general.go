@@ -83,8 +83,9 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		names []string
 		need  Need
 	}{{"sum", q.Sum, NeedSum}, {"min", q.Min, NeedMin}, {"max", q.Max, NeedMax}, {"avg", q.Avg, NeedSum}}
-	if q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil {
-		lists[0].names = DefaultSums
+	if !q.named() {
+		lists[0].names = defaultSums(header)
+		b.spec.Sales = lists[0].names != nil
 	}
 	slotOf := map[int]int{} // column → slot
 	for _, l := range lists {

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,49 @@ func TestDateForms(t *testing.T) {
 		if got.matched != c.matched {
 			t.Errorf("%+v: %d rows matched, want %d", c.q, got.matched, c.matched)
 		}
+	}
+}
+
+// A query that names no aggregate is a plain count over a file without the
+// Sales sums, and the Sales question over one with both; a file without a
+// header names its columns 1 to N. Every hot mode agrees with the
+// reference.
+func TestPlainCountAndNoHeader(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "dates.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := data[bytes.IndexByte(data, '\n')+1:]
+	for _, c := range []struct {
+		files   []refFile
+		q       Query
+		matched int64
+		cols    int
+	}{
+		{[]refFile{{"dates.csv", data}}, Query{}, 15, 1},
+		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01"}}}, 2, 1},
+		{[]refFile{{"dates.csv", data}}, Query{Where: "id", Equals: "7"}, 1, 1},
+		{[]refFile{{"dates.csv", data}}, Query{By: []string{"when"}}, 15, 15},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005"}}, Sum: []string{"3"}}, 13, 1},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Where: "1", Equals: "3"}, 1, 1},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, By: []string{"1"}, Max: []string{"3"}}, 15, 15},
+	} {
+		got, err := checkGen(t, "count", c.files, c.q)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.q, err)
+		}
+		if got.matched != c.matched || len(got.cells) != c.cols {
+			t.Errorf("%+v: %d matched, %d table rows; want %d, %d", c.q, got.matched, len(got.cells), c.matched, c.cols)
+		}
+	}
+	sales := []byte("Region,Total Revenue,Total Profit\nEurope,1.50,0.50\nAsia,2,1\n")
+	tb, err := NewTable("s.csv", sales, &Query{Where: "Region", Equals: "Europe"})
+	if err != nil || !tb.Spec().Sales || len(tb.Spec().Aggs) != 2 {
+		t.Errorf("the Sales question: %+v, %v", tb.Spec(), err)
+	}
+	tb, err = NewTable("d.csv", data, &Query{})
+	if err != nil || tb.Spec().Sales || len(tb.Spec().Aggs) != 0 {
+		t.Errorf("a plain count: %+v, %v", tb.Spec(), err)
 	}
 }
 

@@ -42,8 +42,24 @@ type SortKey struct {
 	Desc bool
 }
 
-// DefaultSums is what a query sums when it names no aggregate at all.
+// DefaultSums is what a query sums when it names no aggregate at all and
+// the header has both columns (the Sales Records' question); over any
+// other file such a query is a plain count of the matching rows.
 var DefaultSums = []string{"Total Revenue", "Total Profit"}
+
+// defaultSums is the sums of a query that names no aggregate, over header:
+// DefaultSums if both resolve in it, else none.
+func defaultSums(header []string) []string {
+	for _, n := range DefaultSums {
+		if _, err := resolve(n, header); err != nil {
+			return nil
+		}
+	}
+	return DefaultSums
+}
+
+// named reports whether q names an aggregate.
+func (q *Query) named() bool { return q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil }
 
 // MaxFields is how many distinct columns one query can read (filters,
 // group-by columns and aggregates together).
@@ -75,6 +91,10 @@ type Spec struct {
 	Aggs    []Agg
 	Sort    []sortBy
 	Limit   int
+	// Sales: the query named no aggregate and the header has the Sales
+	// Records' two sums, so it answers the reference's question (its
+	// count is of orders).
+	Sales bool
 }
 
 // sortBy is a SortKey resolved to an output column: -1-i for group-by
@@ -315,8 +335,9 @@ func bind(q *Query, header []string) (binding, error) {
 		b.spec.Filters = []Cond{{Col: header[i], Op: OpEq, Value: cs[0].Value}}
 	}
 	sums := q.Sum
-	if sums == nil {
-		sums = DefaultSums
+	if !q.named() {
+		sums = defaultSums(header)
+		b.spec.Sales = sums != nil
 	}
 	b.nsum = len(sums)
 	for slot, name := range sums {

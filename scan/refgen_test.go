@@ -156,9 +156,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	type agg struct{ fn, name string }
 	var aggs []agg
 	lists := [][2]any{{"sum", q.Sum}, {"min", q.Min}, {"max", q.Max}, {"avg", q.Avg}}
-	if q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil {
-		lists[0][1] = DefaultSums
-	}
+	named := q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil
 	for _, l := range lists {
 		for _, n := range l[1].([]string) {
 			aggs = append(aggs, agg{l[0].(string), n})
@@ -178,6 +176,20 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		}
 		if err != nil {
 			return out, err
+		}
+		if q.NoHeader {
+			for i := range header {
+				header[i] = strconv.Itoa(i + 1)
+			}
+			r.pos = 0 // the first record is data
+		}
+		if !named { // the Sales sums if the header has both, else a plain count
+			aggs = nil
+			_, e1 := refCol(header, "Total Revenue")
+			_, e2 := refCol(header, "Total Profit")
+			if e1 == nil && e2 == nil {
+				aggs = []agg{{"sum", "Total Revenue"}, {"sum", "Total Profit"}}
+			}
 		}
 		var condCols, byCols, aggCols []int
 		need := -1 // the last column a passing row must reach

@@ -132,7 +132,7 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		defer zr.Close()
 		src = zr
 	case ".zst":
-		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -80,15 +80,17 @@ Usage:
                [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--think-only] [--quick] [--out out/ftp]
   parlab help
 
-A PATH is a CSV file or a directory (all its *.csv files, in name order).
+A PATH is a CSV file or a directory (all its *.csv files, in name order),
+or - for standard input; .tsv/.tab files are tab-separated, .gz and .zst
+files are decompressed (--delimiter and --no-header for other files). With
+no aggregate named, a query counts rows (and sums Total Revenue and Total
+Profit where the files have both).
 COLUMN is any header name, case-insensitive; region, country, item and channel
 are short for the Sales Records columns. OP is = != < <= > >=: = and != compare
 bytes, and the same number or day written another way when the value is one
 (437.2 = 437.20); the others compare numbers, dates (M/D/YYYY, YYYY-MM-DD, Jan 2 2006 …) or
 bytes, by the value; every --where must hold. Spaces around OP are not part of
-the value. With no aggregate named, a query sums
-"Total Revenue,Total Profit". With no --strategy it runs goroutines, one per
-core.
+the value. With no --strategy it runs goroutines, one per core.
 
 Exit status: 0 success, 1 bad data or a failed run, 2 bad usage.
 `

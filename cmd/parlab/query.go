@@ -58,7 +58,7 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >=; give it again for more (all must hold); = and != compare bytes, and numbers or dates as such when the value is one; the others numbers, dates or bytes by the value (see README); none: every row")
 	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
-	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again; default \"Total Revenue,Total Profit\" when no --min, --max or --avg is given)")
+	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again); with no aggregate named, a plain count (and \"Total Revenue,Total Profit\" where the files have both)")
 	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
 	fs.Var(&q.max, "max", "columns whose exact maximum to report, comma-separated (or the flag given again)")
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
@@ -268,7 +268,7 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 	ans := rep.Answer()
 	lines := ans.Lines()
 	if gt := ans.Groups(); gt != nil {
-		lines = []scan.Line{{Label: "Matching orders", Value: group(ans.Matched)}, {Label: "Groups", Value: group(int64(ans.Result.Groups.Len()))}}
+		lines = []scan.Line{{Label: ans.MatchedLabel(), Value: group(ans.Matched)}, {Label: "Groups", Value: group(int64(ans.Result.Groups.Len()))}}
 		if gt.Len() < ans.Result.Groups.Len() {
 			lines[1].Value += fmt.Sprintf(" (the first %s shown)", group(int64(gt.Len())))
 		}
