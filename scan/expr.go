@@ -28,6 +28,11 @@ func (o Op) String() string { return opNames[o] }
 
 // Cond is one filter: the column Col compared with Value by Op.
 //
+// An empty field (nothing between its delimiters, or "") is a missing
+// value: it satisfies COL= (an empty Value, "is missing") and fails every
+// other comparison, != included; COL!= (an empty Value) means "is
+// present". No comparison fails on a missing value.
+//
 // = holds for a field whose bytes (after unquoting) are Value's, and, if
 // Value is a decimal number or a date, for one that is the same number
 // (9.33 = 09.330) or the same day (2015-01-31 = 1/31/2015); != is its
@@ -267,8 +272,15 @@ func notQuite(v string) string {
 // a number where the filter's value is one, or not a date.
 var ErrNotComparable = errors.New("field cannot be compared")
 
-// test reports whether field f (unquoted) passes the filter.
+// test reports whether field f (unquoted) passes the filter. An empty
+// field is a missing value (SQL's NULL): it satisfies COL= (the empty
+// value) and fails every other comparison, != included, without an error;
+// COL!= holds for any field that is present. So no filter fails on a
+// missing value, and filters AND in any order.
 func (c *cond) test(f []byte) (bool, error) {
+	if len(f) == 0 {
+		return c.op == OpEq && len(c.val) == 0, nil
+	}
 	var r int
 	switch c.op {
 	case OpEq:

@@ -130,6 +130,49 @@ func TestPlainCountAndNoHeader(t *testing.T) {
 	}
 }
 
+// blankFields empties field col (0-based) of every k-th data row.
+func blankFields(data []byte, col, k int) []byte {
+	lines := bytes.Split(data, []byte("\n"))
+	for i := 1; i < len(lines); i += k {
+		f := bytes.Split(lines[i], []byte(","))
+		if len(f) > col {
+			f[col] = nil
+			lines[i] = bytes.Join(f, []byte(","))
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// Empty is missing in filters: a missing field satisfies COL= and fails
+// every other comparison, != included, with no error, so filters AND in
+// any order; COL!= is "is present". Checked in every hot mode against the
+// reference, on Sales rows with empty Country, Sales Channel and Order
+// Date cells (hotWalk tests != on a span field itself).
+func TestEmptyFieldsInFilters(t *testing.T) {
+	base := generated(t, 3000, 1)[0]
+	d := blankFields(blankFields(blankFields(base.data, 1, 7), 3, 5), 5, 3)
+	files := []refFile{{"blank.csv", d}}
+	var counts []int64
+	for _, q := range []Query{
+		{Filters: []Cond{{"Country", OpEq, ""}}},
+		{Filters: []Cond{{"Country", OpNe, ""}}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad"}}, By: []string{"Item Type"}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online"}, {"Country", OpNe, "France"}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01"}, {"Order Date", OpNe, ""}}},
+		{Filters: []Cond{{"Order Date", OpNe, ""}, {"Order Date", OpLe, "2015-01-01"}}},
+		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01"}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
+	} {
+		got, err := checkGen(t, "blank", files, q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		counts = append(counts, got.matched)
+	}
+	if counts[0]+counts[1] != 3000 || counts[0] == 0 || counts[4] != counts[5] || counts[4] == 0 {
+		t.Errorf("missing + present != rows, or AND depends on the order: %v", counts)
+	}
+}
+
 func TestGeneralFixtures(t *testing.T) {
 	for _, file := range []string{"edge.csv", "reordered.csv", "decimals.csv"} {
 		for _, q := range []Query{

@@ -267,6 +267,7 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 // testOn makes hotWalk test c on span field j, if it can: = or != with a
 // value of at most 16 bytes that is neither a number nor a date (a byte
 // comparison, which never fails; see cond.equal), on a field it finds.
+// As cond.test, hotWalk fails != on an empty field (a missing value).
 func (hp *hotPlan) testOn(j int, c *cond) bool {
 	if (c.op != OpEq && c.op != OpNe) || c.kind != kindBytes || len(c.val) > 16 || hp.span[j] < 0 {
 		return false

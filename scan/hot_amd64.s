@@ -792,7 +792,7 @@ spanback:
 
 	// A span's = or != filter (EQOP 1 or 2): its length, then its bytes
 	// (16 readable) against EQW's under the length; a row it fails is not
-	// a match.
+	// a match. != fails on an empty field too (a missing value).
 spantest:
 	MOVQ     EQOP(R13)(R12*8), CX
 	TESTQ    CX, CX
@@ -822,6 +822,9 @@ spantest:
 spandiffer:
 	CMPQ CX, $1
 	JEQ  nomatch                 // = fails
+	MOVQ SPE(SP)(R12*8), AX
+	CMPQ AX, SPS(SP)(R12*8)
+	JEQ  nomatch                 // != fails on an empty field: a missing value
 
 spannext:
 	INCQ   R12

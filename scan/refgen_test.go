@@ -501,8 +501,12 @@ func refEqual(value, field string) bool {
 	return false
 }
 
-// refTest is one filter the slow way.
+// refTest is one filter the slow way. An empty field is missing: only
+// COL= (the empty value) holds for it.
 func refTest(c Cond, field string) (bool, error) {
+	if field == "" {
+		return c.Op == OpEq && c.Value == "", nil
+	}
 	switch c.Op {
 	case OpEq:
 		return refEqual(c.Value, field), nil
