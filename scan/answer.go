@@ -42,6 +42,22 @@ func (a *Answer) Equal(b *Answer) bool {
 	return a.Result.Groups.Equal(b.Result.Groups)
 }
 
+// Skipped is how many matching rows lacked aggregate g's value (an empty
+// field), over every group.
+func (a *Answer) Skipped(g Agg) int64 {
+	gr := a.Result.Groups
+	if a.By == nil || gr == nil {
+		return a.Result.Skipped[g.Slot]
+	}
+	var n int64
+	for at, k := range gr.Skipped {
+		if at%gr.Slots == g.Slot {
+			n += k
+		}
+	}
+	return n
+}
+
 // MatchedLabel names the count of matching rows in a text report: "Matching
 // orders" for the Sales Records' question, else "Matching rows".
 func (a *Answer) MatchedLabel() string {
@@ -60,7 +76,7 @@ type Line struct{ Label, Value string }
 func (a *Answer) Lines() []Line {
 	out := []Line{{a.MatchedLabel(), string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for _, g := range a.Aggs {
-		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Sums[:], a.Mins[:], a.Maxs[:], true)})
+		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], true)})
 	}
 	return out
 }
@@ -79,26 +95,31 @@ func (a *Answer) Values() []Line {
 	}
 	out := make([]Line, len(a.Aggs))
 	for i, g := range a.Aggs {
-		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Sums[:], a.Mins[:], a.Maxs[:], false)}
+		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], false)}
 	}
 	return out
 }
 
-// value renders aggregate g of one group over n rows: its accumulators are
-// sums[g.Slot] and so on (a slice may be nil if no aggregate needs it).
-func (a *Answer) value(g Agg, n int64, sums []Fixed, mins, maxs []Extreme, group bool) string {
-	return string(a.appendValue(nil, g, n, sums, mins, maxs, group))
+// value renders aggregate g of one group over n rows, present of which
+// had its value: its accumulators are sums[g.Slot] and so on (a slice may
+// be nil if no aggregate needs it). An aggregate of rows that all lack the
+// value has none (noValue); a sum of no rows is 0.
+func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, group bool) string {
+	return string(a.appendValue(nil, g, n, present, sums, mins, maxs, group))
 }
 
 // appendValue appends value's rendering to dst.
-func (a *Answer) appendValue(dst []byte, g Agg, n int64, sums []Fixed, mins, maxs []Extreme, group bool) []byte {
+func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, group bool) []byte {
 	k := g.Slot
 	var x Extreme
 	switch g.Func {
 	case "sum":
+		if present == 0 && n > 0 {
+			return append(dst, noValue(group)...)
+		}
 		return sums[k].Append(dst, group)
 	case "avg":
-		return appendAvg(dst, sums[k], n, group)
+		return appendAvg(dst, sums[k], present, group)
 	case "min":
 		if k < len(mins) {
 			x = mins[k]
@@ -419,7 +440,7 @@ func (t *GroupTable) appendRowOf(dst []byte, ends []int, x int, group bool) ([]b
 		maxs = g.Maxs[o:e]
 	}
 	for _, ag := range a.Aggs {
-		dst = a.appendValue(dst, ag, n, sums, mins, maxs, group)
+		dst = a.appendValue(dst, ag, n, g.Present(x, ag.Slot), sums, mins, maxs, group)
 		ends = append(ends, len(dst))
 	}
 	return dst, ends
@@ -444,9 +465,13 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 		}
 		return vx.cmp(vy)
 	}
-	// avg: sx/nx against sy/ny, as sx·ny against sy·nx at one scale.
+	// avg: sx/nx against sy/ny, as sx·ny against sy·nx at one scale; no
+	// value (no row had one) first, as for a minimum or maximum.
 	sx, sy := g.Sums[ix], g.Sums[iy]
-	nx, ny := g.Count[x], g.Count[y]
+	nx, ny := g.Present(x, k), g.Present(y, k)
+	if nx == 0 || ny == 0 {
+		return cmpInt(b2i(nx > 0), b2i(ny > 0))
+	}
 	sc := max(sx.Scale, sy.Scale)
 	l := scaleTo(sx, sc)
 	l.Mul(l, big.NewInt(ny))

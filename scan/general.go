@@ -307,7 +307,12 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	}
 	var ms [MaxSums]int64
 	var ss [MaxSums]int
+	missing := 0 // a bit a slot whose value is missing (an empty field)
 	for k, s := range g.slots {
+		if len(fields[s.fi]) == 0 {
+			missing |= 1 << k
+			continue
+		}
 		m, sc, err := ParseFixed(fields[s.fi])
 		if err != nil {
 			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
@@ -316,6 +321,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	}
 	n := len(g.slots)
 	sums, mins, maxs := r.Sums[:n], r.Mins[:n], r.Maxs[:n]
+	group := -1
 	if g.keys != nil {
 		var i int
 		var ours bool
@@ -334,6 +340,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		}
 		gr := r.Groups
 		gr.Count[i]++
+		group = i
 		sums, mins, maxs = nil, nil, nil
 		if gr.Sums != nil {
 			sums = gr.Sums[i*n : (i+1)*n]
@@ -347,6 +354,14 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	}
 	r.Matched++
 	for k, s := range g.slots {
+		if missing&(1<<k) != 0 {
+			if group >= 0 {
+				r.Groups.skip(group, k, 1)
+			} else {
+				r.Skipped[k]++
+			}
+			continue
+		}
 		if s.need&NeedSum != 0 {
 			sums[k].Add(ms[k], ss[k])
 		}

@@ -173,6 +173,44 @@ func TestEmptyFieldsInFilters(t *testing.T) {
 	}
 }
 
+// Empty is missing in aggregates: a sum, minimum, maximum or average is
+// over the rows that have the value, the count over every matching row,
+// and the skipped values are counted. Sales rows with empty Total
+// Revenue, Unit Price and Units Sold cells, through every hot mode (the
+// fast paths hand such a row over), against both references.
+func TestEmptyFieldsInAggregates(t *testing.T) {
+	base := generated(t, 3000, 1)[0]
+	d := blankFields(blankFields(blankFields(base.data, 11, 6), 9, 4), 8, 9)
+	files := []refFile{{"blank.csv", d}}
+	check(t, "blank simple", files, Query{Where: "Region", Equals: "Europe"})
+	check(t, "blank all rows", files, Query{Sum: []string{"Total Revenue", "Units Sold"}})
+	for _, q := range []Query{
+		{Where: "Region", Equals: "Europe", Avg: []string{"Total Revenue"}, Min: []string{"Unit Price"}, Max: []string{"Units Sold"}},
+		{By: []string{"Region"}, Avg: []string{"Total Revenue", "Unit Price"}},
+		{By: []string{"Item Type"}, Sum: []string{"Total Revenue"}, Min: []string{"Units Sold"}},
+		{By: []string{"Country"}, Avg: []string{"Units Sold"}, Sort: []SortKey{{"avg(Units Sold)", true}}, Limit: 5},
+		{Filters: []Cond{{"Units Sold", OpGt, "5000"}}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}},
+	} {
+		if _, err := checkGen(t, "blank", files, q); err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+	}
+	// the count of skipped values, and an aggregate of values all missing
+	r, err := scanAll([]refFile{{"m.csv", []byte("k,v\na,\na,\nb,2\n")}}, Query{By: []string{"k"}, Avg: []string{"v"}, Sum: []string{"v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _ := NewTable("m.csv", []byte("k,v\n"), &Query{By: []string{"k"}, Avg: []string{"v"}, Sum: []string{"v"}})
+	a := &Answer{Spec: tb.Spec(), Result: r}
+	gt := a.Groups()
+	if gt.Len() != 2 || strings.Join(gt.Row(nil, 0, false), "|") != "a|2||" || strings.Join(gt.Row(nil, 1, false), "|") != "b|1|2|2.000000" {
+		t.Errorf("groups: %q, %q", gt.Row(nil, 0, false), gt.Row(nil, 1, false))
+	}
+	if i := r.Groups.find([]byte("a")); r.Groups.Present(i, 0) != 0 || r.Groups.Skipped[i*r.Groups.Slots] != 2 {
+		t.Errorf("group a: %d present, skipped %v", r.Groups.Present(i, 0), r.Groups.Skipped)
+	}
+}
+
 func TestGeneralFixtures(t *testing.T) {
 	for _, file := range []string{"edge.csv", "reordered.csv", "decimals.csv"} {
 		for _, q := range []Query{

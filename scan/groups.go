@@ -88,8 +88,22 @@ type Groups struct {
 	Sums  []Fixed
 	Mins  []Extreme
 	Maxs  []Extreme
-	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
+	// Skipped: at i·Slots+k, the rows of group i whose slot k value was
+	// missing (see Result.Skipped); nil until one is.
+	Skipped map[int]int64
+	keys    *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
 }
+
+// skip counts n missing values of slot k of group i.
+func (g *Groups) skip(i, k int, n int64) {
+	if g.Skipped == nil {
+		g.Skipped = map[int]int64{}
+	}
+	g.Skipped[i*g.Slots+k] += n
+}
+
+// Present is how many of group i's rows had slot k's value.
+func (g *Groups) Present(i, k int) int64 { return g.Count[i] - g.Skipped[i*g.Slots+k] }
 
 // Need says which accumulators a query's aggregates use.
 type Need uint8
@@ -360,6 +374,11 @@ func (g *Groups) mergeOne(o *Groups, j int) {
 		if g.Maxs != nil {
 			g.Maxs[a+k].mergeMax(o.Maxs[b+k])
 		}
+		if o.Skipped != nil {
+			if n := o.Skipped[b+k]; n != 0 {
+				g.skip(i, k, n)
+			}
+		}
 	}
 }
 
@@ -381,7 +400,8 @@ func (g *Groups) Equal(o *Groups) bool {
 		for k := range g.Slots {
 			if g.Sums != nil && !g.Sums[a+k].Equal(o.Sums[b+k]) ||
 				g.Mins != nil && g.Mins[a+k] != o.Mins[b+k] ||
-				g.Maxs != nil && g.Maxs[a+k] != o.Maxs[b+k] {
+				g.Maxs != nil && g.Maxs[a+k] != o.Maxs[b+k] ||
+				g.Skipped[a+k] != o.Skipped[b+k] {
 				return false
 			}
 		}
@@ -397,6 +417,7 @@ func (g *Groups) Equal(o *Groups) bool {
 //	  per slot, in order: if NeedSum, the sum (varint V, uvarint Scale,
 //	  3 × uvarint C); if NeedMin, then NeedMax, the extreme (byte set;
 //	  if set, varint M, byte S)
+//	uvarint the Skipped entries, each uvarint i·Slots+k and uvarint n
 func (g *Groups) AppendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(g.Slots))
 	b = binary.AppendUvarint(b, uint64(g.Need))
@@ -430,6 +451,11 @@ func (g *Groups) AppendBinary(b []byte) []byte {
 				b = ext(b, g.Maxs[k])
 			}
 		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(g.Skipped)))
+	for at, n := range g.Skipped {
+		b = binary.AppendUvarint(b, uint64(at))
+		b = binary.AppendUvarint(b, uint64(n))
 	}
 	return b
 }
@@ -515,6 +541,23 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		if b == nil {
 			return nil, bad
 		}
+	}
+	ns := uv()
+	if b == nil || ns > uint64(len(b))/2 {
+		return nil, bad
+	}
+	for range ns {
+		at, n := uv(), uv()
+		if b == nil || at >= uint64(g.Len()*g.Slots) || n == 0 || n > uint64(g.Count[int(at)/max(g.Slots, 1)]) {
+			return nil, bad
+		}
+		if g.Skipped == nil {
+			g.Skipped = map[int]int64{}
+		}
+		if _, dup := g.Skipped[int(at)]; dup {
+			return nil, bad
+		}
+		g.Skipped[int(at)] = int64(n)
 	}
 	if len(b) != 0 || !g.buildIndex() { // (a key seen twice)
 		return nil, bad

@@ -122,6 +122,12 @@ func concatGroups(parts []*Groups) *Groups {
 				copy(g.Maxs[k:], p.Maxs)
 			}
 		})
+		for at, n := range p.Skipped { // few: only rows with a missing value
+			if g.Skipped == nil {
+				g.Skipped = map[int]int64{}
+			}
+			g.Skipped[i*g.Slots+at] = n
+		}
 		a0, i0 = a0+len(p.arena), i0+p.Len()
 	}
 	wg.Wait()

@@ -28,6 +28,7 @@ type refSum struct {
 type refAnswer struct {
 	rows, matched int64
 	sums          []refSum
+	skipped       []int64 // per sum, the matching rows whose value was missing (empty)
 }
 
 var maxI64 = big.NewInt(math.MaxInt64)
@@ -92,6 +93,7 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 	if ans.sums == nil {
 		for range sumNames {
 			ans.sums = append(ans.sums, refSum{v: new(big.Int)})
+			ans.skipped = append(ans.skipped, 0)
 		}
 	}
 	for _, f := range files {
@@ -136,7 +138,7 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 				if len(rec) <= filter {
 					return ErrShortRow
 				}
-				if rec[filter] != q.Equals {
+				if !refEqual(q.Equals, rec[filter]) { // a number or date: the same one written otherwise too
 					continue
 				}
 			}
@@ -148,6 +150,10 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 			}
 			// values are parsed in column order, as the scanner walks a row
 			for _, i := range order {
+				if rec[sumCols[i]] == "" { // missing: skipped
+					ans.skipped[i]++
+					continue
+				}
 				if err := ans.sums[i].add(rec[sumCols[i]]); err != nil {
 					return fmt.Errorf("%s: %w", f.name, err)
 				}

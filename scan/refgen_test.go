@@ -132,6 +132,7 @@ var (
 type refGroup struct {
 	keys     []string
 	count    int64
+	present  []int64 // per aggregate, the rows that had its value
 	sums     []refSum
 	min, max []refExt
 }
@@ -254,6 +255,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			// every aggregated value must parse, in the order of the columns'
 			// first appearance (the scanner's slots)
 			for _, c := range aggCols {
+				if rec[c] == "" {
+					continue // missing: skipped by every aggregate
+				}
 				if _, _, err := refNum(rec[c]); err != nil {
 					return out, fmt.Errorf("%s: %w", f.name, err)
 				}
@@ -271,6 +275,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					g.sums = append(g.sums, refSum{v: new(big.Int)})
 					g.min = append(g.min, refExt{})
 					g.max = append(g.max, refExt{})
+					g.present = append(g.present, 0)
 				}
 				groups[id] = g
 				order = append(order, id)
@@ -278,6 +283,10 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			g.count++
 			for k, c := range aggCols {
 				text := rec[c]
+				if text == "" {
+					continue
+				}
+				g.present[k]++
 				g.sums[k].add(text)
 				v, sc, _ := refNum(text)
 				e := refExt{true, v, text, sc}
@@ -296,12 +305,16 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			g.sums = append(g.sums, refSum{v: new(big.Int)})
 			g.min = append(g.min, refExt{})
 			g.max = append(g.max, refExt{})
+			g.present = append(g.present, 0)
 		}
 		groups[""], order = g, []string{""}
 	}
 	cell := func(g *refGroup, k int) (string, *big.Rat) {
 		switch aggs[k].fn {
 		case "sum":
+			if g.count > 0 && g.present[k] == 0 {
+				return "", nil // every row lacked the value
+			}
 			return g.sums[k].String(), new(big.Rat).SetFrac(g.sums[k].v, pow10big(g.sums[k].scale))
 		case "min", "max":
 			e := g.min[k]
@@ -314,12 +327,12 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			m, _ := new(big.Int).SetString(strings.ReplaceAll(strings.TrimLeft(e.text, "+"), ".", ""), 10)
 			return refSum{v: m, scale: e.scale}.String(), e.v
 		}
-		if g.count == 0 {
+		if g.present[k] == 0 {
 			return "", nil
 		}
 		sc := max(AvgScale, g.sums[k].scale)
 		avg := new(big.Rat).SetFrac(g.sums[k].v, pow10big(g.sums[k].scale))
-		avg.Quo(avg, new(big.Rat).SetInt64(g.count))
+		avg.Quo(avg, new(big.Rat).SetInt64(g.present[k]))
 		x := new(big.Rat).Mul(avg, new(big.Rat).SetInt(pow10big(sc)))
 		fl := new(big.Int).Quo(x.Num(), x.Denom()) // toward zero
 		frac := new(big.Rat).Sub(x, new(big.Rat).SetInt(fl))

@@ -29,7 +29,13 @@ type Result struct {
 	Sums   [MaxSums]Fixed
 	Mins   [MaxSums]Extreme
 	Maxs   [MaxSums]Extreme
-	Groups *Groups
+	// Skipped counts, per aggregate slot, the matching rows whose value
+	// was missing (an empty field): the slot's sum, minimum, maximum and
+	// average are over the others (Present). Only the general paths see a
+	// missing value (the fast ones hand such a row over), so a file with
+	// none pays nothing for it.
+	Skipped [MaxSums]int64
+	Groups  *Groups
 	// Part, for a key split: a group-by's scan into this Result keeps only
 	// the groups of the keys in Part (see KeyPart); every row still counts
 	// in Rows. Merge and Equal ignore it, and it is not in the binary
@@ -44,6 +50,7 @@ func (r *Result) Merge(o *Result) {
 		r.Sums[i].AddFixed(o.Sums[i])
 		r.Mins[i].mergeMin(o.Mins[i])
 		r.Maxs[i].mergeMax(o.Maxs[i])
+		r.Skipped[i] += o.Skipped[i]
 	}
 	if o.Groups != nil {
 		if r.Groups == nil {
@@ -59,7 +66,7 @@ func (r *Result) Merge(o *Result) {
 // Equal reports whether r and o are the same answer: the same counts and
 // Equal sums (however each sum is split between its parts).
 func (r *Result) Equal(o *Result) bool {
-	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted {
+	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped {
 		return false
 	}
 	for i := range r.Sums {
@@ -71,13 +78,13 @@ func (r *Result) Equal(o *Result) bool {
 }
 
 // ResultSize is the length of the binary form of a Result's fixed part.
-const ResultSize = 8 * (3 + 5*MaxSums + 4*MaxSums)
+const ResultSize = 8 * (3 + 5*MaxSums + 4*MaxSums + MaxSums)
 
 // AppendBinary appends the binary form of r's fixed part: ResultSize bytes,
 // every field a little-endian 64-bit word in declaration order (Rows,
 // Matched, Quoted, then per sum V, Scale, C[0], C[1], C[2], then per minimum
-// and then per maximum M and S, S being -1 for no value). Groups are not in
-// it: see Groups.AppendBinary.
+// and then per maximum M and S, S being -1 for no value, then per slot
+// Skipped). Groups are not in it: see Groups.AppendBinary.
 func (r *Result) AppendBinary(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint64(b, uint64(r.Rows))
@@ -100,8 +107,14 @@ func (r *Result) AppendBinary(b []byte) []byte {
 			b = le.AppendUint64(b, uint64(s))
 		}
 	}
+	for _, n := range r.Skipped {
+		b = le.AppendUint64(b, uint64(n))
+	}
 	return b
 }
+
+// Present is how many matching rows had slot k's value.
+func (r *Result) Present(k int) int64 { return r.Matched - r.Skipped[k] }
 
 // DecodeResult reads what AppendBinary wrote.
 func DecodeResult(b []byte) (Result, error) {
@@ -133,6 +146,12 @@ func DecodeResult(b []byte) (Result, error) {
 				xs[i] = Extreme{m, int8(s), true}
 			}
 		}
+	}
+	for i := range r.Skipped {
+		if r.Skipped[i] = int64(word(k)); r.Skipped[i] < 0 {
+			return r, fmt.Errorf("result: slot %d skipped %d values", i, r.Skipped[i])
+		}
+		k++
 	}
 	return r, nil
 }

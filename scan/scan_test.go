@@ -260,6 +260,9 @@ func checkOnce(t *testing.T, label string, files []refFile, q Query) (Result, er
 		t.Fatalf("%s: rows %d matched %d, reference %d %d", label, got.Rows, got.Matched, want.rows, want.matched)
 	}
 	for i, s := range want.sums {
+		if got.Skipped[i] != want.skipped[i] {
+			t.Fatalf("%s: sum %d skipped %d values, reference %d", label, i, got.Skipped[i], want.skipped[i])
+		}
 		if got.Sums[i].String() != s.String() {
 			t.Fatalf("%s: sum %d = %s, reference %s", label, i, got.Sums[i], s)
 		}
@@ -392,7 +395,7 @@ func TestErrors(t *testing.T) {
 		field     string
 	}{
 		{"bad number", h + "Europe,1.00,2.00\nEurope,12x.5,1\n", ErrSyntax, 3, 8, "Total Revenue"},
-		{"empty number", h + "Europe,,1\n", ErrSyntax, 2, 8, "Total Revenue"},
+		{"not a number", h + "Europe,x,1\n", ErrSyntax, 2, 8, "Total Revenue"},
 		{"overflow value", h + "Europe,99999999999999999999,1\n", ErrOverflow, 2, 8, "Total Revenue"},
 		{"short matching row", h + "Europe,1.00,2.00\nEurope,5\n", ErrShortRow, 3, 9, "Total Profit"},
 		{"short row, no filter column", "Total Revenue,Total Profit,Region\n1,2\n", ErrShortRow, 2, 4, "Region"},

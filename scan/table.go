@@ -342,8 +342,13 @@ parse:
 	return nil
 }
 
-// add parses a matching row's value and adds it to sum slot.
+// add parses a matching row's value and adds it to sum slot; an empty
+// field is a missing value, counted in Skipped.
 func (t *Table) add(r *Result, slot int, f []byte, off int) error {
+	if len(f) == 0 {
+		r.Skipped[slot]++
+		return nil
+	}
 	m, s, err := ParseFixed(f)
 	if err != nil {
 		return errAt(t.name, t.data, off, t.b.names[slot], f, err)

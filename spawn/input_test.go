@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,40 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 	}
 	if _, err := runStaged(t, []string{writeFile(t, filepath.Join(dir, "not.gz"), "plain")}, 0, nil, scan.Query{}); err == nil || !strings.Contains(err.Error(), "not.gz") {
 		t.Errorf("a .gz file that is not gzip: %v", err)
+	}
+}
+
+// Empty cells are missing values in every strategy: the child protocol
+// carries what each aggregate skipped, for a group-by's groups too (a key
+// split puts the parts' groups end to end).
+func TestEmptyCellsEveryWay(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("city,km,fare\n")
+	for i := range 4000 {
+		km, fare := fmt.Sprint(i%17), fmt.Sprintf("%d.%02d", i%5, i%100)
+		if i%7 == 0 {
+			km = ""
+		}
+		if i%3 == 0 {
+			fare = ""
+		}
+		fmt.Fprintf(&b, "%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare)
+	}
+	p := writeFile(t, filepath.Join(t.TempDir(), "e.csv"), b.String())
+	for _, q := range []scan.Query{
+		{Sum: []string{"km"}, Avg: []string{"fare"}, Min: []string{"fare"}},
+		{By: []string{"city"}, Sum: []string{"km"}, Avg: []string{"fare"}, Max: []string{"km"}},
+		{Filters: []scan.Cond{{Col: "city", Op: scan.OpNe, Value: "Rome"}}, By: []string{"km"}, Avg: []string{"fare"}},
+	} {
+		got, err := agree(t, "empty cells", []string{p}, q, nil)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		if q.By == nil && (got.Skipped[0] == 0 || got.Skipped[1] == 0) {
+			t.Errorf("%+v: skipped %v", q, got.Skipped)
+		}
+		if q.By != nil && len(got.Groups.Skipped) == 0 {
+			t.Errorf("%+v: no group skipped a value", q)
+		}
 	}
 }

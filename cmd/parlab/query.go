@@ -274,6 +274,15 @@ func (a *app) printReport(rep *spawn.Report, c spawn.Config) {
 		}
 		printGroups(w, gt, len(ans.By))
 	}
+	var skipped []string
+	for _, g := range ans.Aggs {
+		if n := ans.Skipped(g); n > 0 {
+			skipped = append(skipped, fmt.Sprintf("%s %s", g.Label(), group(n)))
+		}
+	}
+	if skipped != nil { // empty cells: each aggregate is over the rows that have a value
+		lines = append(lines, scan.Line{Label: "Missing values", Value: strings.Join(skipped, ", ") + " (empty cells, left out)"})
+	}
 	width := len("Time")
 	labels := make([]string, len(lines))
 	widths := make([]int, len(lines))
@@ -480,10 +489,13 @@ type queryJSON struct {
 	Filters    []filterJSON           `json:"filters"`
 	By         []string               `json:"by,omitempty"`
 	Matched    *int64                 `json:"matched,omitempty"` // left out for the floor, which answers no query
-	Sums       *bench.Ordered[string] `json:"sums,omitempty"`
-	Min        *bench.Ordered[string] `json:"min,omitempty"`
-	Max        *bench.Ordered[string] `json:"max,omitempty"`
-	Avg        *bench.Ordered[string] `json:"avg,omitempty"`
+	Sums       *bench.Ordered[*string] `json:"sums,omitempty"` // null: no row had a value
+	Min        *bench.Ordered[*string] `json:"min,omitempty"`
+	Max        *bench.Ordered[*string] `json:"max,omitempty"`
+	Avg        *bench.Ordered[*string] `json:"avg,omitempty"`
+	// Skipped: per aggregate (by its label), the matching rows whose value
+	// was missing (an empty field), which it left out.
+	Skipped *bench.Ordered[int64] `json:"skipped,omitempty"`
 	Groups     json.RawMessage        `json:"groups,omitempty"` // "[]", its rows streamed in by writeJSON
 	Lines      *int64                 `json:"lines,omitempty"`  // the floor's newline count
 	Data       dataJSON               `json:"data"`
@@ -529,9 +541,12 @@ func writeGroupsJSON(w io.Writer, gt *scan.GroupTable, nkeys int) error {
 						out = append(out, ',')
 					}
 					out = append(out, names[j]...)
-					if j == nkeys { // the count
+					switch {
+					case j == nkeys: // the count
 						out = append(out, v...)
-					} else {
+					case j > nkeys && len(v) == 0: // an aggregate no row had a value for
+						out = append(out, "null"...)
+					default:
 						out = appendJSONString(out, v)
 					}
 				}
@@ -642,11 +657,21 @@ func writeJSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 			j.By, j.Groups, nkeys = ans.By, json.RawMessage("[]"), len(ans.By)
 		} else {
 			for i, v := range ans.Values() {
-				to := map[string]**bench.Ordered[string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg}[ans.Aggs[i].Func]
+				to := map[string]**bench.Ordered[*string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg}[ans.Aggs[i].Func]
 				if *to == nil {
-					*to = &bench.Ordered[string]{}
+					*to = &bench.Ordered[*string]{}
 				}
-				(*to).Add(ans.Aggs[i].Col, v.Value)
+				var value *string
+				if v.Value != "" {
+					value = &v.Value
+				}
+				(*to).Add(ans.Aggs[i].Col, value)
+			}
+		}
+		if len(ans.Aggs) > 0 {
+			j.Skipped = &bench.Ordered[int64]{}
+			for _, g := range ans.Aggs {
+				j.Skipped.Add(g.Label(), ans.Skipped(g))
 			}
 		}
 	}
