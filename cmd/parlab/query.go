@@ -482,28 +482,28 @@ func stringCells(cells []string, row string, ends []int) []string {
 // (the filter's column and value, file paths) a field named with the suffix
 // "_hex" beside it holds them in hex.
 type queryJSON struct {
-	Strategy   string                 `json:"strategy"`
-	Split      string                 `json:"split"`
-	Workers    int                    `json:"workers"`
-	IO         string                 `json:"io"`
-	Filters    []filterJSON           `json:"filters"`
-	By         []string               `json:"by,omitempty"`
-	Matched    *int64                 `json:"matched,omitempty"` // left out for the floor, which answers no query
-	Sums       *bench.Ordered[*string] `json:"sums,omitempty"` // null: no row had a value
-	Min        *bench.Ordered[*string] `json:"min,omitempty"`
-	Max        *bench.Ordered[*string] `json:"max,omitempty"`
-	Avg        *bench.Ordered[*string] `json:"avg,omitempty"`
+	Strategy string                  `json:"strategy"`
+	Split    string                  `json:"split"`
+	Workers  int                     `json:"workers"`
+	IO       string                  `json:"io"`
+	Filters  []filterJSON            `json:"filters"`
+	By       []string                `json:"by,omitempty"`
+	Matched  *int64                  `json:"matched,omitempty"` // left out for the floor, which answers no query
+	Sums     *bench.Ordered[*string] `json:"sums,omitempty"`    // null: no row had a value
+	Min      *bench.Ordered[*string] `json:"min,omitempty"`
+	Max      *bench.Ordered[*string] `json:"max,omitempty"`
+	Avg      *bench.Ordered[*string] `json:"avg,omitempty"`
 	// Skipped: per aggregate (by its label), the matching rows whose value
 	// was missing (an empty field), which it left out.
-	Skipped *bench.Ordered[int64] `json:"skipped,omitempty"`
-	Groups     json.RawMessage        `json:"groups,omitempty"` // "[]", its rows streamed in by writeJSON
-	Lines      *int64                 `json:"lines,omitempty"`  // the floor's newline count
-	Data       dataJSON               `json:"data"`
-	Time       timesJSON              `json:"time"`
-	PerWorker  []workerJSON           `json:"per_worker"`
-	Imbalance  json.Number            `json:"imbalance"`
-	QuotedRows *int64                 `json:"quoted_rows,omitempty"`
-	Rescanned  []pathJSON             `json:"rescanned"`
+	Skipped    *bench.Ordered[int64] `json:"skipped,omitempty"`
+	Groups     json.RawMessage       `json:"groups,omitempty"` // "[]", its rows streamed in by writeJSON
+	Lines      *int64                `json:"lines,omitempty"`  // the floor's newline count
+	Data       dataJSON              `json:"data"`
+	Time       timesJSON             `json:"time"`
+	PerWorker  []workerJSON          `json:"per_worker"`
+	Imbalance  json.Number           `json:"imbalance"`
+	QuotedRows *int64                `json:"quoted_rows,omitempty"`
+	Rescanned  []pathJSON            `json:"rescanned"`
 }
 
 type filterJSON struct {
