@@ -52,13 +52,16 @@ type Cond struct {
 	Col   string
 	Op    Op
 	Value string
+	// Quoted: the value was written in double quotes (COL="1.0"): it is
+	// text, compared by its bytes alone, never as a number or a date.
+	Quoted bool
 }
 
 // String is the filter as ParseCond reads it, with the value quoted if it
 // has to be.
 func (c Cond) String() string {
 	v := c.Value
-	if strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) || strings.Trim(v, " ") != v {
+	if c.Quoted || strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) || strings.Trim(v, " ") != v {
 		v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
 	}
 	col := c.Col
@@ -124,7 +127,7 @@ func ParseCond(s string) (Cond, error) {
 		if !ok || after != "" {
 			return c, fmt.Errorf("%w %s: a quoted value must end with its closing quote", ErrFilter, clipQuote(s))
 		}
-		rest = v
+		rest, c.Quoted = v, true
 	} else if rest != "" && strings.IndexByte("=!<>", rest[0]) >= 0 {
 		return c, fmt.Errorf("%w %s: a value that starts with = ! < or > must be quoted (%s%s\"%s\"), so that a mistyped operator such as => is not taken for a value",
 			ErrFilter, clipQuote(s), c.Col, c.Op, strings.ReplaceAll(rest, `"`, `""`))
@@ -224,6 +227,9 @@ type cond struct {
 // that notQuite declines is an ErrFilter.
 func bindCond(c Cond) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value)}
+	if c.Quoted {
+		return k, nil // text: bytes alone
+	}
 	order := c.Op != OpEq && c.Op != OpNe
 	m, s, err := ParseFixed(k.val)
 	if err == nil {

@@ -17,23 +17,25 @@ func TestParseCond(t *testing.T) {
 		in   string
 		want Cond
 	}{
-		{"Region=Europe", Cond{"Region", OpEq, "Europe"}},
-		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, "5000"}},
-		{"Region = Europe ", Cond{"Region", OpEq, "Europe"}},
-		{`Note = " x "`, Cond{"Note", OpEq, " x "}},
-		{`Note=" 5 "`, Cond{"Note", OpEq, " 5 "}},
-		{"Order Date>=2016-02-29", Cond{"Order Date", OpGe, "2016-02-29"}},
-		{"Code>5k", Cond{"Code", OpGt, "5k"}},
-		{"Name<3-Pack", Cond{"Name", OpLt, "3-Pack"}},
-		{"Units Sold>=.5", Cond{"Units Sold", OpGe, ".5"}},
-		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c"}},
-		{"Note!=", Cond{"Note", OpNe, ""}},
-		{`Note="=x"`, Cond{"Note", OpEq, "=x"}},
-		{`Note="say ""hi"""`, Cond{"Note", OpEq, `say "hi"`}},
-		{`"a<b"<5`, Cond{"a<b", OpLt, "5"}},
-		{`"x ""y""">=z`, Cond{`x "y"`, OpGe, "z"}},
-		{"Order Date<=1/31/2015", Cond{"Order Date", OpLe, "1/31/2015"}},
-		{"c>-1.5", Cond{"c", OpGt, "-1.5"}},
+		{"Region=Europe", Cond{"Region", OpEq, "Europe", false}},
+		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, "5000", false}},
+		{"Region = Europe ", Cond{"Region", OpEq, "Europe", false}},
+		{`Note = " x "`, Cond{"Note", OpEq, " x ", true}},
+		{`Note=" 5 "`, Cond{"Note", OpEq, " 5 ", true}},
+		{"Order Date>=2016-02-29", Cond{"Order Date", OpGe, "2016-02-29", false}},
+		{"Code>5k", Cond{"Code", OpGt, "5k", false}},
+		{"Name<3-Pack", Cond{"Name", OpLt, "3-Pack", false}},
+		{"Units Sold>=.5", Cond{"Units Sold", OpGe, ".5", false}},
+		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c", false}},
+		{"Note!=", Cond{"Note", OpNe, "", false}},
+		{`Note="=x"`, Cond{"Note", OpEq, "=x", true}},
+		{`Note="say ""hi"""`, Cond{"Note", OpEq, `say "hi"`, true}},
+		{`zip="00501"`, Cond{"zip", OpEq, "00501", true}},
+		{`version>="1.10"`, Cond{"version", OpGe, "1.10", true}},
+		{`"a<b"<5`, Cond{"a<b", OpLt, "5", false}},
+		{`"x ""y""">=z`, Cond{`x "y"`, OpGe, "z", false}},
+		{"Order Date<=1/31/2015", Cond{"Order Date", OpLe, "1/31/2015", false}},
+		{"c>-1.5", Cond{"c", OpGt, "-1.5", false}},
 	} {
 		got, err := ParseCond(tt.in)
 		if err != nil || got != tt.want {
@@ -61,8 +63,6 @@ func TestParseCond(t *testing.T) {
 		"Units Sold>5 000":                "decimal number",
 		"Units Sold>=5_000":               "decimal number",
 		"Unit Price<1.2.3":                "decimal number",
-		`Units Sold>" 5000"`:              "spaces",
-		`Order Date<"1/2/2015 "`:          "spaces",
 		"Units Sold>99999999999999999999": "out of range",
 	} {
 		_, err := ParseCond(bad)
@@ -70,8 +70,9 @@ func TestParseCond(t *testing.T) {
 			t.Errorf("ParseCond(%q): %v; want an error about %q", bad, err, why)
 		}
 	}
-	// = and != take any value (a failed number compares as bytes)
-	for _, ok := range []string{"Units Sold=1e3", "Order Date!=13/45/2010", `Note=" 5 "`} {
+	// = and != take any value (a failed number compares as bytes), and so
+	// does a quoted value, which is text
+	for _, ok := range []string{"Units Sold=1e3", "Order Date!=13/45/2010", `Note=" 5 "`, `Units Sold>" 5000"`, `Order Date<"1/2/2015 "`, `v>"1.2.3"`} {
 		if _, err := ParseCond(ok); err != nil {
 			t.Errorf("ParseCond(%q): %v", ok, err)
 		}
@@ -312,7 +313,7 @@ func TestNotQuiteReference(t *testing.T) {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		v := string(b)
-		_, err := bindCond(Cond{"c", OpLt, v})
+		_, err := bindCond(Cond{"c", OpLt, v, false})
 		if got, want := err != nil, refNotQuite(v); got != want {
 			t.Fatalf("%q: bindCond %v, reference declines: %v", v, err, want)
 		}

@@ -140,12 +140,12 @@ func FuzzQuery(f *testing.F) {
 		if shape&16 != 0 {
 			col = "x"
 		}
-		q := Query{Filters: []Cond{{col, Op(op % 6), value}}}
+		q := Query{Filters: []Cond{{col, Op(op % 6), value, op >= 216}}}
 		if shape&64 != 0 { // later filters, which hotWalk may test itself
-			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value})
+			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value, false})
 		}
 		if shape&128 != 0 {
-			q.Filters = append(q.Filters, Cond{"f", Op(op / 36 % 6), value})
+			q.Filters = append(q.Filters, Cond{"f", Op(op / 36 % 6), value, false})
 		}
 		if shape&1 != 0 {
 			q.By = []string{"f"}

@@ -62,7 +62,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		}
 		k.fi, k.field, k.name = use(i), i, header[i]
 		g.conds = append(g.conds, k)
-		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value})
+		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted})
 	}
 	byCol := map[int]string{}
 	for _, name := range q.By {

@@ -13,20 +13,20 @@ import (
 // generalQueries are the shapes beyond the reference's, each checked
 // against refGeneral in every dialect variant.
 var generalQueries = []Query{
-	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}},
+	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "5000", false}}},
 	{By: []string{"Region"}},
 	{By: []string{"Country"}, Sum: []string{"Units Sold", "Total Profit"}},
 	{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price", "Total Profit"}, Avg: []string{"Total Profit"}, Sum: []string{"Total Cost"}},
 	{Where: "Sales Channel", Equals: "Offline", By: []string{"Order Priority"}, Max: []string{"Units Sold"}},
 	{By: []string{"Region", "Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
-	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015"}, {"Order Date", OpLt, "2016-01-01"}, {"Unit Price", OpLe, "100.5"}}},
-	{Filters: []Cond{{"Region", OpGe, "M"}, {"Country", OpNe, "Chad"}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
+	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015", false}, {"Order Date", OpLt, "2016-01-01", false}, {"Unit Price", OpLe, "100.5", false}}},
+	{Filters: []Cond{{"Region", OpGe, "M", false}, {"Country", OpNe, "Chad", false}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
 	{By: []string{"Order ID"}, Sort: []SortKey{{"Total Revenue", true}}, Limit: 5},
 	{By: []string{"Item Type"}, Sort: []SortKey{{"count", true}}, Limit: 3},
 	{By: []string{"Sales Channel", "Order Priority"}, Avg: []string{"Unit Price"}, Sort: []SortKey{{"avg(unit price)", false}}},
-	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012"}}, Sum: []string{"Units Sold"}},
+	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012", false}}, Sum: []string{"Units Sold"}},
 	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
-	{Filters: []Cond{{"Total Profit", OpLt, "100"}}, Min: []string{"Total Profit"}},
+	{Filters: []Cond{{"Total Profit", OpLt, "100", false}}, Min: []string{"Total Profit"}},
 }
 
 func TestGeneralGenerated(t *testing.T) {
@@ -68,12 +68,12 @@ func TestDateForms(t *testing.T) {
 		q       Query
 		matched int64
 	}{
-		{Query{Filters: []Cond{{"when", OpGe, "Jan 1 2005"}}, Sum: []string{"amount"}}, 13},
-		{Query{Filters: []Cond{{"when", OpGe, "2005-01-01"}, {"when", OpLt, "2005-02"}}, Sum: []string{"amount"}}, 7},
-		{Query{Filters: []Cond{{"when", OpEq, "1/1/2005"}}, Sum: []string{"amount"}}, 4}, // midnight only
-		{Query{Filters: []Cond{{"when", OpGt, "2005-01-01T00:00:00"}, {"when", OpLe, "31-Dec-2005"}}, Sum: []string{"amount"}}, 9},
-		{Query{Filters: []Cond{{"when", OpLt, "2004-12-31 23:59:00.5"}}, Sum: []string{"amount"}}, 2},
-		{Query{Filters: []Cond{{"when", OpNe, "February 1, 2005"}}, Sum: []string{"amount"}}, 12},
+		{Query{Filters: []Cond{{"when", OpGe, "Jan 1 2005", false}}, Sum: []string{"amount"}}, 13},
+		{Query{Filters: []Cond{{"when", OpGe, "2005-01-01", false}, {"when", OpLt, "2005-02", false}}, Sum: []string{"amount"}}, 7},
+		{Query{Filters: []Cond{{"when", OpEq, "1/1/2005", false}}, Sum: []string{"amount"}}, 4}, // midnight only
+		{Query{Filters: []Cond{{"when", OpGt, "2005-01-01T00:00:00", false}, {"when", OpLe, "31-Dec-2005", false}}, Sum: []string{"amount"}}, 9},
+		{Query{Filters: []Cond{{"when", OpLt, "2004-12-31 23:59:00.5", false}}, Sum: []string{"amount"}}, 2},
+		{Query{Filters: []Cond{{"when", OpNe, "February 1, 2005", false}}, Sum: []string{"amount"}}, 12},
 		{Query{By: []string{"when"}, Sum: []string{"amount"}}, 15},
 		{Query{By: []string{"when"}, Sort: []SortKey{{"when", true}}, Sum: []string{"amount"}, Limit: 4}, 15},
 	} {
@@ -104,10 +104,10 @@ func TestPlainCountAndNoHeader(t *testing.T) {
 		cols    int
 	}{
 		{[]refFile{{"dates.csv", data}}, Query{}, 15, 1},
-		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01"}}}, 2, 1},
+		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01", false}}}, 2, 1},
 		{[]refFile{{"dates.csv", data}}, Query{Where: "id", Equals: "7"}, 1, 1},
 		{[]refFile{{"dates.csv", data}}, Query{By: []string{"when"}}, 15, 15},
-		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005"}}, Sum: []string{"3"}}, 13, 1},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005", false}}, Sum: []string{"3"}}, 13, 1},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Where: "1", Equals: "3"}, 1, 1},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, By: []string{"1"}, Max: []string{"3"}}, 15, 15},
 	} {
@@ -154,13 +154,13 @@ func TestEmptyFieldsInFilters(t *testing.T) {
 	files := []refFile{{"blank.csv", d}}
 	var counts []int64
 	for _, q := range []Query{
-		{Filters: []Cond{{"Country", OpEq, ""}}},
-		{Filters: []Cond{{"Country", OpNe, ""}}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad"}}, By: []string{"Item Type"}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online"}, {"Country", OpNe, "France"}}, By: []string{"Order Priority"}},
-		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01"}, {"Order Date", OpNe, ""}}},
-		{Filters: []Cond{{"Order Date", OpNe, ""}, {"Order Date", OpLe, "2015-01-01"}}},
-		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01"}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
+		{Filters: []Cond{{"Country", OpEq, "", false}}},
+		{Filters: []Cond{{"Country", OpNe, "", false}}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad", false}}, By: []string{"Item Type"}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online", false}, {"Country", OpNe, "France", false}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01", false}, {"Order Date", OpNe, "", false}}},
+		{Filters: []Cond{{"Order Date", OpNe, "", false}, {"Order Date", OpLe, "2015-01-01", false}}},
+		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01", false}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
 	} {
 		got, err := checkGen(t, "blank", files, q)
 		if err != nil {
@@ -189,7 +189,7 @@ func TestEmptyFieldsInAggregates(t *testing.T) {
 		{By: []string{"Region"}, Avg: []string{"Total Revenue", "Unit Price"}},
 		{By: []string{"Item Type"}, Sum: []string{"Total Revenue"}, Min: []string{"Units Sold"}},
 		{By: []string{"Country"}, Avg: []string{"Units Sold"}, Sort: []SortKey{{"avg(Units Sold)", true}}, Limit: 5},
-		{Filters: []Cond{{"Units Sold", OpGt, "5000"}}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}},
+		{Filters: []Cond{{"Units Sold", OpGt, "5000", false}}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}},
 	} {
 		if _, err := checkGen(t, "blank", files, q); err != nil {
 			t.Fatalf("%+v: %v", q, err)
@@ -211,16 +211,40 @@ func TestEmptyFieldsInAggregates(t *testing.T) {
 	}
 }
 
+// A quoted value is text: version="1.0" matches the bytes 1.0 alone, where
+// version=1.0 matches 1 and 1.00 too; zip="00501" keeps its zeros. In every
+// hot mode, against the reference.
+func TestQuotedValueIsText(t *testing.T) {
+	files := []refFile{{"v.csv", []byte("version,zip\n1.0,00501\n1,501\n1.00,0501\n1.10,00501\n")}}
+	for _, c := range []struct {
+		q       Query
+		matched int64
+	}{
+		{Query{Filters: []Cond{{"version", OpEq, "1.0", false}}, By: []string{"zip"}}, 3},
+		{Query{Filters: []Cond{{"version", OpEq, "1.0", true}}, By: []string{"zip"}}, 1},
+		{Query{Filters: []Cond{{"zip", OpEq, "00501", false}}}, 4},
+		{Query{Filters: []Cond{{"zip", OpEq, "00501", true}}}, 2},
+		{Query{Filters: []Cond{{"zip", OpNe, "00501", true}}}, 2},
+		{Query{Filters: []Cond{{"version", OpGt, "1.0", true}}}, 2},  // bytes: "1.00" and "1.10"
+		{Query{Filters: []Cond{{"version", OpGt, "1.0", false}}}, 1}, // numbers: 1.10
+	} {
+		got, err := checkGen(t, "quoted", files, c.q)
+		if err != nil || got.matched != c.matched {
+			t.Errorf("%+v: %d matched (%v), want %d", c.q, got.matched, err, c.matched)
+		}
+	}
+}
+
 func TestGeneralFixtures(t *testing.T) {
 	for _, file := range []string{"edge.csv", "reordered.csv", "decimals.csv"} {
 		for _, q := range []Query{
 			{By: []string{"Region"}},
 			{By: []string{"Country", "Region"}, Min: []string{"Total Revenue"}, Max: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
-			{Filters: []Cond{{"Country", OpEq, "Line\r\nbreak"}}, Avg: []string{"Total Profit"}},
-			{Filters: []Cond{{"Region", OpNe, "Europe"}, {"Units Sold", OpGe, "2"}}},
-			{Filters: []Cond{{"Region", OpEq, "Nowhere"}}, Min: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
-			{Filters: []Cond{{"Region", OpEq, "Nowhere"}}, By: []string{"Region"}},
-			{Filters: []Cond{{"Item Type", OpGt, "Fruits"}}, By: []string{"Item Type"}, Sort: []SortKey{{"Total Profit", true}}},
+			{Filters: []Cond{{"Country", OpEq, "Line\r\nbreak", false}}, Avg: []string{"Total Profit"}},
+			{Filters: []Cond{{"Region", OpNe, "Europe", false}, {"Units Sold", OpGe, "2", false}}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere", false}}, Min: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere", false}}, By: []string{"Region"}},
+			{Filters: []Cond{{"Item Type", OpGt, "Fruits", false}}, By: []string{"Item Type"}, Sort: []SortKey{{"Total Profit", true}}},
 		} {
 			checkGen(t, file, fixture(t, file), q)
 		}
@@ -236,13 +260,13 @@ func TestGeneralErrors(t *testing.T) {
 		q    Query
 		want error
 	}{
-		{"Europe,x,1.00,2.00,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "5"}}}, ErrNotComparable},
-		{"Europe,5,1.00,2.00,13/1/2015\n", Query{Filters: []Cond{{"Order Date", OpGt, "1/1/2015"}}}, ErrNotComparable},
-		{"Europe,5,1.00,2.00,2/30/2015\n", Query{Filters: []Cond{{"Order Date", OpLt, "2015-03-01"}}}, ErrNotComparable},
+		{"Europe,x,1.00,2.00,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "5", false}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,13/1/2015\n", Query{Filters: []Cond{{"Order Date", OpGt, "1/1/2015", false}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,2/30/2015\n", Query{Filters: []Cond{{"Order Date", OpLt, "2015-03-01", false}}}, ErrNotComparable},
 		{"Europe,5,1.x0,2.00,1/1/2015\n", Query{By: []string{"Region"}}, ErrSyntax},
 		{"Europe,5\n", Query{By: []string{"Region"}}, ErrShortRow},
 		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Nope"}}, ErrColumn},
-		{"Europe,5,1,2,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "99999999999999999999"}}}, ErrFilter},
+		{"Europe,5,1,2,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "99999999999999999999", false}}}, ErrFilter},
 		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Region"}, Sort: []SortKey{{"Nope", false}}}, ErrColumn},
 		{"Europe,5,1,2,1/1/2015\n", Query{Min: []string{"Units Sold", "units_sold"}}, ErrDupSum},
 	} {
@@ -283,8 +307,8 @@ func TestEqualityAcrossForms(t *testing.T) {
 	} {
 		for _, op := range []Op{OpEq, OpNe} {
 			for _, by := range [][]string{nil, {"Region"}} {
-				as := Query{Filters: []Cond{{c.col, op, c.written}}, By: by}
-				other := Query{Filters: []Cond{{c.col, op, c.other}}, By: by}
+				as := Query{Filters: []Cond{{c.col, op, c.written, false}}, By: by}
+				other := Query{Filters: []Cond{{c.col, op, c.other, false}}, By: by}
 				want, err := checkGen(t, "written", files, as)
 				if err != nil {
 					t.Fatal(err)

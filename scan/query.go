@@ -332,7 +332,7 @@ func bind(q *Query, header []string) (binding, error) {
 		}
 		b.filter, b.value, b.fname = i, []byte(cs[0].Value), header[i]
 		b.bareOK = !strings.ContainsAny(cs[0].Value, ",\"\n")
-		b.spec.Filters = []Cond{{Col: header[i], Op: OpEq, Value: cs[0].Value}}
+		b.spec.Filters = []Cond{{Col: header[i], Op: OpEq, Value: cs[0].Value, Quoted: cs[0].Quoted}}
 	}
 	sums := q.Sum
 	if !q.named() {

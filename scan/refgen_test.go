@@ -199,7 +199,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			if err != nil {
 				return out, err
 			}
-			if c.Op != OpEq && c.Op != OpNe {
+			if c.Op != OpEq && c.Op != OpNe && !c.Quoted {
 				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) || refNotQuite(c.Value) {
 					return out, ErrFilter
 				}
@@ -519,6 +519,10 @@ func refEqual(value, field string) bool {
 func refTest(c Cond, field string) (bool, error) {
 	if field == "" {
 		return c.Op == OpEq && c.Value == "", nil
+	}
+	if c.Quoted { // text: bytes alone
+		r := strings.Compare(field, c.Value)
+		return map[Op]bool{OpEq: r == 0, OpNe: r != 0, OpLt: r < 0, OpLe: r <= 0, OpGt: r > 0, OpGe: r >= 0}[c.Op], nil
 	}
 	switch c.Op {
 	case OpEq:

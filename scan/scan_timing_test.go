@@ -200,11 +200,11 @@ func benchShape(b *testing.B, q Query) {
 
 // The shapes (docs/performance.md has the table against Region).
 func BenchmarkShapeItemType(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Item Type", OpEq, "Cosmetics"}}})
+	benchShape(b, Query{Filters: []Cond{{"Item Type", OpEq, "Cosmetics", false}}})
 }
 
 func BenchmarkShapeChannel(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Sales Channel", OpEq, "Online"}}})
+	benchShape(b, Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}}})
 }
 
 func BenchmarkShapeUnitsSold(b *testing.B) {
@@ -220,7 +220,7 @@ func BenchmarkShapeByCountry(b *testing.B) {
 }
 
 func BenchmarkShapeThreeFilters(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Region", OpEq, "Europe"}, {"Sales Channel", OpEq, "Online"}, {"Units Sold", OpGt, "5000"}}})
+	benchShape(b, Query{Filters: []Cond{{"Region", OpEq, "Europe", false}, {"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "5000", false}}})
 }
 
 func BenchmarkShapeMinMaxAvg(b *testing.B) {
@@ -406,7 +406,7 @@ func BenchmarkShapesInCache(b *testing.B) {
 	}{
 		{"Region=Europe", Query{Where: "Region", Equals: "Europe"}},
 		{"no filter", Query{}},
-		{"Sales Channel=Online", Query{Filters: []Cond{{"Sales Channel", OpEq, "Online"}}}},
+		{"Sales Channel=Online", Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}}}},
 		{"sum Units Sold", Query{Sum: []string{"Units Sold"}}},
 	} {
 		b.Run(s.name, func(b *testing.B) {

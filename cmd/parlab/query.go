@@ -512,6 +512,7 @@ type filterJSON struct {
 	Op        string `json:"op"`
 	Value     string `json:"value"`
 	ValueHex  string `json:"value_hex,omitempty"`
+	Quoted    bool   `json:"quoted,omitempty"` // text: compared by its bytes alone
 }
 
 // writeGroupsJSON writes a group-by's table as the elements of a JSON
@@ -651,7 +652,7 @@ func writeJSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
 		j.Filters = []filterJSON{}
 		for _, f := range ans.Filters {
-			j.Filters = append(j.Filters, filterJSON{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value)})
+			j.Filters = append(j.Filters, filterJSON{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted})
 		}
 		if gt = ans.Groups(); gt != nil {
 			j.By, j.Groups, nkeys = ans.By, json.RawMessage("[]"), len(ans.By)
