@@ -19,7 +19,7 @@ export GOAMD64
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/parlab
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/parlab
 
 # The last file is renamed into place last, so its presence means a complete set.
 $(DATA)/xat.csv: | build

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -58,6 +59,40 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		return nil, errAt(name, data, 0, "", nil, err)
 	}
 	return &Table{name: name, data: data, body: p, b: b}, nil
+}
+
+// Records returns up to n records from the start of data (a file's
+// first bytes: its header, then rows), as the dialect reads them; a record
+// cut by the end of data is left out. For a command that shows a file's
+// columns (parlab menu).
+func Records(data []byte, n int) ([][]string, error) {
+	p := 0
+	if bytes.HasPrefix(data, bom) {
+		p = len(bom)
+	}
+	var out [][]string
+	for len(out) < n {
+		if p = skipBlank(data, p); p >= len(data) {
+			break
+		}
+		var rec []string
+		for {
+			f, next, last, err := readField(data, p)
+			if errors.Is(err, ErrOpenQuote) {
+				return out, nil
+			}
+			if err != nil {
+				return out, errAt("", data, next, "", nil, err)
+			}
+			rec = append(rec, unquote(data[f.s:f.e], f.quoted))
+			p = next
+			if last {
+				break
+			}
+		}
+		out = append(out, rec)
+	}
+	return out, nil
 }
 
 // View returns the Table for a piece of the same file: data holds the

@@ -78,7 +78,8 @@ Usage:
                [--clients goroutines|processes] [--json FILE|-] [--log FILE|-]
   parlab ftp experiment [--models single,goroutines,batch,pool,processes] [--peers vsftpd]
                [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--think-only] [--quick] [--out out/ftp]
-  parlab help
+  parlab help [CMD]     (a command's flags and examples; CMD --help too)
+  parlab --version
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order),
 or - for standard input; .tsv/.tab files are tab-separated, .gz and .zst
@@ -126,12 +127,22 @@ func (a *app) main(args []string) int {
 	case "cache":
 		err = a.cache(rest)
 	case "help", "-h", "--help", "-help":
-		fmt.Fprint(a.stdout, helpText)
+		if len(rest) == 0 {
+			fmt.Fprint(a.stdout, helpText)
+			return exitOK
+		}
+		if _, ok := commands[rest[0]]; !ok || rest[0] == "help" {
+			err = unknownCommand(rest[0])
+			break
+		}
+		return a.main([]string{rest[0], "--help"})
+	case "version", "--version", "-version":
+		fmt.Fprintln(a.stdout, version())
 		return exitOK
 	default:
-		err = usagef("unknown command %q", cmd)
+		err = unknownCommand(cmd)
 	}
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
 	fmt.Fprintf(a.stderr, "parlab: %v\n", err)
@@ -151,11 +162,10 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(a.stdout)
-				fs.PrintDefaults()
-				return nil, usagef("%s: see the flags above", fs.Name())
+				printHelp(a.stdout, fs)
+				return nil, errHelp
 			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

@@ -23,6 +23,11 @@ func (a *app) ftp(args []string) error {
 		return usagef("ftp wants a subcommand: serve, passwd, load or experiment")
 	}
 	switch args[0] {
+	case "help", "-h", "--help", "-help":
+		c := commands["ftp"]
+		fmt.Fprintf(a.stdout, "%s\n\nEach subcommand's flags: parlab ftp SUB --help\n\nExamples:\n  %s\n", c.synopsis,
+			strings.ReplaceAll(c.examples, "\n", "\n  "))
+		return errHelp
 	case "serve":
 		return a.ftpServe(args[1:])
 	case "passwd":

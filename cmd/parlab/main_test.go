@@ -152,7 +152,7 @@ func TestWhereSpaces(t *testing.T) {
 			t.Fatalf("%q: exit %d, stderr %q", args, code, errs)
 		}
 		var rep struct {
-			Filters []map[string]string
+			Filters []map[string]any
 			Matched int
 			Sums    map[string]string
 		}
@@ -251,6 +251,30 @@ func TestHelp(t *testing.T) {
 	}
 	if code, _, errs := run(t, ""); code != exitUsage || !strings.Contains(errs, "Usage") {
 		t.Errorf("no args: %d %q", code, errs)
+	}
+	// a command's help: its synopsis, a line per flag with its -- name, two
+	// examples, exit 0; the same from parlab help CMD
+	for _, args := range [][]string{{"query", "--help"}, {"help", "query"}, {"query", "-h"}} {
+		code, out, _ := run(t, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "parlab query [flags] PATH...") || !strings.Contains(out, "\n  --where value\n") ||
+			strings.Count(strings.SplitN(out, "Examples:\n", 2)[len(strings.SplitN(out, "Examples:\n", 2))-1], "parlab query") < 1 {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
+	}
+	for _, cmd := range commandNames() {
+		if code, out, errs := run(t, "", "help", cmd); code != 0 && cmd != "help" || cmd != "help" && !strings.Contains(out, "Examples:") {
+			t.Errorf("help %s: exit %d, %q %q", cmd, code, out, errs)
+		}
+	}
+	if code, out, _ := run(t, "", "--version"); code != 0 || !strings.HasPrefix(out, "parlab ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	// typos: the nearest command or flag, still exit 2
+	for args, want := range map[string]string{"querry x": `did you mean "query"?`, "query --wher a=1 x": "did you mean --where?",
+		"help qery": `did you mean "query"?`, "bench --trails 3": "did you mean --trials?"} {
+		if code, _, errs := run(t, "", strings.Fields(args)...); code != exitUsage || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, %q; want %q", args, code, errs, want)
+		}
 	}
 }
 
@@ -1108,5 +1132,15 @@ func TestInputsCLI(t *testing.T) {
 		if code, _, errs := run(t, csv, args...); code == 0 || errs == "" {
 			t.Errorf("%q: exit %d", args, code)
 		}
+	}
+}
+
+// The menu offers the columns of the file it is given, each with an
+// example value from the first row.
+func TestMenuOtherFile(t *testing.T) {
+	code, out, errs := run(t, "1\n2\nRome\n-\nn\n", "menu", "../../testdata/trips.csv")
+	if code != 0 || !strings.Contains(out, "Filter column: 1) date 2) city 3) mode 4) km 5) fare") ||
+		!strings.Contains(out, "Value [Oslo]") || !strings.Contains(out, "Matching rows  4") {
+		t.Errorf("exit %d, %s\n%s", code, errs, out)
 	}
 }

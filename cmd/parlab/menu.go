@@ -5,9 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"parlab/scan"
 	"parlab/spawn"
 )
 
@@ -64,8 +68,7 @@ func (a *app) menu(args []string) error {
 		}
 	}
 	approaches := []string{"seq", "processes", "goroutines"}
-	columns := []string{"Region", "Country", "Item Type", "Sales Channel"}
-	examples := []string{"Europe", "France", "Cosmetics", "Online"}
+	columns, examples := menuColumns(pos)
 	splits := []string{"file-naive", "file", "rows", "dynamic", "keys", "auto"}
 	fmt.Fprintf(w, "parlab menu over %s (end of input quits)\n", strings.Join(pos, " "))
 	for {
@@ -126,4 +129,39 @@ func (a *app) menu(args []string) error {
 			return nil
 		}
 	}
+}
+
+// menuColumns are the filter columns the menu offers for PATHs, with an
+// example value of each: the reference's four for the Sales Records,
+// else every column of the first file's header, each with its value in
+// the first row.
+func menuColumns(pos []string) (columns, examples []string) {
+	sales := []string{"Region", "Country", "Item Type", "Sales Channel"}
+	salesEx := []string{"Europe", "France", "Cosmetics", "Online"}
+	paths, err := spawn.ExpandPaths(pos)
+	if err != nil || paths[0] == spawn.Stdin {
+		return sales, salesEx
+	}
+	f, err := os.Open(paths[0])
+	if err != nil {
+		return sales, salesEx
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	recs, err := scan.Records(head[:n], 2)
+	if err != nil || len(recs) == 0 {
+		return sales, salesEx
+	}
+	if header := recs[0]; !slices.Equal(header[:min(4, len(header))], sales) {
+		for i, c := range header {
+			ex := "x"
+			if len(recs) > 1 && i < len(recs[1]) && recs[1][i] != "" {
+				ex = recs[1][i]
+			}
+			columns, examples = append(columns, c), append(examples, ex)
+		}
+		return columns, examples
+	}
+	return sales, salesEx
 }
