@@ -44,10 +44,14 @@
 //
 // Summed columns hold decimal numbers:
 //
-//	number = [ "+" | "-" ] ( digits [ "." [ digits ] ] | "." digits )
+//	number = [ "+" | "-" ] ( digits [ "." [ digits ] ] | "." digits ) [ exponent ]
+//	exponent = ( "e" | "E" ) [ "+" | "-" ] digit [ digit [ digit ] ]
 //
-// with at most MaxScale (18) digits after the point and a magnitude below
-// 2^63 units of the last digit (ErrOverflow otherwise). Sums are exact (see
+// read exactly (1.5E-3 is 15 at scale 4), with at most MaxScale (18) digits
+// after the point once the exponent is applied and a magnitude below 2^63
+// units of the last digit (ErrOverflow otherwise). An empty field is not a
+// number but a missing value, which aggregates leave out (Result.Skipped)
+// and which only COL= matches (Cond). Sums are exact (see
 // Fixed): no sum overflows, in any order, so every strategy, split and worker
 // count prints the same digits. Only rows that match the filter have their
 // numbers parsed.

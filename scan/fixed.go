@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -47,6 +48,9 @@ func ParseFixed(b []byte) (mant int64, scale int, err error) {
 	if v, s, ok := parseQuick(b); ok {
 		return v, s, nil
 	}
+	if k := bytes.IndexAny(b, "eE"); k >= 0 {
+		return parseExp(b, k)
+	}
 	i := 0
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
@@ -71,6 +75,47 @@ func ParseFixed(b []byte) (mant int64, scale int, err error) {
 		return -int64(v), scale, nil
 	}
 	return int64(v), scale, nil
+}
+
+// parseExp is ParseFixed of a number with an exponent at b[k] (1e5,
+// 1.5E-3): the mantissa b[:k] as any number, then 1 to 3 exponent digits
+// with an optional sign. The value is exact: 1.5E-3 is 15 at scale 4, 1e5
+// is 100000 at scale 0; a scale past MaxScale, or a mantissa that leaves
+// the int64 range once the exponent is applied, is ErrOverflow.
+func parseExp(b []byte, k int) (int64, int, error) {
+	e := b[k+1:]
+	neg := len(e) > 0 && (e[0] == '-' || e[0] == '+')
+	if neg {
+		neg, e = e[0] == '-', e[1:]
+	}
+	if len(e) == 0 || len(e) > 3 {
+		return 0, 0, ErrSyntax
+	}
+	x := 0
+	for _, c := range e {
+		if c-'0' > 9 {
+			return 0, 0, ErrSyntax
+		}
+		x = x*10 + int(c-'0')
+	}
+	if neg {
+		x = -x
+	}
+	m, s, err := ParseFixed(b[:k]) // (after the exponent's syntax; b[:k] has no e)
+	if err != nil {
+		return 0, 0, err
+	}
+	s -= x
+	for ; s < 0; s++ { // a positive exponent past the point's digits
+		if m > math.MaxInt64/10 || m < math.MinInt64/10 {
+			return 0, 0, ErrOverflow
+		}
+		m *= 10
+	}
+	if s > MaxScale {
+		return 0, 0, ErrOverflow
+	}
+	return m, s, nil
 }
 
 // parseQuick is ParseFixed's fast path: money in cents (parseCents), else a

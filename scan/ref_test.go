@@ -15,10 +15,11 @@ import (
 	"math/big"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
-var refNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+var refNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$`)
 
 type refSum struct {
 	v     *big.Int
@@ -45,6 +46,7 @@ func (s *refSum) add(text string) error {
 	}
 	neg := strings.HasPrefix(text, "-")
 	text = strings.TrimLeft(text, "+-")
+	text, exp, hasExp := strings.Cut(strings.ToLower(text), "e")
 	ip, fp, _ := strings.Cut(text, ".")
 	if len(fp) > MaxScale {
 		return ErrOverflow
@@ -56,6 +58,18 @@ func (s *refSum) add(text string) error {
 	if !fits(m) {
 		return ErrOverflow
 	}
+	scale := len(fp)
+	if hasExp { // the mantissa's value must fit first, then the exponent's
+		x, _ := strconv.Atoi(exp)
+		if scale -= x; scale < 0 {
+			m.Mul(m, pow10big(-scale))
+			scale = 0
+		}
+		if !fits(m) || scale > MaxScale {
+			return ErrOverflow
+		}
+	}
+	fp = strings.Repeat("0", scale) // (only its length counts below)
 	sc := max(s.scale, len(fp))
 	acc := new(big.Int).Mul(s.v, pow10big(sc-s.scale))
 	m.Mul(m, pow10big(sc-len(fp)))

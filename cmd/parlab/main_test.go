@@ -213,7 +213,7 @@ func TestErrors(t *testing.T) {
 		{"order without value", []string{"query", "--where", "Units Sold<", "testdata/sales"}, exitUsage, `< needs a value`},
 		{"open quote", []string{"query", "--where", `"Units Sold<5`, "testdata/sales"}, exitUsage, `the column's quote is not closed`},
 		{"not a calendar day", []string{"query", "--where", "Order Date>13/45/2010", "testdata/sales"}, exitUsage, `--where: bad filter "Order Date>13/45/2010": not a calendar day`},
-		{"a number with an exponent", []string{"query", "--where", "Units Sold > 1e3", "testdata/sales"}, exitUsage, `bad filter "Units Sold>1e3": neither a decimal number`},
+		{"a number with separators", []string{"query", "--where", "Units Sold > 1_000", "testdata/sales"}, exitUsage, `bad filter "Units Sold>1_000": neither a decimal number`},
 		{"a value out of range", []string{"query", "--where", "Units Sold>99999999999999999999", "testdata/sales"}, exitUsage, `--where: bad filter "Units Sold>99999999999999999999": number out of range`},
 		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `xaa.csv:2:1: column "Region": field cannot be compared: "Sub-Saharan Africa" is compared as a number`},
 		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
