@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"parlab/spawn/child"
 )
 
@@ -37,7 +35,6 @@ type Server struct {
 	kids     sync.WaitGroup            // the processes model's spawner, which outlives its children
 	kidsDone sync.WaitGroup            // the processes model's session processes
 	pidfds   map[*child.Pidfd]struct{} // theirs, for signals
-	devnull  *os.File                  // the processes model's children's stdin and stdout
 	dummy    []byte                    // compared against for an unknown user (see cmdPass)
 	tlsChain [][]byte                  // cfg.TLS's certificate, for the session processes
 	tlsKey   []byte                    // and its key (PKCS #8)
@@ -357,20 +354,4 @@ func hostOf(a net.Addr) string {
 	}
 	h, _, _ := net.SplitHostPort(a.String())
 	return h
-}
-
-// pending reports whether a connection waits in ln's accept queue: poll(2)
-// on the listening socket with no timeout.
-func pending(ln *net.TCPListener) bool {
-	rc, err := ln.SyscallConn()
-	if err != nil {
-		return false
-	}
-	ready := false
-	rc.Control(func(fd uintptr) {
-		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(p, 0)
-		ready = err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
-	})
-	return ready
 }
