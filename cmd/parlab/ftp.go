@@ -194,12 +194,32 @@ func (a *app) ftpLoad(args []string) error {
 	remote := fs.Bool("allow-remote", false, "allow a server off this machine")
 	clients := fs.String("clients", "goroutines", "goroutines, or processes: each client its own process, as the reference forked its clients")
 	logTo := fs.String("log", "", "each client as it ends, a JSON line, appended to FILE, or - for stdout")
+	idle := fs.Int("idle", 0, "a capacity run instead: hold N idle logged-in sessions, measure the server's memory (PSS of its process tree) and tasks, and time --fresh sessions meanwhile")
+	hold := fs.Duration("hold", 10*time.Second, "--idle: how long the N are held")
+	fresh := fs.Int("fresh", 50, "--idle: fresh sessions (login, RETR --fresh-file, QUIT) timed while the N are held")
+	freshFile := fs.String("fresh-file", "", "--idle: the file each fresh session downloads (none: login and QUIT)")
+	serverPid := fs.Int("server-pid", 0, "--idle: the server's pid (default: the process listening on --addr)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("ftp load takes no arguments")
+	}
+	if *idle > 0 {
+		if err := load.CheckAddr(*addr, false); err != nil {
+			return usagef("--addr: %v", err)
+		}
+		if *hold < 0 || *fresh < 0 {
+			return usagef("--hold and --fresh must not be negative")
+		}
+		res, err := load.Idle(load.IdleConfig{Addr: *addr, Sessions: *idle, Hold: *hold, Fresh: *fresh, FreshFile: *freshFile,
+			User: *user, Pass: *pass, ServerPid: *serverPid})
+		if err != nil {
+			return err
+		}
+		res.WriteText(a.stdout)
+		return nil
 	}
 	cfg := load.Config{Addr: *addr, Users: *users, Delay: *delay, Poisson: *arrivals == "poisson", Think: *think,
 		User: *user, Pass: *pass, Cap: *capF, Seed: *seed, AllowRemote: *remote,

@@ -285,3 +285,33 @@ func TestLoadQueued(t *testing.T) {
 		t.Errorf("the report does not say who was queued:\n%s", out.String())
 	}
 }
+
+// A capacity run holds N logged-in sessions with a few goroutines, finds
+// the server by its port, and measures its tree: in the processes model a
+// process a session; fresh sessions are timed meanwhile.
+func TestIdle(t *testing.T) {
+	for _, m := range []ftp.Model{ftp.Goroutines, ftp.Processes} {
+		t.Run(m.String(), func(t *testing.T) {
+			addr, _ := server(t, m, 64, nil)
+			if pid, err := ListeningPid(addr); err != nil || pid != os.Getpid() {
+				t.Fatalf("ListeningPid: %d, %v; want %d", pid, err, os.Getpid())
+			}
+			res, err := Idle(IdleConfig{Addr: addr, Sessions: 40, Dialers: 4, Fresh: 5, FreshFile: "img.bin",
+				User: "anonymous", Pass: "x@y", Timeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.LoggedIn != 40 || len(res.FreshTimes) != 5 || res.FreshP99 <= 0 || res.PSS <= 0 {
+				t.Errorf("%+v", res)
+			}
+			if m == ftp.Processes && res.Procs-res.BaseProcs < 40 {
+				t.Errorf("processes: %d processes with 40 sessions held, %d before", res.Procs, res.BaseProcs)
+			}
+			var out bytes.Buffer
+			res.WriteText(&out)
+			if !strings.Contains(out.String(), "logged in        40 of 40") {
+				t.Errorf("report:\n%s", out.String())
+			}
+		})
+	}
+}
