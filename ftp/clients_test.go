@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"io"
 	"math/big"
 	"net"
 	"os"
@@ -18,12 +17,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jlaffaye/ftp"
 )
 
 // testCert is a self-signed certificate for 127.0.0.1, made for the test,
-// in memory and as PEM files (which the processes model's children load).
+// in memory (Config.TLS) and as PEM files (Config.CertFile and KeyFile).
 type certs struct {
 	cfg             *tls.Config
 	certPEM, keyPEM string
@@ -209,35 +206,6 @@ func TestLftp(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// jlaffaye/ftp over explicit TLS: the control and data connections.
-func TestClientTLS(t *testing.T) {
-	_, addr, root := testServer(t, Goroutines, withTLS(testCert(t)))
-	c, err := ftp.Dial(addr, ftp.DialWithTimeout(10*time.Second),
-		ftp.DialWithExplicitTLS(&tls.Config{InsecureSkipVerify: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Quit()
-	if err := c.Login("alice", "secret"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Retr("hello.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(r)
-	r.Close()
-	if string(b) != "hello\nworld\n" {
-		t.Errorf("RETR over TLS: %q", b)
-	}
-	if err := c.Stor("tls.txt", strings.NewReader("over TLS")); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(root, "tls.txt")); string(got) != "over TLS" {
-		t.Errorf("STOR over TLS: %q", got)
 	}
 }
 
