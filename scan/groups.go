@@ -103,7 +103,12 @@ func (g *Groups) skip(i, k int, n int64) {
 }
 
 // Present is how many of group i's rows had slot k's value.
-func (g *Groups) Present(i, k int) int64 { return g.Count[i] - g.Skipped[i*g.Slots+k] }
+func (g *Groups) Present(i, k int) int64 {
+	if g.Skipped == nil { // (no map lookup a cell when nothing was missing)
+		return g.Count[i]
+	}
+	return g.Count[i] - g.Skipped[i*g.Slots+k]
+}
 
 // Need says which accumulators a query's aggregates use.
 type Need uint8
@@ -397,11 +402,12 @@ func (g *Groups) Equal(o *Groups) bool {
 			return false
 		}
 		a, b := i*g.Slots, j*g.Slots
+		skips := g.Skipped != nil || o.Skipped != nil
 		for k := range g.Slots {
 			if g.Sums != nil && !g.Sums[a+k].Equal(o.Sums[b+k]) ||
 				g.Mins != nil && g.Mins[a+k] != o.Mins[b+k] ||
 				g.Maxs != nil && g.Maxs[a+k] != o.Maxs[b+k] ||
-				g.Skipped[a+k] != o.Skipped[b+k] {
+				skips && g.Skipped[a+k] != o.Skipped[b+k] {
 				return false
 			}
 		}
