@@ -112,7 +112,7 @@ func (s *Server) fault(format string, args ...any) {
 	}
 	msg := fmt.Sprintf(format, args...)
 	if f.dropped > 0 {
-		msg += fmt.Sprintf(" (and %d more in the last second)", f.dropped)
+		msg += fmt.Sprintf(" (and %d more since the last line)", f.dropped)
 	}
 	f.last, f.dropped = now, 0
 	fmt.Fprintf(w, "parlab ftp: %s\n", msg)

@@ -66,7 +66,7 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 		name, zip, fsep := p, compression(p), sep
 		if fsep == 0 {
 			fsep = ','
-			if base := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(p, ".gz"), ".zst")); strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
+			if base := strings.ToLower(p[:len(p)-len(zip)]); strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
 				fsep = '\t'
 			}
 		}
