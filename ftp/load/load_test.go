@@ -51,7 +51,7 @@ func server(t *testing.T, m ftp.Model, backlog int, tweak func(*ftp.Config)) (st
 func config(addr string, users int) Config {
 	script, _ := ParseScript("LIST*2,RETR img.bin")
 	return Config{Addr: addr, Users: users, Delay: time.Millisecond, Script: script, User: "anonymous", Pass: "load@",
-		Connect: 2 * time.Second, Greeting: 2 * time.Second, Transfer: 5 * time.Second, Cap: 30 * time.Second, Seed: 1}
+		Connect: 2 * time.Second, Greeting: 10 * time.Second, Transfer: 5 * time.Second, Cap: 30 * time.Second, Seed: 1}
 }
 
 // expect is Config.Expect for the test server's file.
