@@ -208,6 +208,9 @@ type rowScratch struct {
 	// until its next batch. Here, not a local of groupsHot, which Go
 	// zeroed for every 4 KiB window (docs/experiments.md, 2026-12-03).
 	kbs [hotRecs][keyBuf]byte
+	// span is the bytes this ScanPart was asked to scan: how big a key
+	// table a new Groups starts with (see firstKeyBits).
+	span int
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line

@@ -148,7 +148,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 		if r.Groups == nil {
 			r.Groups = newGroups(len(t.b.gen.slots), t.b.gen.need)
 		}
-		keys = r.Groups.hotKeys()
+		keys = r.Groups.hotKeys(sc.span)
 	}
 	w := &t.data[wb]
 	// each handed-over row's key (none without a group-by): in data, or a

@@ -17,8 +17,9 @@ import (
 // A hotKeys belongs to one Groups, and so to one scan at a time, and its
 // entries name that Groups' groups. Its keys stay from scan to scan; its
 // accumulators hold nothing between scans (ScanPart folds before it
-// returns). It takes 279 kB, made once a Groups by the first scan in slot
-// mode, and doubles (learn) up to 3.1 MB for maxKeyCap keys. hotWalk reads
+// returns). It takes 279 kB (9 kB for a small scan), made once a Groups
+// by the first scan in slot mode, and doubles (learn) up to 3.1 MB for
+// maxKeyCap keys. hotWalk reads
 // slots and acc by their first elements' addresses, which learn changes
 // when it grows them: they are handed to it anew for each call.
 type hotKeys struct {
@@ -89,17 +90,25 @@ type keySlot struct {
 }
 
 const (
-	// The table starts at 2^minKeyBits slots, at most an eighth of them
-	// in use, so that few rows probe a second slot (a mispredicted branch:
-	// with 512 slots, 21% of the rows of a group-by on Country did), and
-	// doubles up to 2^maxKeyBits, at most a quarter in use from the first
-	// doubling on (keyCapOf); a probe always ends. Past maxKeyCap keys
-	// slot mode gives up: the table would outgrow the caches, and emit
-	// mode's Go code takes any number of keys.
-	minKeyBits = 11
-	maxKeyBits = 14
-	maxKeyCap  = 1 << maxKeyBits / 4
-	maxMisses  = 64
+	// The table starts at 2^firstKeyBits slots, or 2^smallKeyBits for the
+	// first scan of fewer than smallSpan bytes (a tiny dynamic chunk: a
+	// 279 kB table for each made a test's small units cost more than
+	// their scans), and doubles as keys come (learn). Up to
+	// 2^sparseKeyBits slots at most an eighth of them are in use, so
+	// that few rows probe a second slot (a mispredicted branch: with 512
+	// slots, 21% of the rows of a group-by on Country did); past that at
+	// most a quarter, up to 2^maxKeyBits (keyCapOf); a probe always ends.
+	// Past maxKeyCap keys slot mode gives up: the table would outgrow the
+	// caches, and emit mode's Go code takes any number of keys. (A big
+	// scan that starts small and grows is slower: 4% more time for a
+	// group-by on Country, docs/experiments.md, 2026-12-05.)
+	firstKeyBits  = 11
+	smallKeyBits  = 6
+	smallSpan     = 256 << 10
+	sparseKeyBits = 11
+	maxKeyBits    = 14
+	maxKeyCap     = 1 << maxKeyBits / 4
+	maxMisses     = 64
 	// foldRows bounds the rows between folds: a value hotWalk takes is
 	// below 10^10 (8 digits and 2 decimals), so 9·10^8 of them fit an
 	// int64 sum.
@@ -123,7 +132,7 @@ func keyHash(key []byte, nbits uint) uint64 {
 
 // keyCapOf is how many keys a table of 2^nbits slots holds.
 func keyCapOf(nbits uint) int {
-	if nbits == minKeyBits {
+	if nbits <= sparseKeyBits {
 		return 1 << nbits / 8
 	}
 	return 1 << nbits / 4
@@ -150,12 +159,17 @@ func (k *hotKeys) resize(nbits uint) {
 	k.acc, k.grp = acc, grp
 }
 
-// hotKeys returns g's key table, made on first use. (When it is off, its
-// accumulators may still hold rows until the scan's fold.)
-func (g *Groups) hotKeys() *hotKeys {
+// hotKeys returns g's key table, made on first use, for a scan of span
+// bytes. (When it is off, its accumulators may still hold rows until the
+// scan's fold.)
+func (g *Groups) hotKeys(span int) *hotKeys {
 	if g.keys == nil {
 		g.keys = new(hotKeys)
-		g.keys.resize(minKeyBits)
+		bits := uint(firstKeyBits)
+		if span < smallSpan {
+			bits = smallKeyBits
+		}
+		g.keys.resize(bits)
 	}
 	return g.keys
 }

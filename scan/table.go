@@ -153,6 +153,7 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 		return start, err
 	}
 	var sc rowScratch // the general path's per-row fields, zeroed once here
+	sc.span = end - start
 	p, err := t.scanPart(start, end, r, &sc)
 	t.foldKeys(r, &sc)
 	return p, err
