@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"parlab/shm"
 )
 
 // Processes runs N child processes: our own binary, started with
@@ -20,11 +22,19 @@ import (
 // parent waits for every child, checks every exit status and completion
 // marker, and only then merges. Children get SIGKILL if the parent dies
 // (PR_SET_PDEATHSIG, set between fork and exec).
-type Processes struct{}
+type Processes struct {
+	// inProcess, for this package's tests only, runs each worker's body
+	// (runWorker) on a goroutine of this process, on its own mapping of
+	// the region, in place of a child: the job, the region's protocol and
+	// the merge are a child's, only the exec is left out, so the full
+	// matrices cost no process starts. The real children are tested at
+	// fewer points, and in every way a process can fail.
+	inProcess bool
+}
 
 func (Processes) Name() string { return NameProcesses }
 
-func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
+func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
@@ -50,52 +60,20 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer region.Close()
 	rep.Setup = time.Since(t0)
 
-	exe := c.Exe
-	if exe == "" {
-		exe = "/proc/self/exe"
-	}
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return nil, err
-	}
-	defer devnull.Close()
-	// PR_SET_PDEATHSIG fires when the thread that forked a child ends, not
-	// the process. Go keeps its threads, except one whose goroutine exits
-	// locked to it (the spawn lab does that on purpose): pinning this
-	// goroutine to its thread until every child is reaped keeps the
-	// children's parent thread alive for as long as they run.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	kids := make([]kid, 0, c.Workers)
-	defer func() {
-		for _, k := range kids {
-			unix.Close(k.pidfd)
-		}
-	}()
-	for w := range c.Workers {
-		k := kid{pidfd: -1}
-		attr := &syscall.ProcAttr{
-			Env: os.Environ(),
-			// stdin and stdout are /dev/null (a worker prints nothing); stderr
-			// is ours, so a crashing worker's last words are seen; fd 3 is
-			// the region.
-			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())},
-			// A pidfd names this child even after its pid is reaped and
-			// reused, so a kill on timeout can never hit another process.
-			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &k.pidfd},
-		}
-		ts := time.Now()
-		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, attr)
-		rep.PerWorker[w].Fork = time.Since(ts)
+	var kids []kid
+	var statuses []exitStatus
+	var timedOut bool
+	if p.inProcess {
+		kids, statuses, err = runInProcess(region, rep, c.Workers)
 		if err != nil {
-			killAll(kids)
-			reapAll(kids)
-			return nil, fmt.Errorf("starting worker %d (%s): %w", w, exe, err)
+			return nil, err
 		}
-		k.pid = pid
-		kids = append(kids, k)
+	} else {
+		kids, statuses, timedOut, err = startAndWait(ctx, c, region, rep)
+		if err != nil {
+			return nil, err
+		}
 	}
-	statuses, timedOut := waitAll(ctx, kids)
 	joined := time.Since(t0)
 
 	b := region.Bytes()
@@ -181,6 +159,89 @@ func (Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		}
 	}
 	return r.finish(ctx, joined, outcomes)
+}
+
+// runInProcess runs every worker's body on a goroutine, each on its own
+// mapping of a duplicate of the region's fd, as a child maps fd 3, and
+// returns their "exit statuses" (see Processes.inProcess). No pid: 0.
+func runInProcess(region *shm.Region, rep *Report, workers int) ([]kid, []exitStatus, error) {
+	kids := make([]kid, workers)
+	statuses := make([]exitStatus, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		ts := time.Now()
+		fd, err := unix.Dup(region.Fd())
+		if err != nil {
+			wg.Wait()
+			return nil, nil, fmt.Errorf("starting worker %d in process: %w", w, err)
+		}
+		own, err := shm.OpenRegion(fd)
+		if err != nil {
+			wg.Wait()
+			return nil, nil, fmt.Errorf("starting worker %d in process: %w", w, err)
+		}
+		rep.PerWorker[w].Fork = time.Since(ts)
+		wg.Go(func() {
+			defer own.Close()
+			code := runWorker(own, w)
+			statuses[w] = exitStatus{ws: syscall.WaitStatus(code&0xff) << 8, beforeDeadline: true}
+		})
+	}
+	wg.Wait()
+	return kids, statuses, nil
+}
+
+// startAndWait starts c.Workers children with the region as fd 3 and
+// reaps them all (see waitAll): the statuses, in worker order, and
+// whether the run's deadline killed some.
+func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report) ([]kid, []exitStatus, bool, error) {
+	exe := c.Exe
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer devnull.Close()
+	// PR_SET_PDEATHSIG fires when the thread that forked a child ends, not
+	// the process. Go keeps its threads, except one whose goroutine exits
+	// locked to it (the spawn lab does that on purpose): pinning this
+	// goroutine to its thread until every child is reaped keeps the
+	// children's parent thread alive for as long as they run.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	kids := make([]kid, 0, c.Workers)
+	defer func() {
+		for _, k := range kids {
+			unix.Close(k.pidfd)
+		}
+	}()
+	for w := range c.Workers {
+		k := kid{pidfd: -1}
+		attr := &syscall.ProcAttr{
+			Env: os.Environ(),
+			// stdin and stdout are /dev/null (a worker prints nothing); stderr
+			// is ours, so a crashing worker's last words are seen; fd 3 is
+			// the region.
+			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())},
+			// A pidfd names this child even after its pid is reaped and
+			// reused, so a kill on timeout can never hit another process.
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &k.pidfd},
+		}
+		ts := time.Now()
+		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, attr)
+		rep.PerWorker[w].Fork = time.Since(ts)
+		if err != nil {
+			killAll(kids)
+			reapAll(kids)
+			return nil, nil, false, fmt.Errorf("starting worker %d (%s): %w", w, exe, err)
+		}
+		k.pid = pid
+		kids = append(kids, k)
+	}
+	statuses, timedOut := waitAll(ctx, kids)
+	return kids, statuses, timedOut, nil
 }
 
 // kid is a started worker process.

@@ -68,7 +68,26 @@ func quotedSet(t testing.TB) []string {
 	return paths
 }
 
-var parallel = []Strategy{Goroutines{}, Processes{}}
+// harness is the processes strategy with its workers run in-process
+// (Processes.inProcess): the full matrices run it; real children run at
+// fewer points, and in every way a child can fail.
+var harness = Processes{inProcess: true}
+
+var parallel = []Strategy{Goroutines{}, harness, Processes{}}
+
+// isReal tells whether st starts real child processes.
+func isReal(st Strategy) bool {
+	p, ok := st.(Processes)
+	return ok && !p.inProcess
+}
+
+// stName is st's name, the harness marked.
+func stName(st Strategy) string {
+	if p, ok := st.(Processes); ok && p.inProcess {
+		return st.Name() + "(in-process)"
+	}
+	return st.Name()
+}
 
 func cfg(paths []string, st Split, workers int) Config {
 	return Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
@@ -92,11 +111,11 @@ func TestStrategiesAgree(t *testing.T) {
 		for _, st := range parallel {
 			for _, split := range []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic} {
 				workers := []int{1, 2, 3, 8, 64}
-				if _, ok := st.(Processes); ok && testing.Short() {
+				if isReal(st) {
 					workers = []int{1, 3}
 				}
 				for _, n := range workers {
-					label := fmt.Sprintf("%s %s %s %d", name, st.Name(), split, n)
+					label := fmt.Sprintf("%s %s %s %d", name, stName(st), split, n)
 					got, err := st.Run(context.Background(), cfg(paths, split, n))
 					if err != nil {
 						t.Fatalf("%s: %v", label, err)
@@ -239,6 +258,16 @@ func mappings(t *testing.T, dir string) int {
 	return strings.Count(string(b), dir) + strings.Count(string(b), "parlab-results")
 }
 
+// hangTimeout is the run's timeout where a child hangs: long enough for
+// the others to start and finish (a race-built child takes up to a
+// second to start).
+func hangTimeout() time.Duration {
+	if raceBuild {
+		return 3 * time.Second
+	}
+	return 300 * time.Millisecond
+}
+
 // A child that exits, is killed, or hangs fails the whole query with an
 // error that names it and the cause; nothing leaks, failed or not.
 func TestWorkerFailures(t *testing.T) {
@@ -252,13 +281,13 @@ func TestWorkerFailures(t *testing.T) {
 		{"child-exit:1", "exited with status 3"},
 		{"child-kill:0", "was killed by signal 9 (killed)"},
 		{"child-hang:2", "worker 2 (pid "},
-		{"child-hang:2", "was killed: the run did not finish within the timeout (2s)"},
+		{"child-hang:2", "was killed: the run did not finish within the timeout (" + hangTimeout().String() + ")"},
 		{"child-exit:0,child-kill:2", "and 1 more workers failed"},
 	}
 	for _, tt := range tests {
 		t.Setenv(FailpointEnv, tt.fp)
 		c := cfg(paths, SplitDynamic, 3)
-		c.Timeout = 2 * time.Second
+		c.Timeout = hangTimeout()
 		rep, err := Processes{}.Run(context.Background(), c)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || rep != nil {
 			t.Errorf("%s: error %v, want %q and no report", tt.fp, err, tt.want)

@@ -77,6 +77,15 @@ func workerMain(args []string) int {
 	}
 	defer region.Close()
 	failpoint(w)
+	return runWorker(region, w)
+}
+
+// runWorker is worker w's work on a mapped region, after the child's
+// arguments and fd are checked: what workerMain runs in a child and the
+// in-process harness (Processes.inProcess) on a goroutine. It returns the
+// exit status; its messages go to the region, or to stderr where the
+// region cannot carry them.
+func runWorker(region *shm.Region, w int) int {
 	j, l, t0, err := readRegion(region)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "parlab worker %d: %v\n", w, err)

@@ -1,0 +1,6 @@
+//go:build !race
+
+package spawn
+
+// raceBuild: see race_test.go.
+const raceBuild = false
