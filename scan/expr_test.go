@@ -303,6 +303,7 @@ func TestGroupsBinary(t *testing.T) {
 // notQuite against refNotQuite, on random values over the bytes numbers,
 // dates and their near misses are made of.
 func TestNotQuiteReference(t *testing.T) {
+	fullRunOnly(t)
 	const alphabet = "0123456789+-.eE,_ /-kx"
 	rng := rand.New(rand.NewPCG(3, 5))
 	declined := 0

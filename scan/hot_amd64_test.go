@@ -398,6 +398,7 @@ func emits(t *testing.T, in []byte) {
 // holds (slot mode given up, with rows still to fold), and more rows of
 // one key than its lanes hold.
 func TestSlotMode(t *testing.T) {
+	fullRunOnly(t)
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}

@@ -1,6 +1,10 @@
 package scan
 
-import "golang.org/x/sys/cpu"
+import (
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
 
 // allClassifiers lists every classifier this CPU runs, by name.
 func allClassifiers() map[string]func([]byte, *marks, int) tally {
@@ -15,9 +19,14 @@ func allClassifiers() map[string]func([]byte, *marks, int) tally {
 // hotModes lists the ways bulk can take its rows on this CPU, each as a
 // func that switches to it and names it: the portable loop, and hotWalk if
 // the CPU runs it, first in compress mode wherever a plan allows it (see
-// hotPlan.compress), then as it runs (last, so that it stays on).
+// hotPlan.compress), then as it runs (last, so that it stays on). Under
+// -short (the race run: these paths run on one goroutine, and the full
+// run checks them all) only the last, the one that runs.
 func hotModes() []func() string {
 	modes := []func() string{func() string { hotAsm = false; return "portable" }}
+	if testing.Short() && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
+		return []func() string{func() string { hotAsm, compressRows = true, minCompressRows; return "hotWalk" }}
+	}
 	if cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
 		modes = append(modes,
 			func() string { hotAsm, compressRows = true, 0; return "hotWalk, compress mode from the start" },

@@ -499,6 +499,7 @@ func reencode(t testing.TB, b []byte, quoteAll, crlf bool, perm []int) []byte {
 // The same data in every dialect variant gives the same answer, and it is
 // the reference's.
 func TestDifferentialGenerated(t *testing.T) {
+	fullRunOnly(t)
 	base := generated(t, 3000, 3)
 	variants := variants(t)
 	queries := []Query{
