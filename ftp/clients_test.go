@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parlab/internal/testrun"
 )
 
 // testCert is a self-signed certificate for 127.0.0.1, made for the test,
@@ -106,6 +108,7 @@ func upload(t *testing.T) (string, []byte) {
 
 // curl, passive (EPSV) and active (EPRT), and explicit TLS, in every model.
 func TestCurl(t *testing.T) {
+	testrun.FullRunOnly(t, "an outside client")
 	curl := need(t, "curl")
 	tc := testCert(t)
 	for _, m := range models {
@@ -138,40 +141,55 @@ func TestCurl(t *testing.T) {
 // Python's ftplib, passive and active, and FTP_TLS with PROT P, in every
 // model.
 func TestPythonFtplib(t *testing.T) {
+	testrun.FullRunOnly(t, "an outside client")
 	py := need(t, "python3")
 	tc := testCert(t)
+	// One interpreter a model, the three modes in turn (a Python start
+	// can take half a second): argv is host, port, then down, src, name,
+	// mode for each; each mode's NLST is printed on a line of its own.
 	script := `
-import ftplib, ssl, sys, hashlib
-host, port, down, src, name, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-if mode == "tls":
-    ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
-    f = ftplib.FTP_TLS(context=ctx, timeout=20)
-else:
-    f = ftplib.FTP(timeout=20)
-f.connect(host, port)
-f.login("alice", "secret")
-if mode == "tls":
-    f.prot_p()
-f.set_pasv(mode != "active")
-with open(down, "wb") as out:
-    f.retrbinary("RETR sub/deep.bin", out.write)
-with open(src, "rb") as inp:
-    f.storbinary("STOR " + name, inp)
-print(" ".join(f.nlst()))
-f.quit()
+import ftplib, ssl, sys
+host, port = sys.argv[1], int(sys.argv[2])
+for i in range(3, len(sys.argv), 4):
+    down, src, name, mode = sys.argv[i:i+4]
+    if mode == "tls":
+        ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+        f = ftplib.FTP_TLS(context=ctx, timeout=20)
+    else:
+        f = ftplib.FTP(timeout=20)
+    f.connect(host, port)
+    f.login("alice", "secret")
+    if mode == "tls":
+        f.prot_p()
+    f.set_pasv(mode != "active")
+    with open(down, "wb") as out:
+        f.retrbinary("RETR sub/deep.bin", out.write)
+    with open(src, "rb") as inp:
+        f.storbinary("STOR " + name, inp)
+    print(" ".join(f.nlst()))
+    f.quit()
 `
+	modes := []string{"passive", "active", "tls"}
 	for _, m := range models {
 		t.Run(m.String(), func(t *testing.T) {
 			_, addr, root := testServer(t, m, withTLS(tc))
 			host, port, _ := net.SplitHostPort(addr)
 			src, up := upload(t)
-			for _, mode := range []string{"passive", "active", "tls"} {
-				down := filepath.Join(t.TempDir(), "down.bin")
-				name := "py-" + mode + ".bin"
-				out := runClient(t, py, "-c", script, host, port, down, src, name, mode)
-				checkUpDown(t, root, down, name, up)
-				if !strings.Contains(out, "hello.txt") || !strings.Contains(out, name) {
-					t.Errorf("%s NLST: %q", mode, out)
+			args := []string{"-c", script, host, port}
+			var downs, names []string
+			for _, mode := range modes {
+				downs = append(downs, filepath.Join(t.TempDir(), "down.bin"))
+				names = append(names, "py-"+mode+".bin")
+				args = append(args, downs[len(downs)-1], src, names[len(names)-1], mode)
+			}
+			lines := strings.Split(strings.TrimSpace(runClient(t, py, args...)), "\n")
+			if len(lines) != len(modes) {
+				t.Fatalf("%d NLST lines for %d modes: %q", len(lines), len(modes), lines)
+			}
+			for i, mode := range modes {
+				checkUpDown(t, root, downs[i], names[i], up)
+				if !strings.Contains(lines[i], "hello.txt") || !strings.Contains(lines[i], names[i]) {
+					t.Errorf("%s NLST: %q", mode, lines[i])
 				}
 			}
 		})
@@ -181,6 +199,7 @@ f.quit()
 // lftp, which sends FEAT, AUTH, OPTS UTF8 and more: passive, active, and
 // with TLS forced, in every model.
 func TestLftp(t *testing.T) {
+	testrun.FullRunOnly(t, "an outside client")
 	lftp := need(t, "lftp")
 	tc := testCert(t)
 	for _, m := range models {

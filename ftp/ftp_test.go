@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +17,23 @@ import (
 	"github.com/jlaffaye/ftp"
 
 	"golang.org/x/crypto/bcrypt"
-	"parlab/spawn/child"
+	"parlab/internal/child"
 )
 
 var models = []Model{Single, Goroutines, Batch, Pool, Processes}
+
+// modelsFor lists the models a test runs: all of them, or under -short
+// (make test's race run) all but processes, whose sessions there are
+// race-built child processes, a second each to start, and out of the
+// detector's sight. TestClientEveryModel runs processes in both runs, for
+// the parent's own goroutines.
+func modelsFor(t *testing.T) []Model {
+	if testing.Short() {
+		t.Log("-short (the race run): the processes model in TestClientEveryModel only")
+		return slices.DeleteFunc(slices.Clone(models), func(m Model) bool { return m == Processes })
+	}
+	return models
+}
 
 // The processes model starts this test binary as its session processes.
 func TestMain(m *testing.M) {

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"parlab/spawn/child"
+	"parlab/internal/child"
 )
 
 // SessionArg is argv[1] of a session process (the processes model): a

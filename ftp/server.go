@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"parlab/spawn/child"
+	"parlab/internal/child"
 )
 
 // Server is one FTP server. Its methods are safe for concurrent use.
@@ -97,11 +97,22 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	s.ln = ln
 	closing := s.closing.Load()
+	if !closing {
+		// Serve holds s.wg and s.kids while it runs, taken before
+		// Shutdown can look: a model's goroutines join them while their
+		// counts are above zero, never racing Shutdown's Waits (a
+		// Shutdown just after Serve started was such a race:
+		// TestShutdownAtStart).
+		s.wg.Add(1)
+		s.kids.Add(1)
+	}
 	s.mu.Unlock()
 	if closing { // Shutdown came first
 		ln.Close()
 		return nil
 	}
+	defer s.wg.Done()
+	defer s.kids.Done()
 	var err error
 	switch s.cfg.Model {
 	case Single:

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"parlab/internal/testrun"
 )
 
 func TestParseCond(t *testing.T) {
@@ -303,7 +305,7 @@ func TestGroupsBinary(t *testing.T) {
 // notQuite against refNotQuite, on random values over the bytes numbers,
 // dates and their near misses are made of.
 func TestNotQuiteReference(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	const alphabet = "0123456789+-.eE,_ /-kx"
 	rng := rand.New(rand.NewPCG(3, 5))
 	declined := 0

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parlab/internal/testrun"
 )
 
 // generalQueries are the shapes beyond the reference's, each checked
@@ -30,7 +32,7 @@ var generalQueries = []Query{
 }
 
 func TestGeneralGenerated(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	base := generated(t, 2000, 2)
 	for _, q := range generalQueries {
 		var first *refTable
@@ -285,7 +287,7 @@ func TestGeneralErrors(t *testing.T) {
 // 9.33, 2015-01-31 for 1/31/2015), in every strategy and split, on
 // generated data; the written form gives the same answer, and != the rest.
 func TestEqualityAcrossForms(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	files := generated(t, 3000, 2)
 	r := &refReader{data: files[0].data}
 	header, err := r.Read()

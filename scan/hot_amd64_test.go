@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"parlab/internal/testrun"
 )
 
 // hot_amd64.s reads hotState, marks and Result by fixed offsets.
@@ -398,7 +400,7 @@ func emits(t *testing.T, in []byte) {
 // holds (slot mode given up, with rows still to fold), and more rows of
 // one key than its lanes hold.
 func TestSlotMode(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"parlab/internal/testrun"
 )
 
 // Keys and values whose spellings differ in scale (7.1 and 7.10, 10 and
@@ -19,7 +21,7 @@ import (
 // with and without a limit, ascending and descending: every table must be
 // the reference's, to the digit and in its order.
 func TestGroupOrderScales(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	keys := []string{"7.1", "7.10", "10", "10.0", "-3", "2.5", "0", "-0.00", "99.999", "1e3x"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, mixed := range []bool{false, true} {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"parlab/data"
+	"parlab/internal/testrun"
 )
 
 func TestParseFixed(t *testing.T) {
@@ -499,7 +500,7 @@ func reencode(t testing.TB, b []byte, quoteAll, crlf bool, perm []int) []byte {
 // The same data in every dialect variant gives the same answer, and it is
 // the reference's.
 func TestDifferentialGenerated(t *testing.T) {
-	fullRunOnly(t)
+	testrun.FullRunOnly(t, "one goroutine, checked at length")
 	base := generated(t, 3000, 3)
 	variants := variants(t)
 	queries := []Query{

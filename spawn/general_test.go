@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/internal/testrun"
 	"parlab/scan"
 	"parlab/shm"
 )
@@ -21,7 +22,7 @@ import (
 // against the slow reference in package scan; here they must agree.
 func TestGeneralEveryWay(t *testing.T) {
 	dir := t.TempDir()
-	if err := data.Generate(dir, data.Options{Rows: 3000, Files: 2, Seed: 5}, false, nil); err != nil {
+	if err := data.Generate(dir, data.Options{Rows: 1500, Files: 2, Seed: 5}, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	plain, _ := ExpandPaths([]string{dir})
@@ -40,8 +41,12 @@ func TestGeneralEveryWay(t *testing.T) {
 		{By: []string{"Order ID"}, Sum: []string{"Units Sold"}},
 		{Filters: []scan.Cond{{Col: "Order Date", Op: scan.OpGe, Value: "2015-01-01"}}, Min: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
 	}
+	sets := [][]string{plain, quoted}
+	if testing.Short() {
+		sets = sets[1:] // the race run: the quoted set, which rescans
+	}
 	for _, q := range queries {
-		for _, paths := range [][]string{plain, quoted} {
+		for _, paths := range sets {
 			seq, err := Sequential{}.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 1, Timeout: time.Minute})
 			if err != nil {
 				t.Fatalf("%+v: %v", q, err)
@@ -57,6 +62,7 @@ func TestGeneralEveryWay(t *testing.T) {
 // A group-by with a group per row: the processes' variable part carries
 // every unit's groups, however many.
 func TestGroupsEveryRow(t *testing.T) {
+	testrun.FullRunOnly(t, "real worker processes")
 	dir := t.TempDir()
 	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 1, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"parlab/data"
+	"parlab/internal/child"
 	"parlab/scan"
 	"parlab/shm"
-	"parlab/spawn/child"
 )
 
 // way is one way of running a query.

@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/internal/child"
+	"parlab/internal/testrun"
 	"parlab/scan"
 	"parlab/shm"
-	"parlab/spawn/child"
 )
 
 // The processes strategy starts this test binary as its workers.
@@ -271,6 +272,7 @@ func hangTimeout() time.Duration {
 // A child that exits, is killed, or hangs fails the whole query with an
 // error that names it and the cause; nothing leaks, failed or not.
 func TestWorkerFailures(t *testing.T) {
+	testrun.FullRunOnly(t, "real worker processes fail")
 	paths := genSet(t, 5000, 4)
 	dir := filepath.Dir(paths[0])
 	fds, maps := openFds(t), mappings(t, dir)

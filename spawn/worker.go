@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"parlab/internal/child"
 	"parlab/scan"
 	"parlab/shm"
-	"parlab/spawn/child"
 )
 
 // WorkerArg is argv[1] of a child process started by the processes

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"parlab/spawn/child"
+	"parlab/internal/child"
 	_ "parlab/spawn/lab" // registers its mode; the CLI imports it anyway
 )
 

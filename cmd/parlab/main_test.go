@@ -22,8 +22,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"parlab/internal/child"
+	"parlab/internal/testrun"
 	"parlab/spawn"
-	"parlab/spawn/child"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -406,6 +407,7 @@ func TestMenu(t *testing.T) {
 // The study of a group-by runs the keys split too, by default, each trial's
 // answer checked against seq's.
 func TestBenchGroupBy(t *testing.T) {
+	testrun.FullRunOnly(t, "the processes strategy runs")
 	code, out, errs := run(t, "", "bench", "--by", "Order ID", "--trials", "1", "--warmup", "0", "--workers", "2",
 		"--strategies", "seq,goroutines,processes", "--no-floor", "--json", "-", "testdata/sales")
 	if code != 0 {
@@ -432,6 +434,7 @@ func TestBenchGroupBy(t *testing.T) {
 
 // A short real bench: every strategy and split, 2 trials, on the fixture.
 func TestBenchShortRun(t *testing.T) {
+	testrun.FullRunOnly(t, "the study runs worker processes")
 	dir := t.TempDir()
 	// the log and JSON go into directories that do not exist yet
 	js, logf, plots := filepath.Join(dir, "j", "b.json"), filepath.Join(dir, "l", "trials.log"), filepath.Join(dir, "plots")
@@ -630,6 +633,7 @@ func TestParseWorkers(t *testing.T) {
 }
 
 func TestSpawnLab(t *testing.T) {
+	testrun.FullRunOnly(t, "the lab starts processes")
 	code, out, errs := run(t, "", "spawn", "--n", "4", "--rounds", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -929,6 +933,7 @@ func TestDisplayWidth(t *testing.T) {
 // real client, and on SIGTERM stops and exits 0. ftp passwd makes a line
 // that serve's --users takes.
 func TestFTPServeCLI(t *testing.T) {
+	testrun.FullRunOnly(t, "the servers are processes")
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("from the CLI\n"), 0o644)
 	code, line, errs := run(t, "pw\n", "ftp", "passwd", "carol")

@@ -4,27 +4,54 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"parlab/bench"
 	"parlab/ftp/load"
+	"parlab/internal/testrun"
 )
 
+// binDir holds the parlab binary the tests build once (parlabBin).
+var (
+	binDir  string
+	binOnce sync.Once
+	bin     string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "parlab-experiment-test-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // parlabBin builds the parlab binary the experiment starts its servers
-// with.
+// with, once for all the tests.
 func parlabBin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "parlab")
-	cmd := exec.Command("go", "build", "-o", bin, "parlab/cmd/parlab")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		bin = filepath.Join(binDir, "parlab")
+		out, err := exec.Command("go", "build", "-o", bin, "parlab/cmd/parlab").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
 	return bin
 }
@@ -64,9 +91,10 @@ func TestPoints(t *testing.T) {
 // report, JSON and plots are written. single serializes sessions, so with
 // think time it takes longer than goroutines: the experiment must show it.
 func TestExperiment(t *testing.T) {
+	testrun.FullRunOnly(t, "its servers are parlab and vsftpd processes")
 	bin := parlabBin(t)
 	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Peers: []string{"vsftpd"}, Sweeps: []string{"users"},
-		Quick: true, Think: 30 * time.Millisecond, MaxUsers: 90}
+		Quick: true, Think: 10 * time.Millisecond, MaxUsers: 90}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +189,7 @@ func TestOthersNamed(t *testing.T) {
 // time, so a second client waits ungreeted while the first is open, where
 // the default pool greets it at once.
 func TestSizedModel(t *testing.T) {
+	testrun.FullRunOnly(t, "its servers are parlab processes")
 	for name, want := range map[string]string{"pool": "pool", "pool:8": "pool", "batch:16": "batch", "processes": "processes"} {
 		if m, _, err := ParseModel(name); err != nil || m != want {
 			t.Errorf("ParseModel(%q) = %q, %v", name, m, err)

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"parlab/spawn/child"
+	"parlab/internal/child"
 )
 
 // ClientArg is argv[1] of a client process (Config.Processes): a hidden

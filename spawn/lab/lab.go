@@ -18,7 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"parlab/spawn/child"
+	"parlab/internal/child"
 )
 
 // NoopArg is argv[1] of a child that exits at once: the lab's forkexec-self,

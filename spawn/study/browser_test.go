@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parlab/internal/testrun"
 )
 
 // The HTML report as a reader sees it: headless Chromium (Debian's package;
@@ -16,6 +18,7 @@ import (
 // nothing (no error, no blocked fetch). It takes a screenshot too, which
 // must be a PNG.
 func TestHTMLInBrowser(t *testing.T) {
+	testrun.FullRunOnly(t, "a browser draws the page")
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

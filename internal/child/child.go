@@ -1,9 +1,12 @@
-// Package child is the registry of parlab's hidden child modes: a package
-// that starts its own binary as a child (the processes strategy's workers,
-// the spawn lab's no-op, the FTP server's per-session processes) registers
-// the mode's argv[1] and entry point here, in an init function, and main and
-// every TestMain call Run first thing. So no package needs to know the
-// others' modes, and the dispatcher is one function.
+// Package child is the ground floor of parlab's child processes: the
+// registry of hidden child modes (a package that starts its own binary as
+// a child, the processes strategy's workers, the spawn lab's no-op, the FTP
+// server's per-session processes, registers the mode's argv[1] and entry
+// point here, in an init function, and main and every TestMain call Run
+// first thing), and the tests' check that no child is left (Reaped).
+// So no package needs to know the others' modes, the dispatcher is one
+// function, and the FTP server does not stand on the query engine: this
+// package imports nothing of parlab.
 package child
 
 import (

@@ -1,0 +1,22 @@
+// Package testrun holds what parlab's tests share about how they are run.
+//
+// make test runs every test twice: in full without the race detector, and
+// with it under -short. The race detector finds races between goroutines
+// of one process, at 2 to 20 times the cost, so the race run leaves out
+// what it cannot judge: tests whose work is done in child processes (each
+// a race-built copy of the test binary there, a second to start, and the
+// detector sees nothing across processes), and tests that check
+// single-goroutine code against a reference at length. docs/tests.md has
+// the plan and its timing.
+package testrun
+
+import "testing"
+
+// FullRunOnly skips t under -short (the race run), saying why in the
+// test's output.
+func FullRunOnly(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short (the race run): " + why + "; the full run covers it")
+	}
+}
