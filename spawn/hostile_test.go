@@ -36,8 +36,8 @@ func (w way) String() string {
 // (groups). Real child processes run pairwise: 2 workers, one split a mode,
 // and the keys split; the harness (in-process workers) runs the whole
 // cross-product, as goroutines do. Under -short (the race run, which
-// looks for races inside this process) the in-process ways run at 3
-// workers only.
+// looks for races inside this process) no real children, and the
+// in-process ways at 3 workers only.
 func everyWay(groups bool) []way {
 	var ws []way
 	splits := []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic}
@@ -49,7 +49,7 @@ func everyWay(groups bool) []way {
 		for _, st := range parallel {
 			for _, sp := range splits {
 				for _, n := range []int{1, 2, 3} {
-					if isReal(st) && (n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[m] && sp != SplitKeys) {
+					if isReal(st) && (testing.Short() || n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[m] && sp != SplitKeys) {
 						continue
 					}
 					if !isReal(st) && testing.Short() && n != 3 {

@@ -49,7 +49,7 @@ func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin []byte, q
 	for i, w := range ways {
 		c := Config{Paths: in.Paths, Names: in.Names, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
 			Chunk: 1 << 12, Opt: shm.Options{Buffer: 4096}, Timeout: time.Minute}
-		rep, err := w.st.Run(context.Background(), c)
+		rep, err := underShort(w.st).Run(context.Background(), c)
 		switch {
 		case i == 0:
 			ferr = err
