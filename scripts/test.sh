@@ -2,8 +2,10 @@
 # make test's checks, side by side on every core: staticcheck, the full
 # test run without the race detector, and the race run under -short
 # (docs/tests.md says what -short leaves to the full run). Each writes its
-# own log, printed whole when all are done; the exit status is non-zero
-# if any failed, and the summary says which, with each one's time.
+# own log. A failed one's log is printed whole; of a passing test run, its
+# packages' lines and every skipped test with its reason (a folio test on
+# a file system without 2 MiB folios says so here), the race run's
+# -short skips counted. The exit status is non-zero if any failed.
 set -uo pipefail
 GO=${GO:-go}
 STATICCHECK=${STATICCHECK:?}
@@ -13,19 +15,34 @@ start=$(date +%s)
 run() { # name command...
 	local name=$1
 	shift
-	local t0=$(date +%s)
+	local t0
+	t0=$(date +%s)
 	"$@" >"$logs/$name.log" 2>&1
 	echo "$? $(($(date +%s) - t0))" >"$logs/$name.rc"
 }
 run lint "$GO" run "$STATICCHECK" ./... &
-run full "$GO" test ./... &
-GORACE=atexit_sleep_ms=0 run race "$GO" test -race -short ./... &
+run full "$GO" test -v ./... &
+GORACE=atexit_sleep_ms=0 run race "$GO" test -v -race -short ./... &
 wait
+# the package lines, and each skip with the lines its test logged
+summary='
+/^=== RUN/ { buf = ""; next }
+/^    [^ ].*_test\.go:[0-9]+:/ { buf = buf $0 "\n"; next }
+/^ *--- SKIP/ {
+	if (buf ~ /-short \(the race run\)/) { short++ } else { printf "%s\n%s", $0, buf }
+	buf = ""; next
+}
+/^(ok|FAIL|\?) / { print }
+END { if (short) printf "(%d tests left to the full run by -short)\n", short }'
 status=0
 for name in lint full race; do
 	read -r rc secs <"$logs/$name.rc"
 	echo "=== $name ($secs s, exit $rc)"
-	cat "$logs/$name.log"
+	if [ "$rc" != 0 ] || [ "$name" = lint ]; then
+		cat "$logs/$name.log"
+	else
+		awk "$summary" "$logs/$name.log"
+	fi
 	[ "$rc" = 0 ] || status=1
 done
 for name in lint full race; do
