@@ -38,8 +38,10 @@
 //     a transfer runs); a data connection that does not come, or stalls, is
 //     dropped after DataTimeout with 425 or 426. Unknown commands get 500,
 //     known but unsupported ones 502.
-//   - STOR and APPE write a temporary file beside the target and rename it
-//     on success, so an aborted or dropped upload leaves no partial file.
+//   - STOR and APPE receive into a temporary file beside the target, so an
+//     aborted or dropped upload leaves no partial file: STOR renames it over
+//     the target, APPE appends it whole under a flock on the target, so
+//     concurrent appends all land (see cmdStore).
 //
 // # Models
 //
@@ -47,5 +49,9 @@
 // it ends); Goroutines one goroutine a connection (thread-per-client); Batch
 // the reference's OpenMP model (accept every connection already waiting,
 // serve that batch with N workers, wait for all of it, repeat); Pool N
-// long-lived workers fed by a bounded queue (full: 421).
+// long-lived workers fed by a bounded queue (full: 421); Processes one child
+// process a connection, vsftpd's model (this binary started in a hidden
+// session mode registered with internal/child, the connection its fd 3; see
+// processes.go). Every model answers a connection within a second, if only
+// with 120 or 421.
 package ftp

@@ -1,6 +1,7 @@
 package shm
 
-// This is the one file in parlab that uses unsafe: sync/atomic works on a
+// This is shm's one file that uses unsafe (scan's is huge_linux.go, for
+// madvise; tests aside): sync/atomic works on a
 // *uint64, and a shared region is a []byte. The offsets are checked (8-byte
 // aligned, inside the region) before the conversion, and the region's mapping
 // is page-aligned, so every such word is naturally aligned. Atomic

@@ -1,3 +1,13 @@
+// Package study is the query study that `parlab bench` runs: the matrix
+// of configurations (strategy, split, workers) over one set of files, the
+// reference run whose answer every trial must give, the trials interleaved
+// A B A B (bench.Run) with the page cache's state recorded, and the
+// analysis: speedup against seq, Karp–Flatt and Amdahl's fit, the floor (a
+// newline count: the machine's limit), the work a row, load imbalance, and
+// disk reads for cold trials. It writes the text report, the plots, the
+// HTML page and the JSON document, and reads the JSON back (report
+// --compare). It knows the strategies through package spawn, and measures
+// with the generic kit in package bench.
 package study
 
 import (
