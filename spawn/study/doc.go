@@ -324,6 +324,10 @@ type FitPoint struct {
 	Measured, Predicted float64
 }
 
+// oversubscribed tells whether n workers are more than the machine's cores
+// (where they are known).
+func (d *Doc) oversubscribed(n int) bool { return d.Env.Cores > 0 && n > d.Env.Cores }
+
 // Analyze derives everything from the results' times: summaries, speedup
 // against the baseline, efficiency, Karp–Flatt, floor multiples, and an
 // Amdahl fit per strategy and split. report runs it again on a loaded file.
@@ -355,7 +359,10 @@ func (d *Doc) Analyze() {
 		}
 		r.Speedup = base / r.Median
 		r.Efficiency = r.Speedup / float64(r.Workers)
-		r.KarpFlatt = bench.OnePointF(r.Speedup, r.Workers)
+		if !d.oversubscribed(r.Workers) {
+			// (past the cores a serial fraction means nothing: NaN)
+			r.KarpFlatt = bench.OnePointF(r.Speedup, r.Workers)
+		}
 		if f, ok := floors[r.Workers]; ok {
 			r.FloorMultiple = r.Median / f.Median
 			if len(f.Times) == len(r.Times) { // one time a round each
@@ -387,7 +394,7 @@ func (d *Doc) Analyze() {
 		var ns []int
 		var ts []float64
 		for _, r := range groups[k] {
-			if r.Workers > d.Env.Cores && d.Env.Cores > 0 && !d.IncludeOversubscribed {
+			if d.oversubscribed(r.Workers) && !d.IncludeOversubscribed {
 				a.Excluded = append(a.Excluded, r.Workers)
 				continue
 			}
@@ -400,10 +407,10 @@ func (d *Doc) Analyze() {
 			a.Fit = fit
 		}
 		// The reference fitted one point, at 4 workers; take the measured
-		// count nearest to 4.
+		// count nearest to 4 that the cores can run at once.
 		best := -1
 		for i, r := range groups[k] {
-			if r.Workers > 1 && (best < 0 || abs(r.Workers-4) < abs(groups[k][best].Workers-4)) {
+			if r.Workers > 1 && !d.oversubscribed(r.Workers) && (best < 0 || abs(r.Workers-4) < abs(groups[k][best].Workers-4)) {
 				best = i
 			}
 		}

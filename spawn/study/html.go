@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -86,7 +87,7 @@ func (d *Doc) WriteHTML(w io.Writer, old *Doc) error {
 		Figures  []htmlFigure
 	}{Query: d.Env.Query}
 	if len(secs) > 0 && secs[0].ID == "setting" {
-		v.Setting, secs = secs[0].Intro, secs[1:]
+		v.Setting, secs = paragraphs(secs[0].Intro), secs[1:]
 	}
 	if b := d.Best(); b != nil {
 		v.Best = &struct{ Config, Median, Speedup, Floor string }{b.Config.String(), dur(b.Median), num(b.Speedup, 2), num(floorTimes(*b), 1)}
@@ -96,7 +97,7 @@ func (d *Doc) WriteHTML(w io.Writer, old *Doc) error {
 		secs[len(secs)-1].Title = "Against the older run"
 	}
 	for _, s := range secs {
-		hs := htmlSection{ID: s.ID, Title: strings.TrimSuffix(s.Title, ":"), Intro: s.Intro}
+		hs := htmlSection{ID: s.ID, Title: strings.TrimSuffix(s.Title, ":"), Intro: paragraphs(s.Intro)}
 		class := func(i int) string {
 			if i == 0 || slices.Contains(s.Left, i) {
 				return ""
@@ -109,9 +110,7 @@ func (d *Doc) WriteHTML(w io.Writer, old *Doc) error {
 		if hs.Title == "" {
 			hs.Title = map[string]string{"results": "Results (medians)", "compare": "Comparison"}[s.ID]
 		}
-		for _, n := range s.Notes {
-			hs.Notes = append(hs.Notes, strings.TrimSpace(n))
-		}
+		hs.Notes = paragraphs(s.Notes)
 		for _, r := range s.Rows {
 			var row []htmlCell
 			for i, c := range r {
@@ -135,3 +134,30 @@ func (d *Doc) WriteHTML(w io.Writer, old *Doc) error {
 	}
 	return page.Execute(w, v)
 }
+
+// paragraphs joins the text report's lines, wrapped for a terminal, into
+// the paragraphs they are, so no sentence is cut across two paragraphs of
+// the page: a line that starts in lower case continues the one before,
+// unless that one ended in '.' or ':' or either is a record ("machine:
+// ...", "new: ...": a lower-case label and a colon).
+func paragraphs(lines []string) []string {
+	var out []string
+	open := false // the last paragraph may go on
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l == "" {
+			open = false
+			continue
+		}
+		rec := record.MatchString(l)
+		if open && !rec && l[0] >= 'a' && l[0] <= 'z' {
+			out[len(out)-1] += " " + l
+		} else {
+			out = append(out, l)
+		}
+		open = !rec && !strings.HasSuffix(l, ".") && !strings.HasSuffix(l, ":")
+	}
+	return out
+}
+
+// record is a line that is a label and a value ("machine: ...").
+var record = regexp.MustCompile(`^[a-z][a-z ]*:`)

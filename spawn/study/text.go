@@ -134,6 +134,7 @@ func (d *Doc) setting() *bench.Table {
 		if d.IncludeOversubscribed {
 			s += " (here: included, --fit-all)"
 		}
+		s += ",\nand have no Karp-Flatt or one-point f: a serial fraction means nothing where workers wait for cores"
 		t.Intro = append(t.Intro, strings.Split(s+".", "\n")...)
 	}
 	return t
@@ -280,8 +281,9 @@ func (d *Doc) rowCostTable() *bench.Table {
 		return nil
 	}
 	slices.Sort(counts)
-	t := &bench.Table{ID: "row-cost", Title: fmt.Sprintf("Work a row: every worker's busy time added up, over the %d rows (median trial). Workers that", d.Env.Rows),
-		Intro: []string{"do not slow each other keep one worker's figure. A rise (most/1: the largest over 1 worker's) is",
+	t := &bench.Table{ID: "row-cost", Title: "Work a row:",
+		Intro: []string{fmt.Sprintf("Every worker's busy time added up, over the %d rows (median trial). Workers that", d.Env.Rows),
+			"do not slow each other keep one worker's figure. A rise (most/1: the largest over 1 worker's) is",
 			"contention, for the memory bus or, past the core count, for the cores (busy time is wall time),",
 			"which Amdahl's fit counts as serial:"},
 		Header: []string{"workers"}}
