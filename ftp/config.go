@@ -23,18 +23,49 @@ const (
 	Processes               // a process a connection (vsftpd's model)
 )
 
-var modelNames = []string{"single", "goroutines", "batch", "pool", "processes"}
+// modelTable is the registry of models, in Model order: each one's name and
+// what it does, for parsing and for help text.
+var modelTable = []struct{ name, help string }{
+	{"single", "one session at a time"},
+	{"goroutines", "a goroutine a connection"},
+	{"batch", "every waiting connection served by N workers, the batch waited for"},
+	{"pool", "N workers fed by a bounded queue"},
+	{"processes", "a child process a connection, vsftpd's model"},
+}
 
-func (m Model) String() string { return modelNames[m] }
+func (m Model) String() string { return modelTable[m].name }
 
 // ParseModel takes a model's name.
 func ParseModel(s string) (Model, error) {
-	for i, n := range modelNames {
-		if n == s {
+	var names []string
+	for i, m := range modelTable {
+		if m.name == s {
 			return Model(i), nil
 		}
+		names = append(names, m.name)
 	}
-	return 0, fmt.Errorf("unknown model %q (want %s)", s, strings.Join(modelNames, ", "))
+	return 0, fmt.Errorf("unknown model %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// MarshalText and UnmarshalText name a Model in flags (flag.TextVar) and
+// JSON.
+func (m Model) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+func (m *Model) UnmarshalText(b []byte) error {
+	v, err := ParseModel(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
+}
+
+// ModelHelp lists the models and what each does, for help text.
+func ModelHelp() string {
+	var parts []string
+	for _, m := range modelTable {
+		parts = append(parts, m.name+" ("+m.help+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Config is a server's whole setting. Zero values of the limits take the

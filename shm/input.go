@@ -24,6 +24,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"golang.org/x/exp/mmap"
 	"golang.org/x/sys/unix"
@@ -43,18 +44,47 @@ const (
 	Read
 )
 
-var modeNames = []string{"mmap", "readat", "read"}
+// modes is the registry of I/O modes, in Mode order: each one's name and
+// what it does, for parsing and for help text.
+var modes = []struct{ name, help string }{
+	{"mmap", "zero-copy"},
+	{"readat", "x/exp/mmap, copies"},
+	{"read", "read(2)"},
+}
 
-func (m Mode) String() string { return modeNames[m] }
+func (m Mode) String() string { return modes[m].name }
 
-// ParseMode parses "mmap", "readat" or "read".
+// ParseMode parses a mode's name: "mmap", "readat" or "read".
 func ParseMode(s string) (Mode, error) {
-	for i, n := range modeNames {
-		if s == n {
+	var names []string
+	for i, m := range modes {
+		if s == m.name {
 			return Mode(i), nil
 		}
+		names = append(names, m.name)
 	}
-	return 0, fmt.Errorf("unknown I/O mode %q (want mmap, readat or read)", s)
+	return 0, fmt.Errorf("unknown I/O mode %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// MarshalText and UnmarshalText name a Mode in flags (flag.TextVar) and
+// JSON.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
+}
+
+// ModeHelp lists the modes and what each does, for help text.
+func ModeHelp() string {
+	var parts []string
+	for _, m := range modes {
+		parts = append(parts, m.name+" ("+m.help+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Options tune the modes.

@@ -16,6 +16,8 @@ type Floor struct{}
 
 func (Floor) Name() string { return NameFloor }
 
+func (Floor) Help() string { return "only count newlines: the machine's limit, no answer" }
+
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
 	return runGoroutines(ctx, c, NameFloor, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
 		return set.guard(u, func() error {

@@ -16,6 +16,8 @@ type Goroutines struct{}
 
 func (Goroutines) Name() string { return NameGoroutines }
 
+func (Goroutines) Help() string { return "a goroutine a worker" }
+
 // paddedOutcome keeps each unit's result on cache lines of its own, so
 // workers writing neighbouring slots do not share lines (false sharing).
 type paddedOutcome struct {

@@ -34,6 +34,10 @@ type Processes struct {
 
 func (Processes) Name() string { return NameProcesses }
 
+func (Processes) Help() string {
+	return "a child process a worker: fork+exec, results in shared memory"
+}
+
 func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()

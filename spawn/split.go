@@ -32,16 +32,57 @@ const (
 	SplitAuto
 )
 
-var splitNames = []string{"file-naive", "file", "rows", "dynamic", "keys", "auto"}
+// splits is the registry of splits, in Split order: each one's name and
+// what it does, for parsing and for help text.
+var splits = []struct{ name, help string }{
+	{"file-naive", "F/N files a worker, the last taking the rest (the reference's)"},
+	{"file", "files [j·F/N, (j+1)·F/N) to worker j"},
+	{"rows", "N equal byte ranges cut at row starts"},
+	{"dynamic", "2 MiB chunks from a shared cursor"},
+	{"keys", "a group-by: every worker reads every row and keeps its part of the keys"},
+	{"auto", "keys for a group-by whose sampled rows are mostly distinct keys, else rows"},
+}
 
-func (s Split) String() string { return splitNames[s] }
+func (s Split) String() string { return splits[s].name }
 
 // ParseSplit parses a split's name.
 func ParseSplit(name string) (Split, error) {
-	for i, n := range splitNames {
-		if n == name {
+	var names []string
+	for i, sp := range splits {
+		if sp.name == name {
 			return Split(i), nil
 		}
+		names = append(names, sp.name)
 	}
-	return 0, fmt.Errorf("unknown split %q (want %s)", name, strings.Join(splitNames, ", "))
+	return 0, fmt.Errorf("unknown split %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// MarshalText and UnmarshalText name a Split in flags (flag.TextVar) and
+// JSON.
+func (s Split) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+func (s *Split) UnmarshalText(b []byte) error {
+	v, err := ParseSplit(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
+
+// Splits lists every split, in order: the menu's choices.
+func Splits() []Split {
+	out := make([]Split, len(splits))
+	for i := range out {
+		out[i] = Split(i)
+	}
+	return out
+}
+
+// SplitHelp lists the splits and what each does, for help text.
+func SplitHelp() string {
+	var parts []string
+	for _, sp := range splits {
+		parts = append(parts, sp.name+" ("+sp.help+")")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -39,6 +39,7 @@ func (c *Config) Name(i int) string {
 // Strategy runs a query with a way of using the machine.
 type Strategy interface {
 	Name() string
+	Help() string // what it is, in a few words, for help text
 	Run(ctx context.Context, c Config) (*Report, error)
 }
 
@@ -66,6 +67,34 @@ func ParseStrategy(name string) (Strategy, error) {
 		names = append(names, s.Name())
 	}
 	return nil, fmt.Errorf("unknown strategy %q (want %s)", name, strings.Join(names, ", "))
+}
+
+// StrategyHelp lists the strategies and what each is, for help text.
+func StrategyHelp() string {
+	var parts []string
+	for _, st := range Strategies() {
+		parts = append(parts, st.Name()+" ("+st.Help()+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StrategyFlag is a strategy named on a command line: flag.TextVar binds
+// it. Its zero value names none (Strategy nil), for a caller's default.
+type StrategyFlag struct{ Strategy }
+
+func (f StrategyFlag) MarshalText() ([]byte, error) {
+	if f.Strategy == nil {
+		return nil, nil
+	}
+	return []byte(f.Name()), nil
+}
+
+func (f *StrategyFlag) UnmarshalText(b []byte) error {
+	st, err := ParseStrategy(string(b))
+	if err == nil {
+		f.Strategy = st
+	}
+	return err
 }
 
 // Report is an answer and where the run's time went. Times are durations
@@ -121,6 +150,8 @@ func (w WorkerStat) Busy() time.Duration { return w.End - w.Start }
 type Sequential struct{}
 
 func (Sequential) Name() string { return NameSeq }
+
+func (Sequential) Help() string { return "one goroutine, the baseline" }
 
 func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	ctx, cancel := withTimeout(ctx, c.Timeout)

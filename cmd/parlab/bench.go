@@ -56,8 +56,8 @@ func (a *app) bench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var qf queryFlags
 	qf.register(fs)
-	strategiesF := fs.String("strategies", "seq,goroutines,processes", "strategies to run")
-	splitsF := fs.String("splits", "", "splits for the parallel strategies (default: file-naive,file,rows,dynamic, and keys for a group-by)")
+	strategiesF := fs.String("strategies", "seq,goroutines,processes", "strategies to run, comma-separated, of "+spawn.StrategyHelp()+" (the floor runs unless --no-floor)")
+	splitsF := fs.String("splits", "", "splits for the parallel strategies, comma-separated, of "+spawn.SplitHelp()+" (default: file-naive,file,rows,dynamic, and keys for a group-by)")
 	workersF := fs.String("workers", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20")
 	trials := fs.Int("trials", 5, "recorded trials per configuration")
 	warmup := fs.Int("warmup", 1, "unrecorded rounds first")

@@ -44,7 +44,8 @@ func (a *app) ftpServe(args []string) error {
 	fs := flag.NewFlagSet("ftp serve", flag.ContinueOnError)
 	root := fs.String("root", "", "the directory to serve (required); nothing outside it is reachable")
 	listen := fs.String("listen", "127.0.0.1:2121", "address to listen on (port 0: any)")
-	model := fs.String("model", "goroutines", "single, goroutines, batch, pool or processes")
+	model := ftp.Goroutines
+	fs.TextVar(&model, "model", ftp.Goroutines, "the concurrency model: "+ftp.ModelHelp())
 	workers := fs.Int("workers", 0, fmt.Sprintf("batch: workers a batch (default %d); pool: workers, each holding a session for its life (default %d)", ftp.Defaults.Workers, ftp.PoolWorkers))
 	queue := fs.Int("queue", ftp.Defaults.Queue, "pool: connections waiting for a worker (more get 421)")
 	backlog := fs.Int("backlog", 32, "the listen(2) backlog, exactly")
@@ -75,9 +76,7 @@ func (a *app) ftpServe(args []string) error {
 	if *loginDelay == 0 {
 		cfg.LoginDelay = -1 // none (ftp.Config's zero is the default)
 	}
-	if cfg.Model, err = ftp.ParseModel(*model); err != nil {
-		return usagef("--model: %v", err)
-	}
+	cfg.Model = model
 	if *pasv != "" {
 		lo, hi, ok := strings.Cut(*pasv, "-")
 		l, e1 := strconv.Atoi(lo)
@@ -287,7 +286,7 @@ func (a *app) ftpLoad(args []string) error {
 // vsftpd) and writes the report into --out.
 func (a *app) ftpExperiment(args []string) error {
 	fs := flag.NewFlagSet("ftp experiment", flag.ContinueOnError)
-	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run; pool:N or batch:N sets its workers")
+	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run, of "+ftp.ModelHelp()+"; pool:N or batch:N sets its workers")
 	peers := fs.String("peers", "vsftpd", "outside servers to run on the same points (vsftpd; none: \"\")")
 	sweeps := fs.String("sweeps", "backlog,users,delay", "the reference's sweeps to run")
 	trials := fs.Int("trials", 1, "runs of every point and server")

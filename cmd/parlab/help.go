@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -129,8 +130,16 @@ func flagError(fs *flag.FlagSet, err error) error {
 		}
 		return usagef("%s: unknown flag --%s", fs.Name(), strings.TrimLeft(name, "-"))
 	}
+	// a value a flag refused (flag.TextVar's types parse themselves):
+	// the flag named as it is typed, then the parser's own words
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		return usagef("--%s: %s", m[1], m[2])
+	}
 	return usagef("%s: %v", fs.Name(), err)
 }
+
+// badValue is the flag package's message for a value a flag refused.
+var badValue = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): (.*)$`)
 
 // version is parlab's version and the commit it was built from, as the Go
 // toolchain recorded them in the binary.

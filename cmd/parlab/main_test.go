@@ -22,8 +22,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"parlab/ftp"
 	"parlab/internal/child"
 	"parlab/internal/testrun"
+	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -1149,5 +1151,32 @@ func TestMenuOtherFile(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Filter column: 1) date 2) city 3) mode 4) km 5) fare") ||
 		!strings.Contains(out, "Value [Oslo]") || !strings.Contains(out, "Matching rows  4") {
 		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+}
+
+// The help text lists every strategy, split, I/O mode and FTP model from
+// their registries, so a new one cannot be left out of it.
+func TestHelpFromRegistries(t *testing.T) {
+	_, qhelp, _ := run(t, "", "query", "--help")
+	for _, st := range spawn.Strategies() {
+		if !strings.Contains(qhelp, st.Name()+" ("+st.Help()+")") {
+			t.Errorf("query --help lacks the strategy %s", st.Name())
+		}
+	}
+	for _, sp := range spawn.Splits() {
+		if !strings.Contains(qhelp, sp.String()+" (") {
+			t.Errorf("query --help lacks the split %s", sp)
+		}
+	}
+	for _, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
+		if !strings.Contains(qhelp, m.String()+" (") {
+			t.Errorf("query --help lacks the I/O mode %s", m)
+		}
+	}
+	_, fhelp, _ := run(t, "", "ftp", "serve", "--help")
+	for _, m := range []ftp.Model{ftp.Single, ftp.Goroutines, ftp.Batch, ftp.Pool, ftp.Processes} {
+		if !strings.Contains(fhelp, m.String()+" (") {
+			t.Errorf("ftp serve --help lacks the model %s", m)
+		}
 	}
 }

@@ -67,12 +67,20 @@ func (a *app) menu(args []string) error {
 			fmt.Fprintf(w, "  please answer 1 to %d\n", len(options))
 		}
 	}
-	approaches := []string{"seq", "processes", "goroutines"}
+	// the reference's menu order: sequential, processes, threads
+	approaches := []spawn.Strategy{spawn.Sequential{}, spawn.Processes{}, spawn.Goroutines{}}
+	var approachNames, splitNames []string
+	for _, st := range approaches {
+		approachNames = append(approachNames, st.Name()+" ("+st.Help()+")")
+	}
 	columns, examples := menuColumns(pos)
-	splits := []string{"file-naive", "file", "rows", "dynamic", "keys", "auto"}
+	splits := spawn.Splits()
+	for _, sp := range splits {
+		splitNames = append(splitNames, sp.String())
+	}
 	fmt.Fprintf(w, "parlab menu over %s (end of input quits)\n", strings.Join(pos, " "))
 	for {
-		ap, ok := choose("Approach", []string{"sequential", "processes (fork+exec, shared memory)", "goroutines"}, 1)
+		ap, ok := choose("Approach", approachNames, 1)
 		if !ok {
 			return nil
 		}
@@ -84,7 +92,7 @@ func (a *app) menu(args []string) error {
 		if !ok {
 			return nil
 		}
-		qf.strategy, qf.where = approaches[ap], listFlag{columns[col] + "=" + val}
+		qf.strategy, qf.where = spawn.StrategyFlag{Strategy: approaches[ap]}, listFlag{columns[col] + "=" + val}
 		if ap > 0 {
 			for {
 				n, ok := ask("Workers", "4")
@@ -96,7 +104,7 @@ func (a *app) menu(args []string) error {
 				}
 				fmt.Fprintf(w, "  please answer 1 to %d\n", maxWorkers)
 			}
-			sp, ok := choose("Split", splits, 6)
+			sp, ok := choose("Split", splitNames, len(splits))
 			if !ok {
 				return nil
 			}
@@ -113,8 +121,7 @@ func (a *app) menu(args []string) error {
 		c, err := qf.config(pos, a.cores()) // closes the last round's inputs
 		if err == nil {
 			var rep *spawn.Report
-			st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name
-			if rep, err = st.Run(context.Background(), c); err == nil {
+			if rep, err = qf.strategy.Run(context.Background(), c); err == nil {
 				if a.fixTimes != nil {
 					a.fixTimes(rep)
 				}

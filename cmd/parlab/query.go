@@ -29,9 +29,10 @@ type queryFlags struct {
 	// (--sum a --sum b is --sum a,b)
 	where, by, sum, min, max, avg, sort listFlag
 	limit                               int
-	io                                  string
+	io                                  shm.Mode
 	populate                            bool
-	strategy, split                     string
+	strategy                            spawn.StrategyFlag // nil: goroutines
+	split                               spawn.Split
 	workers                             int
 	timeout                             time.Duration
 	delimiter                           string
@@ -66,18 +67,18 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else ,)")
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
-	fs.StringVar(&q.io, "io", "mmap", "how bytes arrive: mmap (zero-copy), readat (x/exp/mmap, copies), read (read(2))")
+	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
-	q.strategy, q.workers, q.split = "", 0, "auto"
+	q.strategy, q.workers, q.split = spawn.StrategyFlag{}, 0, spawn.SplitAuto
 }
 
 // registerStrategy adds the flags that pick one strategy (query and menu;
 // bench sweeps them instead).
 func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
-	fs.StringVar(&q.strategy, "strategy", "", "seq, goroutines or processes (or floor: only count newlines, the machine's limit); default: goroutines with one worker per core, the fastest")
+	fs.TextVar(&q.strategy, "strategy", spawn.StrategyFlag{}, "one of "+spawn.StrategyHelp()+"; default: goroutines with one worker per core, the fastest")
 	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes; 0: one per core")
-	fs.StringVar(&q.split, "split", "auto", "how work is cut: file-naive, file, rows, dynamic, keys (a group-by: every worker reads every row and keeps its part of the keys) or auto (keys for a group-by whose sampled rows are mostly distinct keys, else rows)")
+	fs.TextVar(&q.split, "split", spawn.SplitAuto, "how work is cut: "+spawn.SplitHelp())
 }
 
 // query turns the query flags into a scan.Query; every fault is a usage
@@ -132,20 +133,11 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if c.Query, err = q.query(); err != nil {
 		return c, err
 	}
-	mode, err := shm.ParseMode(q.io)
-	if err != nil {
-		return c, usagef("--io: %v", err)
+	c.Mode, c.Opt = q.io, shm.Options{Populate: q.populate}
+	if q.strategy.Strategy == nil {
+		q.strategy.Strategy = spawn.Goroutines{} // the fastest (docs/performance.md)
 	}
-	c.Mode, c.Opt = mode, shm.Options{Populate: q.populate}
-	if q.strategy == "" {
-		q.strategy = spawn.NameGoroutines // the fastest (docs/performance.md)
-	}
-	if _, err := spawn.ParseStrategy(q.strategy); err != nil {
-		return c, usagef("--strategy: %v", err)
-	}
-	if c.Split, err = spawn.ParseSplit(q.split); err != nil {
-		return c, usagef("--split: %v", err)
-	}
+	c.Split = q.split
 	if c.Split == spawn.SplitKeys && len(c.Query.By) == 0 {
 		return c, usagef("--split keys needs a group-by (--by): it splits the work by the groups' keys")
 	}
@@ -159,7 +151,7 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if c.Workers == 0 {
 		c.Workers = cores
 	}
-	if q.strategy == spawn.NameSeq {
+	if q.strategy.Name() == spawn.NameSeq {
 		c.Workers = 1
 	}
 	sep, err := spawn.ParseDelimiter(q.delimiter)
@@ -202,8 +194,7 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
-	st, _ := spawn.ParseStrategy(qf.strategy) // config checked the name
-	rep, err := st.Run(context.Background(), c)
+	rep, err := qf.strategy.Run(context.Background(), c)
 	if err != nil {
 		return err
 	}
