@@ -39,7 +39,7 @@ func (a *Answer) Equal(b *Answer) bool {
 			return false
 		}
 	}
-	return a.Result.Groups.Equal(b.Result.Groups)
+	return equalWords(a.Result.Words, b.Result.Words) && a.Result.Groups.Equal(b.Result.Groups)
 }
 
 // Skipped is how many matching rows lacked aggregate g's value (an empty
@@ -76,7 +76,7 @@ type Line struct{ Label, Value string }
 func (a *Answer) Lines() []Line {
 	out := []Line{{a.MatchedLabel(), string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for _, g := range a.Aggs {
-		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], true)})
+		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], a.Result.Words[g.Slot], true)})
 	}
 	return out
 }
@@ -95,21 +95,23 @@ func (a *Answer) Values() []Line {
 	}
 	out := make([]Line, len(a.Aggs))
 	for i, g := range a.Aggs {
-		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], false)}
+		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], a.Result.Words[g.Slot], false)}
 	}
 	return out
 }
 
 // value renders aggregate g of one group over n rows, present of which
 // had its value: its accumulators are sums[g.Slot] and so on (a slice may
-// be nil if no aggregate needs it). An aggregate of rows that all lack the
-// value has none (noValue); a sum of no rows is 0.
-func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, group bool) string {
-	return string(a.appendValue(nil, g, n, present, sums, mins, maxs, group))
+// be nil if no aggregate needs it), and its dates' and text's words w
+// (nil for none). An aggregate of rows that all lack the value has none
+// (noValue); a sum of no rows is 0. A date or text minimum or maximum is
+// as written.
+func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, w *Words, group bool) string {
+	return string(a.appendValue(nil, g, n, present, sums, mins, maxs, w, group))
 }
 
 // appendValue appends value's rendering to dst.
-func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, group bool) []byte {
+func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, w *Words, group bool) []byte {
 	k := g.Slot
 	var x Extreme
 	switch g.Func {
@@ -129,8 +131,12 @@ func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, 
 			x = maxs[k]
 		}
 	}
-	if !x.Set {
+	word, kind, ok := pickExtreme(g.Func, x, w)
+	switch {
+	case !ok:
 		return append(dst, noValue(group)...)
+	case kind != kindOfNumber:
+		return append(dst, word.Text...)
 	}
 	return Fixed{V: x.M, Scale: int64(x.S)}.Append(dst, group)
 }
@@ -440,7 +446,11 @@ func (t *GroupTable) appendRowOf(dst []byte, ends []int, x int, group bool) ([]b
 		maxs = g.Maxs[o:e]
 	}
 	for _, ag := range a.Aggs {
-		dst = a.appendValue(dst, ag, n, g.Present(x, ag.Slot), sums, mins, maxs, group)
+		var w *Words
+		if g.Words != nil {
+			w = g.Words[o+ag.Slot]
+		}
+		dst = a.appendValue(dst, ag, n, g.Present(x, ag.Slot), sums, mins, maxs, w, group)
 		ends = append(ends, len(dst))
 	}
 	return dst, ends
@@ -460,10 +470,16 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 	case "min", "max":
 		vs := g.extremes(ag.Func)
 		vx, vy := vs[ix], vs[iy]
-		if !vx.Set || !vy.Set {
-			return cmpInt(b2i(vx.Set), b2i(vy.Set))
+		var wx, wy *Words
+		if g.Words != nil {
+			wx, wy = g.Words[ix], g.Words[iy]
 		}
-		return vx.cmp(vy)
+		ax, kx, okx := pickExtreme(ag.Func, vx, wx)
+		ay, ky, oky := pickExtreme(ag.Func, vy, wy)
+		if !okx || !oky {
+			return cmpInt(b2i(okx), b2i(oky))
+		}
+		return cmpPicked(vx, ax, kx, vy, ay, ky)
 	}
 	// avg: sx/nx against sy/ny, as sx·ny against sy·nx at one scale; no
 	// value (no row had one) first, as for a minimum or maximum.

@@ -1,7 +1,8 @@
 // Package scan answers a query over CSV bytes in place: filters (= != < <=
 // > >=, all of which must hold; see Cond and ParseCond for their grammar),
 // an optional group-by, and per group the count and exact sums, minimums,
-// maximums and averages (see Query).
+// maximums and averages (see Query). A minimum or maximum also reads dates
+// and text (see Word for the order of kinds).
 //
 // It is pure: functions over []byte, no allocation per row (a group-by
 // allocates per new group), and no system call but one hint that changes no

@@ -281,20 +281,22 @@ func TestGroupsBinary(t *testing.T) {
 		many = append(binary.AppendUvarint(many, uint64(len(key))), key...)
 		many = binary.AppendVarint(many, int64(i))
 	}
-	many = append(many, 0) // no value skipped
+	many = append(many, 0, 0) // no value skipped, no dates or text
 	if g, err := DecodeGroups(many); err != nil || g.Len() != 300 || g.Count[g.find([]byte("299"))] != 299 ||
 		g.Count[g.find([]byte("a key of more than 15 bytes, 294"))] != 294 {
 		t.Errorf("300 groups: %v", err)
 	}
 	// counts alone: slots 0, need 0, then groups of (key length, key, count)
-	if g, err := DecodeGroups([]byte{0, 0, 2, 1, 'a', 2, 1, 'b', 4, 0}); err != nil || g.Len() != 2 || g.Count[g.find([]byte("b"))] != 2 {
+	if g, err := DecodeGroups([]byte{0, 0, 2, 1, 'a', 2, 1, 'b', 4, 0, 0}); err != nil || g.Len() != 2 || g.Count[g.find([]byte("b"))] != 2 {
 		t.Errorf("two groups: %v %+v", err, g)
 	}
 	for _, b := range [][]byte{
-		{0, 0, 2, 1, 'a', 2, 1, 'a', 2, 0},                                                                   // a key twice in a row
-		{0, 0, 3, 1, 'a', 2, 1, 'b', 2, 1, 'a', 2, 0},                                                        // a key twice
-		{0, 0, 5, 1, 'a', 2, 1, 'b', 2, 1, 'c', 2},                                                           // more groups than the bytes hold
-		append(append(append([]byte{0, 0, 2, 16}, "0123456789abcdef"...), 2, 16), "0123456789abcdef\x02"...), // a long key twice
+		{0, 0, 2, 1, 'a', 2, 1, 'a', 2, 0, 0},            // a key twice in a row
+		{0, 0, 3, 1, 'a', 2, 1, 'b', 2, 1, 'a', 2, 0, 0}, // a key twice
+		{0, 0, 5, 1, 'a', 2, 1, 'b', 2, 1, 'c', 2},       // more groups than the bytes hold
+		append(append(append([]byte{0, 0, 2, 16}, "0123456789abcdef"...), 2, 16), "0123456789abcdef\x02\x00\x00"...), // a long key twice
+		{1, 0, 1, 1, 'a', 2, 0, 1, 1, 0, 0, 0, 0, 1, 'x', 1, 'x', 0, 0, 0},                                           // a word past the groups' slots
+		{1, 0, 1, 1, 'a', 2, 0, 1, 0, 0, 0, 0, 0, 200, 'x', 1, 'x', 0, 0, 0},                                         // a word longer than the bytes
 	} {
 		if _, err := DecodeGroups(b); err == nil {
 			t.Errorf("% x: no error", b)

@@ -311,12 +311,25 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	var ms [MaxSums]int64
 	var ss [MaxSums]int
 	missing := 0 // a bit a slot whose value is missing (an empty field)
+	words := 0   // a bit a slot whose value is a date or text (see Word)
+	var days [MaxSums]int64
+	dates := 0 // of words, the dates
 	for k, s := range g.slots {
 		if len(fields[s.fi]) == 0 {
 			missing |= 1 << k
 			continue
 		}
 		m, sc, err := ParseFixed(fields[s.fi])
+		if err != nil && s.need&NeedSum == 0 {
+			var isDate bool
+			if days[k], isDate, err = wordValue(fields[s.fi], err); err == nil {
+				words |= 1 << k
+				if isDate {
+					dates |= 1 << k
+				}
+				continue
+			}
+		}
 		if err != nil {
 			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
 		}
@@ -363,6 +376,15 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			} else {
 				r.Skipped[k]++
 			}
+			continue
+		}
+		if words&(1<<k) != 0 {
+			w := &r.Words
+			at := k
+			if group >= 0 {
+				w, at = &r.Groups.Words, group*n+k
+			}
+			slotWords(w, at).take(fields[s.fi], days[k], dates&(1<<k) != 0)
 			continue
 		}
 		if s.need&NeedSum != 0 {

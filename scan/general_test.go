@@ -29,6 +29,8 @@ var generalQueries = []Query{
 	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012", false}}, Sum: []string{"Units Sold"}},
 	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
 	{Filters: []Cond{{"Total Profit", OpLt, "100", false}}, Min: []string{"Total Profit"}},
+	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
+	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
 }
 
 func TestGeneralGenerated(t *testing.T) {
@@ -86,6 +88,59 @@ func TestDateForms(t *testing.T) {
 		}
 		if got.matched != c.matched {
 			t.Errorf("%+v: %d rows matched, want %d", c.q, got.matched, c.matched)
+		}
+	}
+}
+
+// Minimums and maximums read dates and text (testdata/kinds.csv): dates
+// as instants, printed as written; text by its bytes; a column that mixes
+// kinds orders numbers before dates before text (SQLite's rule). In every
+// hot mode and key split, against the reference, with the values spelled
+// out; and a value that tries to be a number or a date fails, named.
+func TestMinMaxOfDatesAndText(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "kinds.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []refFile{{"kinds.csv", data}}
+	for _, c := range []struct {
+		q    Query
+		want [][]string
+	}{
+		{Query{Min: []string{"when", "name", "mixed", "num"}, Max: []string{"when", "name", "mixed", "num"}},
+			[][]string{{"2004-12-31 23:59", "Zoë", "-3", "-1.5", "Sept 9 2005", "Émile", "text", "12"}}},
+		{Query{By: []string{"team"}, Min: []string{"when"}, Max: []string{"name", "mixed"}},
+			[][]string{{"a", "2", "2004-12-31 23:59", "zebra", "text"}, {"b", "3", "2005-01-01", "Émile", "Mar 1 2005"}, {"c", "1", "", "", ""}}},
+		{Query{By: []string{"team"}, Max: []string{"when"}, Sort: []SortKey{{"max(when)", true}}},
+			[][]string{{"a", "2", "Sept 9 2005"}, {"b", "3", "1-Feb-2005"}, {"c", "1", ""}}},
+		{Query{Filters: []Cond{{"name", OpNe, "", false}}, Min: []string{"name"}, Max: []string{"when"}, Sum: []string{"num"}},
+			[][]string{{"10.5", "Zoë", "Sept 9 2005"}}},
+	} {
+		got, err := checkGen(t, "kinds", files, c.q)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.q, err)
+		}
+		if !slices.EqualFunc(got.cells, c.want, slices.Equal) {
+			t.Errorf("%+v: %q, want %q", c.q, got.cells, c.want)
+		}
+	}
+	for _, c := range []struct {
+		body string
+		q    Query
+		want error
+	}{
+		{"k,v\na,5\nb,$1.00\n", Query{Max: []string{"v"}}, ErrNotComparable},
+		{"k,v\na,5\nb,5 %\n", Query{Max: []string{"v"}}, ErrNotComparable},
+		{"k,v\na,x\nb,€ -1\n", Query{By: []string{"k"}, Min: []string{"v"}}, ErrNotComparable},
+		{"k,v\na,5\nb,\"1,234\"\n", Query{Max: []string{"v"}}, ErrNotComparable},
+		{"k,v\na,5\nb,2015-02-30\n", Query{Min: []string{"v"}}, ErrNotComparable},
+		{"k,v\na,5\nb,99999999999999999999\n", Query{Min: []string{"v"}}, ErrOverflow},
+		{"k,v\na,5\nb,Jan 1 2005\n", Query{Min: []string{"v"}, Sum: []string{"v"}}, ErrSyntax}, // a sum reads numbers only
+		{"k,v\na,5\nb,abc\n", Query{By: []string{"k"}, Max: []string{"v"}, Avg: []string{"v"}}, ErrSyntax},
+	} {
+		_, err := checkGen(t, c.body, []refFile{{"e.csv", []byte(c.body)}}, c.q)
+		if err == nil || !sameKind(err, c.want) || !strings.Contains(err.Error(), "e.csv:3:") {
+			t.Errorf("%q %+v: %v, want %v at e.csv:3", c.body, c.q, err, c.want)
 		}
 	}
 }

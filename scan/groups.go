@@ -91,7 +91,10 @@ type Groups struct {
 	// Skipped: at i·Slots+k, the rows of group i whose slot k value was
 	// missing (see Result.Skipped); nil until one is.
 	Skipped map[int]int64
-	keys    *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
+	// Words: at i·Slots+k, group i's slot k minimum and maximum among
+	// dates and text (see Word); nil until a value is one.
+	Words map[int]*Words
+	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
 }
 
 // skip counts n missing values of slot k of group i.
@@ -384,6 +387,11 @@ func (g *Groups) mergeOne(o *Groups, j int) {
 				g.skip(i, k, n)
 			}
 		}
+		if o.Words != nil {
+			if w := o.Words[b+k]; w != nil {
+				slotWords(&g.Words, a+k).merge(w)
+			}
+		}
 	}
 }
 
@@ -403,12 +411,18 @@ func (g *Groups) Equal(o *Groups) bool {
 		}
 		a, b := i*g.Slots, j*g.Slots
 		skips := g.Skipped != nil || o.Skipped != nil
+		words := g.Words != nil || o.Words != nil
 		for k := range g.Slots {
 			if g.Sums != nil && !g.Sums[a+k].Equal(o.Sums[b+k]) ||
 				g.Mins != nil && g.Mins[a+k] != o.Mins[b+k] ||
 				g.Maxs != nil && g.Maxs[a+k] != o.Maxs[b+k] ||
 				skips && g.Skipped[a+k] != o.Skipped[b+k] {
 				return false
+			}
+			if words {
+				if wa, wb := g.Words[a+k], o.Words[b+k]; (wa == nil) != (wb == nil) || wa != nil && *wa != *wb {
+					return false
+				}
 			}
 		}
 	}
@@ -424,6 +438,7 @@ func (g *Groups) Equal(o *Groups) bool {
 //	  3 × uvarint C); if NeedMin, then NeedMax, the extreme (byte set;
 //	  if set, varint M, byte S)
 //	uvarint the Skipped entries, each uvarint i·Slots+k and uvarint n
+//	the Words (appendWords), keyed i·Slots+k
 func (g *Groups) AppendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(g.Slots))
 	b = binary.AppendUvarint(b, uint64(g.Need))
@@ -463,7 +478,7 @@ func (g *Groups) AppendBinary(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(at))
 		b = binary.AppendUvarint(b, uint64(n))
 	}
-	return b
+	return appendWords(b, g.Words)
 }
 
 // DecodeGroups reads what AppendBinary wrote; the keys are copied out of b.
@@ -565,6 +580,14 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		}
 		g.Skipped[int(at)] = int64(n)
 	}
+	if b == nil {
+		return nil, bad
+	}
+	words, rest, err := decodeWords(b, g.Len()*g.Slots)
+	if err != nil {
+		return nil, err
+	}
+	g.Words, b = words, rest
 	if len(b) != 0 || !g.buildIndex() { // (a key seen twice)
 		return nil, bad
 	}

@@ -128,6 +128,7 @@ func concatGroups(parts []*Groups) *Groups {
 			}
 			g.Skipped[i*g.Slots+at] = n
 		}
+		mergeWords(&g.Words, p.Words, i*g.Slots)
 		a0, i0 = a0+len(p.arena), i0+p.Len()
 	}
 	wg.Wait()

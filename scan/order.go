@@ -215,7 +215,7 @@ func (o *groupOrder) rank() []int64 {
 // aggRank is aggregate ag's value per group as one int64 that orders them
 // (cmpAgg's order), or nil: for a sum, its V when every group's sum has no
 // carry and one scale; for a minimum or maximum, M when every group has one
-// and at one scale; never for an average.
+// and at one scale, all numbers; never for an average.
 func aggRank(g *Groups, ag Agg) []int64 {
 	r := make([]int64, g.Len())
 	switch ag.Func {
@@ -229,6 +229,9 @@ func aggRank(g *Groups, ag Agg) []int64 {
 			sc, r[i] = s.Scale, s.V
 		}
 	case "min", "max":
+		if g.Words != nil { // a date or text may be the value: cmpAgg orders kinds
+			return nil
+		}
 		vs := g.extremes(ag.Func)
 		sc := int8(-1)
 		for i := range r {

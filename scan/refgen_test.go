@@ -7,6 +7,7 @@ package scan
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -137,11 +138,68 @@ type refGroup struct {
 	min, max []refExt
 }
 
+// refExt is a minimum or maximum: a number (kind 0, v at scale), a date
+// (kind 1, at the instant t) or text (kind 2), each as written in text.
 type refExt struct {
 	set   bool
+	kind  int
 	v     *big.Rat
+	t     time.Time
 	text  string
 	scale int
+}
+
+// refValue reads a present value of a column that only min and max
+// aggregate: a number, a date, text, or an error (a number out of range, a
+// try at a number or a date: refNotQuite).
+func refValue(text string) (refExt, error) {
+	v, sc, err := refNum(text)
+	switch {
+	case err == nil:
+		return refExt{set: true, v: v, text: text, scale: sc}, nil
+	case errors.Is(err, ErrOverflow):
+		return refExt{}, err
+	}
+	if t, ok := refDate(text); ok {
+		return refExt{set: true, kind: 1, t: t, text: text}, nil
+	}
+	if refNotQuite(text) {
+		return refExt{}, ErrNotComparable
+	}
+	if t := refNoSigns.ReplaceAllString(text, ""); t != text && t != "" {
+		if _, _, err := refNum(t); err == nil || refNotQuite(t) {
+			return refExt{}, ErrNotComparable // $1.00, 5%
+		}
+	}
+	return refExt{set: true, kind: 2, text: text}, nil
+}
+
+// refCmp orders two values: by kind (numbers, dates, text), then within
+// it (dates of one instant by their bytes).
+func refCmp(e, m refExt) int {
+	if e.kind != m.kind {
+		return cmp.Compare(e.kind, m.kind)
+	}
+	switch e.kind {
+	case 0:
+		return e.v.Cmp(m.v)
+	case 1:
+		if c := e.t.Compare(m.t); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(e.text, m.text)
+}
+
+// refLess says whether e replaces m as a minimum (max false) or a maximum:
+// it is beyond it, or equal as a number at a larger scale (so every order
+// of rows keeps the same digits).
+func refLess(e, m refExt, max bool) bool {
+	c := refCmp(e, m)
+	if c == 0 {
+		return e.kind == 0 && e.scale > m.scale
+	}
+	return (c < 0) != max
 }
 
 // refTable is a general query's answer the slow way: rows of cells as
@@ -225,6 +283,12 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			seen[[2]any{a.fn, i}] = true
 			aggCols, need = append(aggCols, i), max(need, i)
 		}
+		numeric := map[int]bool{} // the columns that a sum or an average reads: numbers only
+		for k, a := range aggs {
+			if a.fn == "sum" || a.fn == "avg" {
+				numeric[aggCols[k]] = true
+			}
+		}
 		for {
 			rec, err := r.Read()
 			if err == io.EOF {
@@ -258,7 +322,11 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				if rec[c] == "" {
 					continue // missing: skipped by every aggregate
 				}
-				if _, _, err := refNum(rec[c]); err != nil {
+				_, _, err := refNum(rec[c])
+				if err != nil && !numeric[c] {
+					_, err = refValue(rec[c])
+				}
+				if err != nil {
 					return out, fmt.Errorf("%s: %w", f.name, err)
 				}
 			}
@@ -287,13 +355,14 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					continue
 				}
 				g.present[k]++
-				g.sums[k].add(text)
-				v, sc, _ := refNum(text)
-				e := refExt{true, v, text, sc}
-				if m := g.min[k]; !m.set || v.Cmp(m.v) < 0 || (v.Cmp(m.v) == 0 && sc > m.scale) {
+				if numeric[c] {
+					g.sums[k].add(text)
+				}
+				e, _ := refValue(text)
+				if m := g.min[k]; !m.set || refLess(e, m, false) {
 					g.min[k] = e
 				}
-				if m := g.max[k]; !m.set || v.Cmp(m.v) > 0 || (v.Cmp(m.v) == 0 && sc > m.scale) {
+				if m := g.max[k]; !m.set || refLess(e, m, true) {
 					g.max[k] = e
 				}
 			}
@@ -323,6 +392,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			if !e.set {
 				return "", nil
+			}
+			if e.kind != 0 {
+				return e.text, nil
 			}
 			m, _ := new(big.Int).SetString(strings.ReplaceAll(strings.TrimLeft(e.text, "+"), ".", ""), 10)
 			return refSum{v: m, scale: e.scale}.String(), e.v
@@ -413,6 +485,15 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				c = cmpKey(a, b, col)
 			case col == len(q.By):
 				c = cmpInt(a.count, b.count)
+			case aggs[col-len(q.By)-1].fn == "min" || aggs[col-len(q.By)-1].fn == "max":
+				k := col - len(q.By) - 1
+				ea, eb := a.min[k], b.min[k]
+				if aggs[k].fn == "max" {
+					ea, eb = a.max[k], b.max[k]
+				}
+				if c = cmpInt(b2i(ea.set), b2i(eb.set)); c == 0 && ea.set {
+					c = refCmp(ea, eb)
+				}
 			default:
 				_, va := cell(a, col-len(q.By)-1)
 				_, vb := cell(b, col-len(q.By)-1)
@@ -494,6 +575,7 @@ func refDayThen(t string) bool {
 
 var (
 	refDatish      = regexp.MustCompile(`^[0-9]+[-/][0-9]+[-/][0-9]+$|^[0-9]{4}[-/.][0-9]+[-/.][0-9]+$|^[0-9]+[-/.][0-9]+[-/.][0-9]{4}$|(?i)(^|[^a-z])(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)([^a-z]|$)`)
+	refNoSigns     = regexp.MustCompile(`[$€£¥% ]`)
 	refNumberShape = regexp.MustCompile(`^[-+.]{0,2}[0-9][-+.0-9eE,_ ]*$`)
 )
 

@@ -35,7 +35,11 @@ type Result struct {
 	// missing value (the fast ones hand such a row over), so a file with
 	// none pays nothing for it.
 	Skipped [MaxSums]int64
-	Groups  *Groups
+	// Words holds, per slot, the minimum and maximum among its values
+	// that are dates or text (see Word); nil until a slot sees one. A
+	// group-by keeps its words in Groups.
+	Words  map[int]*Words
+	Groups *Groups
 	// Part, for a key split: a group-by's scan into this Result keeps only
 	// the groups of the keys in Part (see KeyPart); every row still counts
 	// in Rows. Merge and Equal ignore it, and it is not in the binary
@@ -52,6 +56,7 @@ func (r *Result) Merge(o *Result) {
 		r.Maxs[i].mergeMax(o.Maxs[i])
 		r.Skipped[i] += o.Skipped[i]
 	}
+	mergeWords(&r.Words, o.Words, 0)
 	if o.Groups != nil {
 		if r.Groups == nil {
 			r.Groups = newGroups(o.Groups.Slots, o.Groups.Need)
@@ -66,7 +71,8 @@ func (r *Result) Merge(o *Result) {
 // Equal reports whether r and o are the same answer: the same counts and
 // Equal sums (however each sum is split between its parts).
 func (r *Result) Equal(o *Result) bool {
-	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped {
+	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped ||
+		!equalWords(r.Words, o.Words) {
 		return false
 	}
 	for i := range r.Sums {
@@ -84,7 +90,7 @@ const ResultSize = 8 * (3 + 5*MaxSums + 4*MaxSums + MaxSums)
 // every field a little-endian 64-bit word in declaration order (Rows,
 // Matched, Quoted, then per sum V, Scale, C[0], C[1], C[2], then per minimum
 // and then per maximum M and S, S being -1 for no value, then per slot
-// Skipped). Groups are not in it: see Groups.AppendBinary.
+// Skipped). Words and Groups are not in it: see AppendVar.
 func (r *Result) AppendBinary(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint64(b, uint64(r.Rows))
@@ -154,4 +160,58 @@ func DecodeResult(b []byte) (Result, error) {
 		k++
 	}
 	return r, nil
+}
+
+// AppendVar appends the binary form of r's variable part, its Words and
+// Groups, to b; it appends nothing if r has neither. The form is a byte of
+// flags (1 words, 2 groups), then the words (appendWords), then the
+// groups (Groups.AppendBinary) to the end.
+func (r *Result) AppendVar(b []byte) []byte {
+	var flags byte
+	if len(r.Words) > 0 {
+		flags |= 1
+	}
+	if r.Groups != nil {
+		flags |= 2
+	}
+	if flags == 0 {
+		return b
+	}
+	b = append(b, flags)
+	if flags&1 != 0 {
+		b = appendWords(b, r.Words)
+	}
+	if flags&2 != 0 {
+		b = r.Groups.AppendBinary(b)
+	}
+	return b
+}
+
+// DecodeVar reads into r what AppendVar wrote (b not empty); the bytes are
+// copied out of b.
+func (r *Result) DecodeVar(b []byte) error {
+	if len(b) == 0 || b[0] == 0 || b[0] > 3 {
+		return fmt.Errorf("result: malformed variable part")
+	}
+	flags := b[0]
+	b = b[1:]
+	if flags&1 != 0 {
+		w, rest, err := decodeWords(b, MaxSums)
+		if err != nil {
+			return err
+		}
+		r.Words, b = w, rest
+	}
+	if flags&2 == 0 {
+		if len(b) != 0 {
+			return fmt.Errorf("result: %d bytes after the variable part", len(b))
+		}
+		return nil
+	}
+	g, err := DecodeGroups(b)
+	if err != nil {
+		return err
+	}
+	r.Groups = g
+	return nil
 }

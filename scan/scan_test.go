@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -216,7 +217,7 @@ func TestResultMerge(t *testing.T) {
 		t.Fatalf("%d bytes, want %d", len(enc), ResultSize)
 	}
 	back, err := DecodeResult(enc)
-	if err != nil || !back.Equal(&c) || back != c {
+	if err != nil || !back.Equal(&c) || !reflect.DeepEqual(back, c) {
 		t.Errorf("decoded %+v, %v; want %+v", back, err, c)
 	}
 	if _, err := DecodeResult(enc[:ResultSize-1]); err == nil {
@@ -524,7 +525,7 @@ func TestDifferentialGenerated(t *testing.T) {
 			r.Quoted = 0 // how rows were parsed differs; the answer must not
 			if first == nil {
 				first = &r
-			} else if r != *first {
+			} else if !reflect.DeepEqual(r, *first) {
 				t.Fatalf("%s %+v: %+v differs from another variant's %+v", name, q, r, *first)
 			}
 		}
@@ -553,7 +554,7 @@ func TestScanRanges(t *testing.T) {
 		if c > s {
 			c = bytes.IndexByte(f.data[c-1:], '\n') + c // next row start
 		}
-		if parts, err := scanInTwo(tb, c); err != nil || parts != whole {
+		if parts, err := scanInTwo(tb, c); err != nil || !reflect.DeepEqual(parts, whole) {
 			t.Errorf("cut at %d: %+v (%v), whole %+v", c, parts, err, whole)
 		}
 	}

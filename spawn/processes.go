@@ -143,7 +143,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 			defer func() { <-cores }()
 			res, err := getResult(us)
 			if err == nil && status == unitDone {
-				err = getGroups(region, l, us, &res)
+				err = getVar(region, l, us, &res)
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("unit %d: %w", i, err)

@@ -41,7 +41,8 @@ import (
 //	                         part is in the heap (0, 0 for none)
 //	                      then msgLen and msg (the rest of the slot)
 //	size     varLen…    the heap: the variable parts of the units' results
-//	                    (a group-by's groups, scan.Groups.AppendBinary),
+//	                    (a group-by's groups, minimums and maximums of
+//	                    dates or text: scan.Result.AppendVar),
 //	                    one after another, each at size+varOff. It is not
 //	                    mapped: a worker takes its range with an atomic add
 //	                    on heap and writes it with pwrite(2), which grows
@@ -161,18 +162,18 @@ func putResult(b []byte, res *scan.Result) { res.AppendBinary(b[uResult:uResult]
 
 func getResult(b []byte) (scan.Result, error) { return scan.DecodeResult(b[uResult:uVarOff]) }
 
-// putGroups writes a result's variable part into the heap of region r
+// putVar writes a result's variable part into the heap of region r
 // (laid out as l) and records where in the unit slot us.
-func putGroups(r *shm.Region, l layout, us []byte, res *scan.Result) error {
-	if res.Groups == nil {
+func putVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
+	enc := res.AppendVar(nil)
+	if len(enc) == 0 {
 		return nil
 	}
-	enc := res.Groups.AppendBinary(nil)
 	off := int(r.Add(hdrHeap, uint64(len(enc)))) - len(enc)
 	for done := 0; done < len(enc); {
 		n, err := unix.Pwrite(r.Fd(), enc[done:], int64(l.size+off+done))
 		if err != nil {
-			return fmt.Errorf("writing %d bytes of groups to the shared region: %w", len(enc), err)
+			return fmt.Errorf("writing a %d-byte result part to the shared region: %w", len(enc), err)
 		}
 		done += n
 	}
@@ -181,32 +182,27 @@ func putGroups(r *shm.Region, l layout, us []byte, res *scan.Result) error {
 	return nil
 }
 
-// getGroups reads back what putGroups wrote for the unit slot us.
-func getGroups(r *shm.Region, l layout, us []byte, res *scan.Result) error {
+// getVar reads back what putVar wrote for the unit slot us.
+func getVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
 	off, n := int64(le.Uint64(us[uVarOff:])), int64(le.Uint64(us[uVarLen:]))
 	if n == 0 {
 		return nil
 	}
 	if heap := int64(r.Load(hdrHeap)); off < 0 || n < 0 || off+n > heap {
-		return fmt.Errorf("groups at %d+%d past the heap's %d bytes", off, n, heap)
+		return fmt.Errorf("a result part at %d+%d past the heap's %d bytes", off, n, heap)
 	}
 	buf := make([]byte, n)
 	for done := int64(0); done < n; {
 		k, err := unix.Pread(r.Fd(), buf[done:], int64(l.size)+off+done)
 		if err != nil {
-			return fmt.Errorf("reading groups from the shared region: %w", err)
+			return fmt.Errorf("reading a result part from the shared region: %w", err)
 		}
 		if k == 0 {
-			return fmt.Errorf("groups: the shared region ends %d bytes short", n-done)
+			return fmt.Errorf("a result part: the shared region ends %d bytes short", n-done)
 		}
 		done += int64(k)
 	}
-	g, err := scan.DecodeGroups(buf)
-	if err != nil {
-		return err
-	}
-	res.Groups = g
-	return nil
+	return res.DecodeVar(buf)
 }
 
 // putMsg stores an error message (cut to fit) at lenOff, its bytes after.

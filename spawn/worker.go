@@ -162,7 +162,7 @@ func runWorker(region *shm.Region, w int) int {
 // for the parent to judge, as a failed scan is).
 func putUnit(region *shm.Region, l layout, us []byte, res *scan.Result) {
 	putResult(us, res)
-	if err := putGroups(region, l, us, res); err != nil {
+	if err := putVar(region, l, us, res); err != nil {
 		putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
 		le.PutUint64(us[uStatus:], unitFailed)
 		return
