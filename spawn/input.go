@@ -23,8 +23,9 @@ const Stdin = "-"
 // scanned where it is (Paths[i] is its path). Anything else lands once in a
 // memory file (shm.NewMemFile) in the dialect scan reads, which every
 // strategy then maps in place like a file, child processes included
-// (Paths[i] is /proc/PID/fd/N): standard input ("-"), a compressed file
-// (.gz, .zst, or standard input that starts as one), and a file with
+// (Paths[i] is /proc/PID/fd/N): standard input ("-") or a pipe (a FIFO,
+// bash's <(…)), a compressed file (.gz, .zst, or a stream that starts as
+// one), and a file with
 // another delimiter (Stage's sep, or a tab for .tsv and .tab), transcoded
 // by scan.Transcode. Names[i] is what messages call input i (its PATH, or
 // "standard input").
@@ -70,7 +71,12 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 				fsep = '\t'
 			}
 		}
-		if p != Stdin && zip == "" && fsep == ',' {
+		pipe := false
+		if p != Stdin {
+			st, err := os.Stat(p)
+			pipe = err == nil && isPipe(st)
+		}
+		if p != Stdin && !pipe && zip == "" && fsep == ',' {
 			in.Paths, in.Names = append(in.Paths, p), append(in.Names, p)
 			continue
 		}
@@ -80,7 +86,18 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 				in.Close()
 				return nil, errors.New("standard input (-) is not available here")
 			}
-			br := bufio.NewReaderSize(stdin, 1<<20)
+			src, name = stdin, "standard input"
+		} else {
+			f, err := os.Open(p) // (a pipe: waits for its writer, as cat does)
+			if err != nil {
+				in.Close()
+				return nil, err
+			}
+			defer f.Close()
+			src = f
+		}
+		if p == Stdin || pipe { // a stream: compressed if its first bytes say so
+			br := bufio.NewReaderSize(src, 1<<20)
 			magic, _ := br.Peek(4)
 			switch {
 			case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
@@ -88,15 +105,7 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 			case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 				zip = ".zst"
 			}
-			src, name = br, "standard input"
-		} else {
-			f, err := os.Open(p)
-			if err != nil {
-				in.Close()
-				return nil, err
-			}
-			defer f.Close()
-			src = f
+			src = br
 		}
 		mem, err := stage(src, zip, fsep, name)
 		if err != nil {

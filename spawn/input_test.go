@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,6 +124,48 @@ func TestStagedInputsAgree(t *testing.T) {
 	}
 }
 
+// A pipe named as a PATH (a FIFO here; bash's <(zcat x.gz) is one too) is
+// read as a stream, gzip by its magic, and gives the file's answer in
+// every strategy (TestPathsAreNotPatterns: one in a directory is refused).
+func TestPipeInput(t *testing.T) {
+	plain := genSet(t, 2000, 1)[0]
+	raw, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := scan.Query{By: []string{"Region"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}}
+	want, err := runStaged(t, []string{plain}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(raw)
+	gw.Close()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "in.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for the reader
+		if err == nil {
+			_, err = f.Write(gz.Bytes())
+			f.Close()
+		}
+		done <- err
+	}()
+	paths, err := ExpandPaths([]string{fifo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := runStaged(t, paths, 0, nil, q)
+	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
+		t.Errorf("a gzip'd FIFO: %v (writer %v); %+v, want %+v", err, werr, got, want)
+	}
+}
+
 // A bad row in a compressed tab file is an error naming the file by its
 // PATH (not the memory file's) with the row's line, in every strategy.
 func TestStagedErrorsNameTheFile(t *testing.T) {
@@ -151,7 +194,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 // every scanner path against the reference; this checks the strategies.)
 func TestEmptyCellsEveryWay(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("city,km,fare\n")
+	b.WriteString("city,km,fare,day\n")
 	for i := range 4000 {
 		km, fare := fmt.Sprint(i%17), fmt.Sprintf("%d.%02d", i%5, i%100)
 		if i%7 == 0 {
@@ -160,7 +203,8 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		if i%3 == 0 {
 			fare = ""
 		}
-		fmt.Fprintf(&b, "%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare)
+		day := []string{fmt.Sprintf("%d/%d/2015", i%12+1, i%28+1), fmt.Sprintf("2014-%02d-%02d", i%12+1, i%28+1), "", fmt.Sprintf("Jan %d 2016", i%31+1)}[i%4]
+		fmt.Fprintf(&b, "%s,%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare, day)
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "e.csv"), b.String())
 	keys := append(slices.Clone(stagedWays), way{Goroutines{}, SplitKeys, 2, shm.Mmap}, way{Processes{}, SplitKeys, 2, shm.Mmap})
@@ -168,6 +212,8 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		{Sum: []string{"km"}, Avg: []string{"fare"}, Min: []string{"fare"}},
 		{By: []string{"city"}, Sum: []string{"km"}, Avg: []string{"fare"}, Max: []string{"km"}},
 		{Filters: []scan.Cond{{Col: "city", Op: scan.OpNe, Value: "Rome"}}, By: []string{"km"}, Avg: []string{"fare"}},
+		{Min: []string{"city", "day"}, Max: []string{"day", "city"}, Avg: []string{"fare"}}, // dates and text
+		{By: []string{"km"}, Min: []string{"day"}, Max: []string{"city"}, Sum: []string{"fare"}},
 	} {
 		ways := stagedWays
 		if q.By != nil {
@@ -182,6 +228,9 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		}
 		if q.By != nil && len(got.Groups.Skipped) == 0 {
 			t.Errorf("%+v: no group skipped a value", q)
+		}
+		if slices.Contains(q.Min, "day") && len(got.Words) == 0 && (got.Groups == nil || len(got.Groups.Words) == 0) {
+			t.Errorf("%+v: no date or text extreme", q)
 		}
 	}
 }

@@ -22,7 +22,8 @@ import (
 // ExpandPaths turns the command line's PATHs into a list of files. A PATH
 // is a path, never a pattern (glob characters in it are plain bytes):
 //   - a file is taken as it is, and must be a regular file (a symlink to one
-//     is fine);
+//     is fine) or a pipe, which Stage reads as it reads standard input
+//     (bash's process substitution, <(zcat x.gz), names one: /dev/fd/63);
 //   - "-" is standard input (Stage reads it);
 //   - a directory gives the entries whose names end in ".csv", ".tsv" or
 //     ".tab", each perhaps followed by ".gz" or ".zst", in any case
@@ -52,7 +53,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
-			if !st.Mode().IsRegular() {
+			if !st.Mode().IsRegular() && !isPipe(st) {
 				return nil, fmt.Errorf("%s: %w", p, shm.ErrNotRegular)
 			}
 			out = append(out, p)
@@ -91,6 +92,10 @@ func ExpandPaths(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// isPipe reports whether st is a pipe's: a FIFO, or the pipe that bash's
+// <(…) hands over as /dev/fd/N.
+func isPipe(st os.FileInfo) bool { return st.Mode()&os.ModeNamedPipe != 0 }
 
 // ErrUnfinished: a directory holds the temporary file of a parlab gen that
 // did not finish, so its data set is not complete.
