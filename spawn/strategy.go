@@ -121,6 +121,15 @@ type Report struct {
 	Rescanned []int
 }
 
+// Busy is each worker's busy time, in seconds.
+func (r *Report) Busy() []float64 {
+	b := make([]float64, len(r.PerWorker))
+	for i, w := range r.PerWorker {
+		b[i] = w.Busy().Seconds()
+	}
+	return b
+}
+
 // Answer is the report's answer with its names (nil for the floor, which
 // answers no query).
 func (r *Report) Answer() *scan.Answer {

@@ -43,15 +43,6 @@ func parseWorkers(s string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-// busy is each worker's busy time in seconds.
-func busy(rep *spawn.Report) []float64 {
-	var b []float64
-	for _, w := range rep.PerWorker {
-		b = append(b, w.Busy().Seconds())
-	}
-	return b
-}
-
 func (a *app) bench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var qf queryFlags

@@ -14,17 +14,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"parlab/ftp"
 	"parlab/internal/child"
 	"parlab/internal/testrun"
+	"parlab/render"
 	"parlab/shm"
 	"parlab/spawn"
 )
@@ -222,7 +221,8 @@ func TestErrors(t *testing.T) {
 		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
 		{"sort unknown", []string{"query", "--by", "Region", "--sort", "Nope:desc", "testdata/sales"}, exitFail, `cannot sort by "Nope"`},
 		{"by twice", []string{"query", "--by", "Region,region", "testdata/sales"}, exitFail, `"Region" and "region" are both field 1`},
-		{"json and csv", []string{"query", "--json", "--csv", "testdata/sales"}, exitUsage, "give one"},
+		{"json and csv", []string{"query", "--json", "--csv", "testdata/nonexistent"}, exitUsage, "give one"}, // before any work: the path is not read
+		{"floor as csv", []string{"query", "--strategy", "floor", "--csv", "testdata/nonexistent"}, exitUsage, "the floor counts lines"},
 		{"bad list", []string{"query", "--min", `"Units Sold`, "testdata/sales"}, exitUsage, "--min: list"},
 		{"bad io", []string{"query", "--io", "fread", "testdata/sales"}, exitUsage, `--io: unknown I/O mode "fread"`},
 		{"bad flag", []string{"query", "--frobnicate", "testdata/sales"}, exitUsage, "frobnicate"},
@@ -915,24 +915,6 @@ func TestGroupKeysEscaped(t *testing.T) {
 	}
 }
 
-func TestDisplayWidth(t *testing.T) {
-	for _, c := range []struct {
-		in, shown string
-		width     int
-	}{
-		{"", "", 0}, {"Chad", "Chad", 4}, {"Côte d’Ivoire", "Côte d’Ivoire", 13}, {"日本", "日本", 4},
-		{"ｆｕｌｌ", "ｆｕｌｌ", 8}, {"e\u0301", "e\u0301", 1}, {"a\tb", `"a\tb"`, 6},
-		{"\x7f", `"\x7f"`, 6}, {"\u0085", `"\u0085"`, 8}, {"\xff", `"\xff"`, 6}, {`"`, `"\""`, 4}, {`a"`, `a"`, 2},
-	} {
-		if s, w := displayString(c.in); s != c.shown || w != c.width {
-			t.Errorf("displayString(%q) = %q, %d; want %q, %d", c.in, s, w, c.shown, c.width)
-		}
-		if w := shownWidth([]byte(c.in)); w != c.width {
-			t.Errorf("shownWidth(%q) = %d, want %d", c.in, w, c.width)
-		}
-	}
-}
-
 // parlab ftp serve as a user runs it: it prints where it listens, serves a
 // real client, and on SIGTERM stops and exits 0. ftp passwd makes a line
 // that serve's --users takes.
@@ -1019,23 +1001,23 @@ func TestFTPServeCLI(t *testing.T) {
 // write that fails part way stops --csv with the error, and nothing waits
 // forever.
 func TestTablePieces(t *testing.T) {
-	defer func(p int) { tablePiece = p }(tablePiece)
+	defer func(p int) { render.TablePiece = p }(render.TablePiece)
 	query := []string{"query", "--by", "Order ID", "--sum", "Total Revenue", "--min", "Unit Price", "--avg", "Units Sold"}
 	for _, out := range []string{"--csv", "--json", "--verbose"} { // (--verbose: the text table)
 		args := append(slices.Clone(query), out, "testdata/sales")
-		tablePiece = 1 << 20
+		render.TablePiece = 1 << 20
 		code, whole, errs := run(t, "", args...)
 		if code != exitOK || strings.Count(whole, "\n") < 40 && strings.Count(whole, "},{") < 40 {
 			t.Fatalf("%s, one piece: exit %d, %s%s", out, code, whole, errs)
 		}
 		for _, p := range []int{1, 3, 7} {
-			tablePiece = p
+			render.TablePiece = p
 			if code, got, errs := run(t, "", args...); code != exitOK || got != whole {
 				t.Errorf("%s, pieces of %d rows: exit %d, %s\n%s\nwant\n%s", out, p, code, errs, got, whole)
 			}
 		}
 	}
-	tablePiece = 2
+	render.TablePiece = 2
 	var errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &failAfter{n: 300}, stderr: &errb, fixTimes: fixedTimes,
 		tty: func(any) bool { return false }, ncpu: 2}
@@ -1055,38 +1037,6 @@ func (w *failAfter) Write(b []byte) (int, error) {
 	}
 	w.n -= len(b)
 	return len(b), nil
-}
-
-// Any bytes shown in the text table: no control character and valid
-// UTF-8 on the terminal, the bytes given back exactly (as they are, or by
-// strconv.Unquote of a quoted cell, which alone starts with '"'), and
-// shownWidth agrees with displayCell.
-func FuzzDisplayCell(f *testing.F) {
-	for _, s := range []string{"Chad", "a\tb", "\x1b[31m", "\"q\"", "Cura\xe7ao", "日本", "e\u0301", "\u200b", ""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, v []byte) {
-		out, w := displayCell([]byte("x"), v)
-		shown := string(out[1:])
-		if !utf8.ValidString(shown) || w != shownWidth(v) || w > len(shown) {
-			t.Fatalf("%q shown as %q, width %d (shownWidth %d)", v, shown, w, shownWidth(v))
-		}
-		for _, r := range shown {
-			if !unicode.IsPrint(r) {
-				t.Fatalf("%q shown as %q: %U is not printable", v, shown, r)
-			}
-		}
-		back := shown
-		if strings.HasPrefix(shown, `"`) {
-			var err error
-			if back, err = strconv.Unquote(shown); err != nil {
-				t.Fatalf("%q shown as %q: %v", v, shown, err)
-			}
-		}
-		if back != string(v) {
-			t.Fatalf("%q shown as %q, read back as %q", v, shown, back)
-		}
-	})
 }
 
 // cache prints a set's page-cache state and, with --warm, reads it in;

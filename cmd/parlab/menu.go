@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"parlab/render"
 	"parlab/scan"
 	"parlab/spawn"
 )
@@ -125,7 +126,7 @@ func (a *app) menu(args []string) error {
 				if a.fixTimes != nil {
 					a.fixTimes(rep)
 				}
-				a.printReport(rep, c)
+				render.Text(a.stdout, rep, c.Mode)
 			}
 		}
 		if err != nil {

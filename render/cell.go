@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"strconv"
@@ -16,9 +16,9 @@ import (
 // exactly, and a quoted cell cannot be mistaken for a raw one. --csv and
 // --json carry the bytes themselves.
 
-// displayCell appends v as the text table shows it to dst, and returns the
+// DisplayCell appends v as the text table shows it to dst, and returns the
 // result and the columns it takes on a terminal (see displayWidth).
-func displayCell(dst, v []byte) ([]byte, int) {
+func DisplayCell(dst, v []byte) ([]byte, int) {
 	if plainASCII(v) {
 		return append(dst, v...), len(v)
 	}
@@ -86,17 +86,17 @@ func displayWidth(s []byte) int {
 	return w
 }
 
-// displayString is displayCell for a string, alone.
-func displayString(s string) (string, int) {
-	b, w := displayCell(nil, []byte(s))
+// DisplayString is DisplayCell for a string, alone.
+func DisplayString(s string) (string, int) {
+	b, w := DisplayCell(nil, []byte(s))
 	return string(b), w
 }
 
-// shownWidth is the columns v takes as displayCell shows it.
-func shownWidth(v []byte) int {
+// ShownWidth is the columns v takes as DisplayCell shows it.
+func ShownWidth(v []byte) int {
 	if plainASCII(v) {
 		return len(v)
 	}
-	_, w := displayCell(nil, v)
+	_, w := DisplayCell(nil, v)
 	return w
 }

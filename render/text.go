@@ -1,0 +1,179 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"parlab/bench"
+	"parlab/scan"
+	"parlab/shm"
+	"parlab/spawn"
+)
+
+// Text writes a report as parlab query prints it: the question and the
+// data, the answer (a group-by's table, aligned), the missing values, and
+// the time by phase. mode is the I/O mode the run used. A write error is
+// not reported: no text output's is.
+func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
+	filter, _ := DisplayString(rep.Spec.Describe())
+	if rep.Strategy == "floor" {
+		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",
+			rep.Workers, rep.Split, Group(rep.Result.Rows), HumanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
+		return
+	}
+	how := rep.Strategy
+	if rep.Strategy != "seq" {
+		how = fmt.Sprintf("%s, %d workers, %s split", rep.Strategy, rep.Workers, rep.Split)
+	}
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, Plural(int64(rep.Files), "file"),
+		Plural(rep.Result.Rows, "row"), HumanBytes(rep.Bytes), how, mode)
+	ans := rep.Answer()
+	lines := ans.Lines()
+	if gt := ans.Groups(); gt != nil {
+		lines = []scan.Line{{Label: ans.MatchedLabel(), Value: Group(ans.Matched)}, {Label: "Groups", Value: Group(int64(ans.Result.Groups.Len()))}}
+		if gt.Len() < ans.Result.Groups.Len() {
+			lines[1].Value += fmt.Sprintf(" (the first %s shown)", Group(int64(gt.Len())))
+		}
+		printGroups(w, gt, len(ans.By))
+	}
+	var skipped []string
+	for _, g := range ans.Aggs {
+		if n := ans.Skipped(g); n > 0 {
+			skipped = append(skipped, fmt.Sprintf("%s %s", g.Label(), Group(n)))
+		}
+	}
+	if skipped != nil { // empty cells: each aggregate is over the rows that have a value
+		lines = append(lines, scan.Line{Label: "Missing values", Value: strings.Join(skipped, ", ") + " (empty cells, left out)"})
+	}
+	width := len("Time")
+	labels := make([]string, len(lines))
+	widths := make([]int, len(lines))
+	for i, l := range lines {
+		labels[i], widths[i] = DisplayString(l.Label)
+		width = max(width, widths[i])
+	}
+	for i, l := range lines {
+		v, _ := DisplayString(l.Value)
+		fmt.Fprintf(w, "  %s%*s  %s\n", labels[i], width-widths[i], "", v)
+	}
+	if rep.Strategy == "seq" {
+		fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
+			rep.Total.Seconds(), rep.Setup.Seconds(), rep.Scan.Seconds())
+		return
+	}
+	fmt.Fprintf(w, "  %-*s  %.4f s (setup %.4f s, spawn %.4f s, scan %.4f s, join+merge %.4f s)\n", width, "Time",
+		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), (rep.Join + rep.Merge).Seconds())
+}
+
+// Workers writes the per-worker table: where each worker's time went, and
+// the load imbalance (the run lasts as long as its busiest worker).
+func Workers(w io.Writer, rep *spawn.Report) {
+	fmt.Fprintf(w, "  %-6s %9s %9s %9s %6s %10s %12s", "worker", "start s", "end s", "busy s", "units", "MB", "rows")
+	if rep.Strategy == "processes" {
+		fmt.Fprintf(w, " %9s", "fork ms")
+	}
+	fmt.Fprintln(w)
+	for i, s := range rep.PerWorker {
+		fmt.Fprintf(w, "  %-6d %9.4f %9.4f %9.4f %6d %10.1f %12s", i, s.Start.Seconds(), s.End.Seconds(),
+			s.Busy().Seconds(), s.Units, float64(s.Bytes)/1e6, Group(s.Rows))
+		if rep.Strategy == "processes" {
+			fmt.Fprintf(w, " %9.3f", float64(s.Fork.Microseconds())/1e3)
+		}
+		if s.Units == 0 {
+			fmt.Fprint(w, "  idle: no work for this worker")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  phases: setup %.4f s, spawn %.4f s, scan %.4f s, join %.4f s, merge %.4f s\n",
+		rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(), rep.Merge.Seconds())
+	fmt.Fprintf(w, "  imbalance (busiest / mean busy): %.2f\n", bench.Imbalance(rep.Busy()))
+	if len(rep.Rescanned) > 0 {
+		fmt.Fprintf(w, "  rescanned whole (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
+	}
+}
+
+// printGroups prints a group-by's table, aligned: the group-by columns (the
+// first nkeys) to the left, the figures to the right.
+func printGroups(out io.Writer, gt *scan.GroupTable, nkeys int) {
+	width := make([]int, len(gt.Header))
+	for j, h := range gt.Header {
+		width[j] = ShownWidth([]byte(h))
+	}
+	parts := runtime.GOMAXPROCS(0)
+	pw := make([][]int, parts) // each part's widths
+	for p := range pw {
+		pw[p] = slices.Clone(width)
+	}
+	gt.EachRow(true, parts, func(p int, b []byte, ends []int) {
+		for j, v := range scan.Cells(b, ends) {
+			pw[p][j] = max(pw[p][j], ShownWidth(v))
+		}
+	})
+	for _, w := range pw {
+		for j := range width {
+			width[j] = max(width[j], w[j])
+		}
+	}
+	spaces := []byte(strings.Repeat(" ", slices.Max(width)+2))
+	cell := func(dst []byte, j int, v []byte) []byte {
+		dst = append(dst, "  "...)
+		if j < nkeys {
+			dst, w := DisplayCell(dst, v)
+			return append(dst, spaces[:width[j]-w]...)
+		}
+		dst = append(dst, spaces[:width[j]-ShownWidth(v)]...)
+		dst, _ = DisplayCell(dst, v)
+		return dst
+	}
+	var head []byte
+	for j, h := range gt.Header {
+		head = cell(head, j, []byte(h))
+	}
+	out.Write(append(head, '\n'))
+	// (a write error is not reported: no text output's is)
+	WritePieces(out, gt.Len(), func() PieceMaker {
+		t := gt.Fork()
+		return func(dst []byte, lo, hi int) []byte {
+			var b []byte // (a piece's own)
+			var ends []int
+			for i := lo; i < hi; i++ {
+				b, ends = t.AppendRow(b[:0], ends[:0], i, true)
+				for j, v := range scan.Cells(b, ends) {
+					dst = cell(dst, j, v)
+				}
+				dst = append(dst, '\n')
+			}
+			return dst
+		}
+	})
+}
+
+// Group formats n with thousands separators: 1000000 -> "1,000,000".
+func Group(n int64) string {
+	return string(scan.Fixed{V: n}.Append(nil, true))
+}
+
+// Plural is "1 file", "2 files", with n grouped.
+func Plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return Group(n) + " " + what + "s"
+}
+
+// HumanBytes formats a size in decimal units, as du --si does.
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return strconv.FormatFloat(float64(n)/1e9, 'f', 2, 64) + " GB"
+	case n >= 1e6:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	case n >= 1e3:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
