@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"parlab/bench"
+	"parlab/bench/figure"
 	"parlab/ftp/load"
 )
 
@@ -268,8 +269,8 @@ func (d *Doc) WriteText(w io.Writer) {
 // server (with several trials, each point the median of its trials); and the timeline of one run's clients (the users sweep's largest
 // point, for each of batch and goroutines if they ran, else the first
 // server).
-func (d *Doc) Figures() map[string]*bench.Figure {
-	out := map[string]*bench.Figure{}
+func (d *Doc) Figures() map[string]*figure.Figure {
+	out := map[string]*figure.Figure{}
 	servers := d.servers()
 	for _, g := range d.groups() {
 		suffix := g.sweep + map[bool]string{true: "-think", false: ""}[g.think > 0]
@@ -281,13 +282,13 @@ func (d *Doc) Figures() map[string]*bench.Figure {
 			{"failures", "failed sessions", func(r Sample) float64 { n, _ := failures(r.Summary); return float64(n) }},
 			{"p99", "p99 session time (ok sessions), s", func(r Sample) float64 { return r.Summary.Session.P99 }},
 		} {
-			f := &bench.Figure{Title: g.title(), Subtitle: "parlab ftp experiment · loopback · " + d.Started.UTC().Format("2006-01-02"),
+			f := &figure.Figure{Title: g.title(), Subtitle: "parlab ftp experiment · loopback · " + d.Started.UTC().Format("2006-01-02"),
 				XLabel: paramName[g.sweep], YLabel: m.label}
 			if d.Config.Trials > 1 {
 				f.Subtitle += fmt.Sprintf(" · medians of %d trials", d.Config.Trials)
 			}
 			for i, s := range servers {
-				se := bench.Series{Label: s, Color: i}
+				se := figure.Series{Label: s, Color: i}
 				ys := map[float64][]float64{} // a point's values over its trials
 				for _, r := range g.runs {
 					if r.Server == s && r.Err == "" {
@@ -296,9 +297,9 @@ func (d *Doc) Figures() map[string]*bench.Figure {
 				}
 				for x, v := range ys {
 					y, _, _ := bench.MedianCI(v)
-					se.Points = append(se.Points, bench.XY{X: x, Y: y})
+					se.Points = append(se.Points, figure.XY{X: x, Y: y})
 				}
-				slices.SortFunc(se.Points, func(a, b bench.XY) int { return int(a.X - b.X) })
+				slices.SortFunc(se.Points, func(a, b figure.XY) int { return int(a.X - b.X) })
 				if len(se.Points) > 0 {
 					f.Series = append(f.Series, se)
 				}
@@ -335,22 +336,22 @@ func (d *Doc) servers() []string {
 
 // timeline is one run's clients: for each client (by arrival), when it
 // arrived, was connected, was greeted and ended.
-func timeline(r Sample) *bench.Figure {
-	f := &bench.Figure{Title: fmt.Sprintf("%s: %d users, %v apart, think %v", r.Server, r.Point.Users, r.Point.Delay, r.Point.Think),
+func timeline(r Sample) *figure.Figure {
+	f := &figure.Figure{Title: fmt.Sprintf("%s: %d users, %v apart, think %v", r.Server, r.Point.Users, r.Point.Delay, r.Point.Think),
 		Subtitle: "each client's arrival, connection, greeting and end · loopback", XLabel: "time since the start, s", YLabel: "client"}
 	cs := slices.Clone(r.Result.Clients)
 	slices.SortFunc(cs, func(a, b load.Client) int { return int(a.Arrive - b.Arrive) })
-	series := []bench.Series{{Label: "arrived", Color: 0}, {Label: "connected", Color: 1}, {Label: "greeted", Color: 2}, {Label: "ended", Color: 3}}
+	series := []figure.Series{{Label: "arrived", Color: 0}, {Label: "connected", Color: 1}, {Label: "greeted", Color: 2}, {Label: "ended", Color: 3}}
 	for i, c := range cs {
 		y := float64(i)
-		series[0].Points = append(series[0].Points, bench.XY{X: c.Arrive.Seconds(), Y: y})
+		series[0].Points = append(series[0].Points, figure.XY{X: c.Arrive.Seconds(), Y: y})
 		if c.Connect > 0 {
-			series[1].Points = append(series[1].Points, bench.XY{X: (c.Arrive + c.Connect).Seconds(), Y: y})
+			series[1].Points = append(series[1].Points, figure.XY{X: (c.Arrive + c.Connect).Seconds(), Y: y})
 		}
 		if c.Greeting > 0 {
-			series[2].Points = append(series[2].Points, bench.XY{X: (c.Arrive + c.Connect + c.Greeting).Seconds(), Y: y})
+			series[2].Points = append(series[2].Points, figure.XY{X: (c.Arrive + c.Connect + c.Greeting).Seconds(), Y: y})
 		}
-		series[3].Points = append(series[3].Points, bench.XY{X: c.End.Seconds(), Y: y})
+		series[3].Points = append(series[3].Points, figure.XY{X: c.End.Seconds(), Y: y})
 	}
 	for _, s := range series {
 		if len(s.Points) > 0 {

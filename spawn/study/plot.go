@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"parlab/bench"
+	"parlab/bench/figure"
 	"parlab/spawn"
 )
 
@@ -23,8 +23,8 @@ import (
 //	         shows
 //	busy     each worker's busy time in one configuration (busy; nil picks
 //	         the most imbalanced file-naive run), if there is one
-func (d *Doc) Figures(busy *Result) (names []string, figs []*bench.Figure) {
-	add := func(name string, f *bench.Figure) {
+func (d *Doc) Figures(busy *Result) (names []string, figs []*figure.Figure) {
+	add := func(name string, f *figure.Figure) {
 		if f != nil {
 			names, figs = append(names, name), append(figs, f)
 		}
@@ -80,7 +80,7 @@ func (d *Doc) series() ([]string, map[string][]*Result) {
 }
 
 // workerAxis sets a figure's X axis: log2, ticked at the measured counts.
-func (d *Doc) workerAxis(f *bench.Figure) (lo, hi float64) {
+func (d *Doc) workerAxis(f *figure.Figure) (lo, hi float64) {
 	lo, hi = math.Inf(1), 0
 	for _, r := range d.Results {
 		if r.Strategy == Baseline || len(r.Times) == 0 {
@@ -137,8 +137,8 @@ func (d *Doc) Best() *Result {
 	return best
 }
 
-func (d *Doc) speedupFigure() *bench.Figure {
-	f := &bench.Figure{Title: "Speedup against seq", Subtitle: d.subtitle(), YLabel: "speedup (seq median / median)"}
+func (d *Doc) speedupFigure() *figure.Figure {
+	f := &figure.Figure{Title: "Speedup against seq", Subtitle: d.subtitle(), YLabel: "speedup (seq median / median)"}
 	lo, hi := d.workerAxis(f)
 	if math.IsInf(lo, 0) {
 		return nil
@@ -148,8 +148,8 @@ func (d *Doc) speedupFigure() *bench.Figure {
 		cores = hi
 	}
 	reach := math.Min(cores, hi) // measured curves are facts up to here; fits are projections past it
-	f.Series = append(f.Series, bench.Series{Label: "ideal (speedup = workers)", Color: bench.Gray, Fit: true,
-		Points: []bench.XY{{X: lo, Y: lo}, {X: reach, Y: reach}}})
+	f.Series = append(f.Series, figure.Series{Label: "ideal (speedup = workers)", Color: figure.Gray, Fit: true,
+		Points: []figure.XY{{X: lo, Y: lo}, {X: reach, Y: reach}}})
 	base := math.NaN()
 	for _, r := range d.Results {
 		if r.Strategy == Baseline && len(r.Times) > 0 {
@@ -163,10 +163,10 @@ func (d *Doc) speedupFigure() *bench.Figure {
 		if rs[0].Strategy == Floor {
 			continue
 		}
-		s := bench.Series{Label: k, Color: d.styleIndex(rs[0].Config), Family: family(rs[0].Config)}
+		s := figure.Series{Label: k, Color: d.styleIndex(rs[0].Config), Family: family(rs[0].Config)}
 		for _, r := range rs {
 			if !math.IsNaN(r.Speedup) {
-				s.Points = append(s.Points, bench.XY{X: float64(r.Workers), Y: r.Speedup})
+				s.Points = append(s.Points, figure.XY{X: float64(r.Workers), Y: r.Speedup})
 				top = math.Max(top, r.Speedup)
 			}
 		}
@@ -175,11 +175,11 @@ func (d *Doc) speedupFigure() *bench.Figure {
 			if a.Strategy+"/"+a.Split != k || math.IsNaN(a.F) || math.IsNaN(base) {
 				continue
 			}
-			curve := func(from, to float64) []bench.XY {
-				var pts []bench.XY
+			curve := func(from, to float64) []figure.XY {
+				var pts []figure.XY
 				for i := 0; i <= 30; i++ {
 					n := from * math.Pow(to/from, float64(i)/30)
-					pts = append(pts, bench.XY{X: n, Y: base / (a.T1 * (a.F + (1-a.F)/n))})
+					pts = append(pts, figure.XY{X: n, Y: base / (a.T1 * (a.F + (1-a.F)/n))})
 				}
 				return pts
 			}
@@ -187,51 +187,51 @@ func (d *Doc) speedupFigure() *bench.Figure {
 			if hi > reach {
 				label += ", dashed: projected"
 			}
-			f.Series = append(f.Series, bench.Series{Label: label, Color: s.Color, Fit: true, Points: curve(lo, reach)})
+			f.Series = append(f.Series, figure.Series{Label: label, Color: s.Color, Fit: true, Points: curve(lo, reach)})
 			if hi > reach {
-				f.Series = append(f.Series, bench.Series{Color: s.Color, Projected: true, Points: curve(reach, hi)})
+				f.Series = append(f.Series, figure.Series{Color: s.Color, Projected: true, Points: curve(reach, hi)})
 			}
 		}
 	}
 	if d.Env.Cores > 0 {
-		f.Lines = append(f.Lines, bench.Line{Y: cores, Label: fmt.Sprintf("%d cores: the most this machine can give", d.Env.Cores)})
+		f.Lines = append(f.Lines, figure.Line{Y: cores, Label: fmt.Sprintf("%d cores: the most this machine can give", d.Env.Cores)})
 	}
 	if b := d.Best(); b != nil {
-		f.Marks = append(f.Marks, bench.Mark{X: float64(b.Workers), Y: b.Speedup,
+		f.Marks = append(f.Marks, figure.Mark{X: float64(b.Workers), Y: b.Speedup,
 			Text: fmt.Sprintf("best: %v, %.2f×, %s× floor", b.Config, b.Speedup, num(floorTimes(*b), 1))})
 	}
 	f.YMin, f.YMax = 0, math.Max(top, cores)*1.3
 	return f
 }
 
-func (d *Doc) timeFigure() *bench.Figure {
-	f := &bench.Figure{Title: "Median time", Subtitle: d.subtitle(), YLabel: "seconds (median)"}
+func (d *Doc) timeFigure() *figure.Figure {
+	f := &figure.Figure{Title: "Median time", Subtitle: d.subtitle(), YLabel: "seconds (median)"}
 	if lo, _ := d.workerAxis(f); math.IsInf(lo, 0) {
 		return nil
 	}
 	names, m := d.series()
 	for _, k := range names {
 		rs := m[k]
-		s := bench.Series{Label: k, Color: d.styleIndex(rs[0].Config), Family: family(rs[0].Config)}
+		s := figure.Series{Label: k, Color: d.styleIndex(rs[0].Config), Family: family(rs[0].Config)}
 		if rs[0].Strategy == Floor {
-			s.Color, s.Family = bench.Gray, 0
+			s.Color, s.Family = figure.Gray, 0
 		}
 		for _, r := range rs {
-			s.Points = append(s.Points, bench.XY{X: float64(r.Workers), Y: r.Median})
+			s.Points = append(s.Points, figure.XY{X: float64(r.Workers), Y: r.Median})
 		}
 		f.Series = append(f.Series, s)
 	}
 	for _, r := range d.Results {
 		if r.Strategy == Baseline && len(r.Times) > 0 {
-			f.Lines = append(f.Lines, bench.Line{Y: r.Median, Label: "seq", Dash: true})
+			f.Lines = append(f.Lines, figure.Line{Y: r.Median, Label: "seq", Dash: true})
 		}
 	}
 	return f
 }
 
 // trialsFigure shows every configuration's trials, so noise is seen.
-func (d *Doc) trialsFigure() *bench.Figure {
-	f := &bench.Figure{Title: "Every trial's time, by configuration (box: quartiles; whiskers: 1.5 IQR)",
+func (d *Doc) trialsFigure() *figure.Figure {
+	f := &figure.Figure{Title: "Every trial's time, by configuration (box: quartiles; whiskers: 1.5 IQR)",
 		Subtitle: d.subtitle(), XLabel: "seconds"}
 	for _, r := range d.Results {
 		if len(r.Times) == 0 {
@@ -239,9 +239,9 @@ func (d *Doc) trialsFigure() *bench.Figure {
 		}
 		c := d.styleIndex(r.Config)
 		if r.Strategy == Baseline || r.Strategy == Floor {
-			c = bench.Gray
+			c = figure.Gray
 		}
-		f.Boxes = append(f.Boxes, bench.Box{Label: r.Config.String(), Values: r.Times, Color: c})
+		f.Boxes = append(f.Boxes, figure.Box{Label: r.Config.String(), Values: r.Times, Color: c})
 	}
 	if len(f.Boxes) == 0 {
 		return nil
@@ -250,8 +250,8 @@ func (d *Doc) trialsFigure() *bench.Figure {
 	return f
 }
 
-func busyFigure(r *Result, subtitle string) *bench.Figure {
-	f := &bench.Figure{Title: fmt.Sprintf("Busy time per worker: %v (busiest/mean %.2f)", r.Config, r.Imbalance),
+func busyFigure(r *Result, subtitle string) *figure.Figure {
+	f := &figure.Figure{Title: fmt.Sprintf("Busy time per worker: %v (busiest/mean %.2f)", r.Config, r.Imbalance),
 		Subtitle: subtitle, YLabel: "seconds busy (median trial)", XLabel: "worker (units of work it had)",
 		Bars: r.Busy, Width: 9 * vg.Inch, Height: 5 * vg.Inch}
 	for i := range r.Busy {
@@ -265,6 +265,6 @@ func busyFigure(r *Result, subtitle string) *bench.Figure {
 	for _, b := range r.Busy {
 		mean += b / float64(len(r.Busy))
 	}
-	f.Lines = append(f.Lines, bench.Line{Y: mean, Label: "mean busy time", Dash: true})
+	f.Lines = append(f.Lines, figure.Line{Y: mean, Label: "mean busy time", Dash: true})
 	return f
 }

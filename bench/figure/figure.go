@@ -1,4 +1,12 @@
-package bench
+// Package figure is the plotting layer every study draws with. A Figure is
+// data (series, lines, marks, boxes or bars) and labels; Render draws it
+// the one way: fonts that read when the picture is pasted into a document,
+// the legend outside the data (to the right, never over a line), measured
+// series solid with markers, projections dashed and lighter, and PNG or
+// SVG. It is apart from package bench so that what only measures (and the
+// child processes, which link bench through the load lab and the spawn
+// lab) does not link gonum/plot and its fonts.
+package figure
 
 import (
 	"bytes"
@@ -17,12 +25,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
-
-// The plotting layer every study draws with. A Figure is data (series,
-// lines, marks, boxes or bars) and labels; Render draws it the one way:
-// fonts that read when the picture is pasted into a document, the legend
-// outside the data (to the right, never over a line), measured series solid
-// with markers, projections dashed and lighter, and PNG or SVG.
 
 // XY is a point.
 type XY struct{ X, Y float64 }
