@@ -47,6 +47,7 @@ type QueryDoc struct {
 	PerWorker  []Worker              `json:"per_worker"`
 	Imbalance  json.Number           `json:"imbalance"`
 	QuotedRows *int64                `json:"quoted_rows,omitempty"`
+	Child      string                `json:"child,omitempty"` // processes: the binary the workers were started from
 	Rescanned  []Path                `json:"rescanned"`
 }
 
@@ -235,6 +236,7 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		}
 		j.PerWorker = append(j.PerWorker, w)
 	}
+	j.Child = rep.Child
 	for _, f := range rep.Rescanned {
 		j.Rescanned = append(j.Rescanned, Path(c.Name(f)))
 	}

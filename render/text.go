@@ -91,6 +91,9 @@ func Workers(w io.Writer, rep *spawn.Report) {
 	fmt.Fprintf(w, "  phases: setup %.4f s, spawn %.4f s, scan %.4f s, join %.4f s, merge %.4f s\n",
 		rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(), rep.Merge.Seconds())
 	fmt.Fprintf(w, "  imbalance (busiest / mean busy): %.2f\n", bench.Imbalance(rep.Busy()))
+	if rep.Child != "" {
+		fmt.Fprintf(w, "  workers started from %s\n", rep.Child)
+	}
 	if len(rep.Rescanned) > 0 {
 		fmt.Fprintf(w, "  rescanned whole (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"parlab/internal/child"
 	"parlab/shm"
 )
 
@@ -201,8 +202,9 @@ func runInProcess(region *shm.Region, rep *Report, workers int) ([]kid, []exitSt
 func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report) ([]kid, []exitStatus, bool, error) {
 	exe := c.Exe
 	if exe == "" {
-		exe = "/proc/self/exe"
+		exe = child.WorkerExe()
 	}
+	rep.Child = exe
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, nil, false, err

@@ -25,7 +25,7 @@ type Config struct {
 	// it the run stops (children are killed) and fails with a
 	// *TimeoutError. 0: no bound.
 	Timeout time.Duration
-	Exe     string // processes: the binary to start; "": /proc/self/exe
+	Exe     string // processes: the binary to start; "": child.WorkerExe()
 }
 
 // Name is what messages call input file i.
@@ -116,6 +116,9 @@ type Report struct {
 	Total time.Duration
 
 	PerWorker []WorkerStat
+	// Child, for processes: the binary the workers were started from
+	// (child.WorkerExe, or Config.Exe).
+	Child string
 	// Rescanned lists the files a row split had cut inside a quoted field,
 	// found out after the scan and scanned again whole (see Set.merge).
 	Rescanned []int

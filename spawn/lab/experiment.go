@@ -129,6 +129,7 @@ func Run(c Config) (*Report, error) {
 		{"fork_thread_batch", "fork / thread, create all then reap all", ratio(MethodFork, MethodThread, ModeBatch)},
 		{"forkexec_self_goroutine_batch", "forkexec-self / goroutine, batch (a worker process against a worker goroutine)", ratio(MethodForkExecSelf, MethodGoroutine, ModeBatch)},
 		{"forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)},
+		{"forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)},
 	}
 	return rep, nil
 }

@@ -21,25 +21,24 @@ import (
 	"parlab/internal/child"
 )
 
-// NoopArg is argv[1] of a child that exits at once: the lab's forkexec-self,
-// what the processes strategy pays per worker minus the work.
-const NoopArg = "__parlab_noop"
-
-func init() { child.Register(NoopArg, func([]string) int { return 0 }) }
+// NoopArg is argv[1] of a child that exits at once: the lab's forkexec
+// methods, what the processes strategy pays per worker minus the work.
+const NoopArg = child.NoopArg
 
 // Method is a way to create a unit that does nothing and ends.
 type Method string
 
 const (
-	MethodGoroutine    Method = "goroutine"     // go f(); WaitGroup
-	MethodThread       Method = "thread"        // a goroutine that locks its OS thread and exits locked: the runtime ends the thread, so the next one needs a new thread
-	MethodFork         Method = "fork"          // clone(SIGCHLD), no exec; the child exits at once
-	MethodForkExecSelf Method = "forkexec-self" // syscall.ForkExec of parlab in a mode that exits at once
-	MethodForkExecTrue Method = "forkexec-true" // syscall.ForkExec of /bin/true
+	MethodGoroutine      Method = "goroutine"       // go f(); WaitGroup
+	MethodThread         Method = "thread"          // a goroutine that locks its OS thread and exits locked: the runtime ends the thread, so the next one needs a new thread
+	MethodFork           Method = "fork"            // clone(SIGCHLD), no exec; the child exits at once
+	MethodForkExecSelf   Method = "forkexec-self"   // syscall.ForkExec of parlab in a mode that exits at once
+	MethodForkExecWorker Method = "forkexec-worker" // the same of the binary a query worker starts from (child.WorkerExe: parlab-worker where make build made it)
+	MethodForkExecTrue   Method = "forkexec-true"   // syscall.ForkExec of /bin/true
 )
 
 // Methods lists them all, in the order the lab runs them.
-var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecTrue}
+var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecTrue}
 
 // Mode is how a round is timed.
 type Mode string
@@ -83,10 +82,13 @@ func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
 			}
 			return pid, nil
 		})
-	case MethodForkExecSelf, MethodForkExecTrue:
+	case MethodForkExecSelf, MethodForkExecWorker, MethodForkExecTrue:
 		path, argv := exe, []string{exe, NoopArg}
 		if path == "" {
-			path, argv[0] = "/proc/self/exe", "/proc/self/exe"
+			path, argv[0] = child.Self, child.Self
+		}
+		if m == MethodForkExecWorker {
+			path, argv[0] = child.WorkerExe(), child.WorkerExe()
 		}
 		if m == MethodForkExecTrue {
 			p, err := exec.LookPath("true")

@@ -1,0 +1,94 @@
+package child
+
+import (
+	"debug/buildinfo"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// A Go program pays at start for every package it links: their
+// initialisers run and the pages they touch fault in. parlab links
+// gonum/plot and its fonts, html/template, x/crypto and the FTP lab, and a
+// query worker needs none of it; so `make build` also builds
+// bin/parlab-worker (cmd/parlab-worker), which links the query engine and
+// nothing else, and the processes strategy starts that. Measured on
+// 2026-12-05 (docs/experiments.md): exec and exit of a minimal Go program
+// 4.8 ms, parlab-worker 6.8 ms, parlab 20 ms.
+//
+// A worker must come from the same sources as its parent: the child
+// protocol, the scanner and the answer are shared code, and a stale worker
+// could answer differently. So both binaries carry a stamp (a hash of the
+// sources, which make build sets with -ldflags -X), and WorkerExe takes the
+// worker binary only if its stamp is this program's, read from its build
+// information without running it. Without a stamp (go build, go test)
+// children are this program itself.
+
+// WorkerName is the lean worker binary's name, beside the parlab binary.
+const WorkerName = "parlab-worker"
+
+// NoopArg is argv[1] of a child that exits at once (the spawn lab's
+// forkexec methods): what starting a worker costs, minus the work.
+const NoopArg = "__parlab_noop"
+
+func init() { Register(NoopArg, func([]string) int { return 0 }) }
+
+// stamp identifies the sources this binary was built from; set by make
+// build (-ldflags "-X parlab/internal/child.stamp=…"), empty otherwise.
+var stamp string
+
+// Stamp is the sources' stamp this binary was built with ("" for none).
+func Stamp() string { return stamp }
+
+// Self is the path that starts this program again.
+const Self = "/proc/self/exe"
+
+var worker struct {
+	once sync.Once
+	path string
+}
+
+// WorkerExe is the binary a query worker is started from: WorkerName
+// beside this executable if it carries this program's stamp, else Self.
+// It is found once per process.
+func WorkerExe() string {
+	worker.once.Do(func() {
+		worker.path = Self
+		if stamp == "" {
+			return
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return
+		}
+		p := filepath.Join(filepath.Dir(exe), WorkerName)
+		if stampOf(p) == stamp {
+			worker.path = p
+		}
+	})
+	return worker.path
+}
+
+// stampOf reads the stamp a Go binary at path was built with from its
+// build information ("" if it has none or is not a Go binary).
+func stampOf(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	const key = "parlab/internal/child.stamp="
+	for _, s := range bi.Settings {
+		if s.Key != "-ldflags" {
+			continue
+		}
+		if i := strings.Index(s.Value, key); i >= 0 {
+			v := s.Value[i+len(key):]
+			if j := strings.IndexAny(v, " '\""); j >= 0 {
+				v = v[:j]
+			}
+			return v
+		}
+	}
+	return ""
+}
