@@ -159,6 +159,11 @@ type Worker struct {
 	Rows   int64    `json:"rows"`
 	Fork   *float64 `json:"fork,omitempty"`    // processes
 	MaxRSS *int64   `json:"max_rss,omitempty"` // processes: peak resident bytes
+	// processes: the child's start (its ForkExec call's end to its main:
+	// the exec, the Go runtime, the package initialisers) and its setup
+	// (main to its scan: region, job, inputs mapped)
+	Start0 *float64 `json:"child_start,omitempty"`
+	Setup  *float64 `json:"child_setup,omitempty"`
 }
 
 // Path is a path: a string, or, if it is not UTF-8, an object with the
@@ -231,8 +236,8 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		w := Worker{Worker: i, Start: s.Start.Seconds(), End: s.End.Seconds(), Busy: s.Busy().Seconds(),
 			Units: s.Units, Bytes: s.Bytes, Rows: s.Rows}
 		if rep.Strategy == "processes" {
-			f, rss := s.Fork.Seconds(), s.MaxRSS
-			w.Fork, w.MaxRSS = &f, &rss
+			f, rss, st, su := s.Fork.Seconds(), s.MaxRSS, s.ChildStart().Seconds(), s.ChildSetup().Seconds()
+			w.Fork, w.MaxRSS, w.Start0, w.Setup = &f, &rss, &st, &su
 		}
 		j.PerWorker = append(j.PerWorker, w)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"parlab/bench"
 	"parlab/scan"
@@ -69,19 +70,21 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 		rep.Total.Seconds(), rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), (rep.Join + rep.Merge).Seconds())
 }
 
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+
 // Workers writes the per-worker table: where each worker's time went, and
 // the load imbalance (the run lasts as long as its busiest worker).
 func Workers(w io.Writer, rep *spawn.Report) {
 	fmt.Fprintf(w, "  %-6s %9s %9s %9s %6s %10s %12s", "worker", "start s", "end s", "busy s", "units", "MB", "rows")
 	if rep.Strategy == "processes" {
-		fmt.Fprintf(w, " %9s", "fork ms")
+		fmt.Fprintf(w, " %9s %9s %9s", "fork ms", "start ms", "setup ms")
 	}
 	fmt.Fprintln(w)
 	for i, s := range rep.PerWorker {
 		fmt.Fprintf(w, "  %-6d %9.4f %9.4f %9.4f %6d %10.1f %12s", i, s.Start.Seconds(), s.End.Seconds(),
 			s.Busy().Seconds(), s.Units, float64(s.Bytes)/1e6, Group(s.Rows))
 		if rep.Strategy == "processes" {
-			fmt.Fprintf(w, " %9.3f", float64(s.Fork.Microseconds())/1e3)
+			fmt.Fprintf(w, " %9.3f %9.3f %9.3f", ms(s.Fork), ms(s.ChildStart()), ms(s.ChildSetup()))
 		}
 		if s.Units == 0 {
 			fmt.Fprint(w, "  idle: no work for this worker")

@@ -69,12 +69,12 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	var statuses []exitStatus
 	var timedOut bool
 	if p.inProcess {
-		kids, statuses, err = runInProcess(region, rep, c.Workers)
+		kids, statuses, err = runInProcess(region, rep, c.Workers, t0)
 		if err != nil {
 			return nil, err
 		}
 	} else {
-		kids, statuses, timedOut, err = startAndWait(ctx, c, region, rep)
+		kids, statuses, timedOut, err = startAndWait(ctx, c, region, rep, t0)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +114,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		rep.PerWorker[w].Bytes = int64(le.Uint64(ws[wBytes:]))
 		rep.PerWorker[w].Rows = int64(le.Uint64(ws[wRows:]))
 		rep.PerWorker[w].MaxRSS = int64(le.Uint64(ws[wHWM:]))
+		rep.PerWorker[w].Main = time.Duration(le.Uint64(ws[wMain:]))
 	}
 	if len(failures) > 0 {
 		err := failures[0]
@@ -169,7 +170,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 // runInProcess runs every worker's body on a goroutine, each on its own
 // mapping of a duplicate of the region's fd, as a child maps fd 3, and
 // returns their "exit statuses" (see Processes.inProcess). No pid: 0.
-func runInProcess(region *shm.Region, rep *Report, workers int) ([]kid, []exitStatus, error) {
+func runInProcess(region *shm.Region, rep *Report, workers int, t0 time.Time) ([]kid, []exitStatus, error) {
 	kids := make([]kid, workers)
 	statuses := make([]exitStatus, workers)
 	var wg sync.WaitGroup
@@ -186,9 +187,10 @@ func runInProcess(region *shm.Region, rep *Report, workers int) ([]kid, []exitSt
 			return nil, nil, fmt.Errorf("starting worker %d in process: %w", w, err)
 		}
 		rep.PerWorker[w].Fork = time.Since(ts)
+		rep.PerWorker[w].Launched = ts.Sub(t0)
 		wg.Go(func() {
 			defer own.Close()
-			code := runWorker(own, w)
+			code := runWorker(own, w, monotonic())
 			statuses[w] = exitStatus{ws: syscall.WaitStatus(code&0xff) << 8, beforeDeadline: true}
 		})
 	}
@@ -199,7 +201,7 @@ func runInProcess(region *shm.Region, rep *Report, workers int) ([]kid, []exitSt
 // startAndWait starts c.Workers children with the region as fd 3 and
 // reaps them all (see waitAll): the statuses, in worker order, and
 // whether the run's deadline killed some.
-func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report) ([]kid, []exitStatus, bool, error) {
+func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report, t0 time.Time) ([]kid, []exitStatus, bool, error) {
 	exe := c.Exe
 	if exe == "" {
 		exe = child.WorkerExe()
@@ -238,6 +240,7 @@ func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report
 		ts := time.Now()
 		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, attr)
 		rep.PerWorker[w].Fork = time.Since(ts)
+		rep.PerWorker[w].Launched = ts.Sub(t0)
 		if err != nil {
 			killAll(kids)
 			reapAll(kids)

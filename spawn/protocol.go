@@ -28,7 +28,8 @@ import (
 //	                      0 marker (markerDone once everything else is written)
 //	                      8 start  16 end (ns since t0, CLOCK_MONOTONIC)
 //	                      24 units 32 bytes 40 rows  48 peak memory (VmHWM, bytes)
-//	                      56 msgLen  64 msg (≤ 448 B)
+//	                      56 main (ns since t0: the child's code began)
+//	                      64 msgLen  72 msg (≤ 440 B)
 //	U        1024 · M   unit slots, one per unit:
 //	                      0 status (0 pending, 1 done, 2 failed, 3 folded:
 //	                        a whole file whose rows the worker added to its
@@ -68,8 +69,9 @@ const (
 	wBytes     = 32
 	wRows      = 40
 	wHWM       = 48
-	wMsgLen    = 56
-	wMsg       = 64
+	wMain      = 56
+	wMsgLen    = 64
+	wMsg       = 72
 
 	unitSlot = 1024
 	uStatus  = 0

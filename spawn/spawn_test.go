@@ -439,3 +439,27 @@ func TestUnstartableWorker(t *testing.T) {
 	}
 	child.Reaped(t)
 }
+
+// A real child's phases line up on one clock: the parent's ForkExec call
+// (Launched, Fork), the child's main (after the exec and the Go runtime's
+// start), its scan's start and end; ChildStart and ChildSetup are the
+// steps between. Report.Child names the binary started.
+func TestChildPhases(t *testing.T) {
+	testrun.FullRunOnly(t, "real worker processes")
+	paths := genSet(t, 3000, 2)
+	rep, err := Processes{}.Run(context.Background(), Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
+		Workers: 2, Split: SplitRows, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Child == "" {
+		t.Error("no child binary named")
+	}
+	for w, s := range rep.PerWorker {
+		if s.Fork <= 0 || s.Launched < 0 || s.Main < s.Launched+s.Fork || s.Start < s.Main || s.End < s.Start ||
+			s.ChildStart() < 0 || s.ChildSetup() < 0 {
+			t.Errorf("worker %d: launched %v, fork %v, main %v, start %v, end %v", w, s.Launched, s.Fork, s.Main, s.Start, s.End)
+		}
+	}
+	child.Reaped(t)
+}

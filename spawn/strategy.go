@@ -146,6 +146,12 @@ func (r *Report) Answer() *scan.Answer {
 type WorkerStat struct {
 	Start, End time.Duration // since the start of the run
 	Fork       time.Duration // processes: the parent's ForkExec call for it
+	// Launched and Main, processes: when the parent's ForkExec call for it
+	// began, and when the child's own code began (its main entered, after
+	// the exec, the Go runtime's start and every package initialiser),
+	// since the start of the run. Main to Start is the child's setup: the
+	// region read, the job decoded, the inputs mapped.
+	Launched, Main time.Duration
 	// MaxRSS is a child's peak resident memory in bytes (processes only;
 	// its VmHWM). Pages of a mapped file it touched count in it.
 	MaxRSS int64
@@ -153,6 +159,15 @@ type WorkerStat struct {
 	Bytes  int64
 	Rows   int64
 }
+
+// ChildStart is a child's start (processes): from the end of the parent's
+// ForkExec call to the child's main (the exec, the Go runtime's start, the
+// package initialisers).
+func (w WorkerStat) ChildStart() time.Duration { return w.Main - w.Launched - w.Fork }
+
+// ChildSetup is a child's setup (processes): from its main to its scan
+// (the region read, the job decoded, the inputs mapped).
+func (w WorkerStat) ChildSetup() time.Duration { return w.Start - w.Main }
 
 // Busy is how long the worker scanned.
 func (w WorkerStat) Busy() time.Duration { return w.End - w.Start }

@@ -61,6 +61,7 @@ func failpoint(w int) {
 // status. A unit that fails is a result too (the parent decides what it
 // means, see Set.merge); only failing to run at all is a non-zero exit.
 func workerMain(args []string) int {
+	entered := monotonic()
 	if len(args) != 3 {
 		fmt.Fprintf(os.Stderr, "parlab worker: want one worker number, got %q\n", args[2:])
 		return 2
@@ -77,15 +78,16 @@ func workerMain(args []string) int {
 	}
 	defer region.Close()
 	failpoint(w)
-	return runWorker(region, w)
+	return runWorker(region, w, entered)
 }
 
 // runWorker is worker w's work on a mapped region, after the child's
 // arguments and fd are checked: what workerMain runs in a child and the
-// in-process harness (Processes.inProcess) on a goroutine. It returns the
-// exit status; its messages go to the region, or to stderr where the
-// region cannot carry them.
-func runWorker(region *shm.Region, w int) int {
+// in-process harness (Processes.inProcess) on a goroutine. entered is when
+// the worker's own code began (CLOCK_MONOTONIC, ns). It returns the exit
+// status; its messages go to the region, or to stderr where the region
+// cannot carry them.
+func runWorker(region *shm.Region, w int, entered int64) int {
 	j, l, t0, err := readRegion(region)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "parlab worker %d: %v\n", w, err)
@@ -97,6 +99,7 @@ func runWorker(region *shm.Region, w int) int {
 	}
 	b := region.Bytes()
 	ws := b[l.worker(w) : l.worker(w)+workerSlot]
+	le.PutUint64(ws[wMain:], uint64(entered-t0))
 	set, err := OpenLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate, Buffer: j.Buffer}, j.Names...)
 	if err != nil {
 		putMsg(ws, wMsgLen, wMsg, workerSlot, err.Error())

@@ -48,7 +48,7 @@ func fixedTimes(r *spawn.Report) {
 	r.Setup, r.Spawn, r.Scan, r.Join, r.Merge, r.Total = 1*time.Millisecond, 0, 2*time.Millisecond, 0, 0, 3*time.Millisecond
 	for i := range r.PerWorker {
 		r.PerWorker[i].Start, r.PerWorker[i].End = time.Millisecond, time.Duration(2+i)*time.Millisecond
-		r.PerWorker[i].Fork = 0
+		r.PerWorker[i].Fork, r.PerWorker[i].Launched, r.PerWorker[i].Main = 0, 0, 0
 	}
 }
 
