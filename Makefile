@@ -18,17 +18,19 @@ export GOAMD64
 
 all: build
 
-# Two binaries: parlab, and parlab-worker, the lean child the processes
-# strategy starts (it links the query engine alone, so it starts in a
-# third of parlab's time: internal/child/worker.go). Both carry STAMP, a
-# hash of the sources and the compiler; parlab starts parlab-worker only
-# if its stamp is the same, else itself.
+# Three binaries: parlab; parlab-worker, the lean child the processes
+# strategy starts (the query engine alone: it starts in a third of
+# parlab's time); parlab-session, the FTP processes model's session (the
+# server alone): internal/child/worker.go. All carry STAMP, a hash of the
+# sources and the compiler; parlab starts a lean child only if its stamp
+# is the same, else itself.
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 LDSTAMP = -ldflags "-X parlab/internal/child.stamp=$(STAMP)"
 
 build:
 	$(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
 	$(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
+	$(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
 
 # The last file is renamed into place last, so its presence means a complete set.
 $(DATA)/xat.csv: | build

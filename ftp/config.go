@@ -90,7 +90,9 @@ type Config struct {
 	// model hands the certificate and key to its session processes.
 	TLS               *tls.Config
 	CertFile, KeyFile string
-	// Exe is the binary the processes model starts ("": /proc/self/exe).
+	// Exe is the binary the processes model starts ("":
+	// child.Exe(child.SessionName), parlab-session where make build made
+	// it, else this program).
 	Exe string
 	// Log, if set, gets one JSON line a session.
 	Log io.Writer

@@ -458,3 +458,22 @@ func TestProcessesParentThreadsFlat(t *testing.T) {
 		r.cmd("QUIT")
 	}
 }
+
+// A session process runs with GOMAXPROCS=1 whatever the server's
+// environment says: one client needs one thread, and the runtime would
+// otherwise start one per core (issue 43's tasks per session).
+func TestSessionEnvOneProc(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "8")
+	n := 0
+	for _, e := range sessionEnv() {
+		if strings.HasPrefix(e, "GOMAXPROCS=") {
+			n++
+			if e != "GOMAXPROCS=1" {
+				t.Errorf("session env has %s", e)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("GOMAXPROCS given %d times", n)
+	}
+}

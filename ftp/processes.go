@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,8 +51,8 @@ type childConfig struct {
 }
 
 // serveProcesses is vsftpd's model: the parent accepts and checks the
-// limits; each session is a child process, parlab itself started with
-// syscall.ForkExec in SessionArg's mode, the connection its fd 3. The
+// limits; each session is a child process, parlab-session (or parlab
+// itself: child.Exe) started with syscall.ForkExec in SessionArg's mode, the connection its fd 3. The
 // accept loop only accepts and queues (so the kernel's queue drains at
 // once); one spawner goroutine, locked to its OS thread for the server's
 // whole life, does every fork, so PR_SET_PDEATHSIG (which fires when the
@@ -61,7 +62,7 @@ type childConfig struct {
 func (s *Server) serveProcesses(ln net.Listener) error {
 	exe := s.cfg.Exe
 	if exe == "" {
-		exe = "/proc/self/exe"
+		exe = child.Exe(child.SessionName)
 	}
 	devnull, err := os.Open(os.DevNull) // the children's stdin and stdout
 	if err != nil {
@@ -91,6 +92,21 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	return s.acceptInto(ln, q)
 }
 
+// sessionEnv is a session process's environment: the server's, with
+// GOMAXPROCS=1. A session is one client's control and data connections,
+// which one thread serves (as vsftpd's one process does); the Go runtime
+// otherwise starts a thread per core it may use, and a thousand idle
+// sessions held 5.6 threads each (2026-12-05, docs/ftp.md).
+func sessionEnv() []string {
+	env := []string{"GOMAXPROCS=1"}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "GOMAXPROCS=") {
+			env = append(env, e)
+		}
+	}
+	return env
+}
+
 // forkSession starts one session process for c. The parent's copy of the
 // connection is closed once the child has it; on an error c is left open,
 // for the caller's 421.
@@ -116,7 +132,7 @@ func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release f
 	}
 	pidfd := -1
 	pid, err := syscall.ForkExec(exe, []string{exe, SessionArg}, &syscall.ProcAttr{
-		Env: os.Environ(), Files: files,
+		Env: sessionEnv(), Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
 	})
 	if err != nil {

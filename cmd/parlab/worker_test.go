@@ -1,19 +1,27 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"parlab/internal/testrun"
 )
 
 // parlab starts its query workers from parlab-worker, beside it, when make
-// build stamped both with the same sources (internal/child.WorkerExe), and
-// the answer is the goroutines' one; a worker of other sources is not
-// started: parlab starts itself. Built here as make build builds them.
+// build stamped both with the same sources (internal/child.Exe), and the
+// answer is the goroutines' one; a worker of other sources is not started:
+// parlab starts itself. The FTP processes model's sessions run
+// parlab-session the same way. Built here as make build builds them.
 func TestWorkerBinary(t *testing.T) {
 	testrun.FullRunOnly(t, "builds two binaries")
 	dir := t.TempDir()
@@ -54,5 +62,55 @@ func TestWorkerBinary(t *testing.T) {
 	}
 	if out, err := exec.Command(worker).CombinedOutput(); err == nil || !strings.Contains(string(out), "not by hand") {
 		t.Errorf("parlab-worker run by hand: %v, %s", err, out)
+	}
+
+	// The FTP processes model's sessions run parlab-session: a session
+	// greets, logs in and lists, and its process is that binary.
+	session := filepath.Join(dir, "parlab-session")
+	build("s1", session, "parlab/cmd/parlab-session")
+	root := t.TempDir()
+	srv := exec.Command(parlab, "ftp", "serve", "--model", "processes", "--anonymous", "--root", root, "--listen", "127.0.0.1:0")
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("ftp serve: %q, %v", line, err)
+	}
+	c, err := net.DialTimeout("tcp", m[1], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	if greet, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(greet, "220") {
+		t.Fatalf("greeting %q, %v", greet, err)
+	}
+	// (a child is listed under the thread that forked it: the spawner's)
+	var exes []string
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", srv.Process.Pid))
+	for _, tf := range tasks {
+		b, _ := os.ReadFile(tf)
+		for _, f := range strings.Fields(string(b)) {
+			if p, err := os.Readlink("/proc/" + f + "/exe"); err == nil {
+				exes = append(exes, p)
+			}
+		}
+	}
+	if len(exes) != 1 || exes[0] != session {
+		t.Errorf("the session's process runs %q, want %q", exes, session)
+	}
+	fmt.Fprintf(c, "USER anonymous\r\nPASS x\r\nQUIT\r\n")
+	for _, want := range []string{"331", "230", "221"} {
+		if l, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(l, want) {
+			t.Errorf("reply %q, %v; want %s", l, err, want)
+		}
 	}
 }

@@ -13,20 +13,27 @@ import (
 // gonum/plot and its fonts, html/template, x/crypto and the FTP lab, and a
 // query worker needs none of it; so `make build` also builds
 // bin/parlab-worker (cmd/parlab-worker), which links the query engine and
-// nothing else, and the processes strategy starts that. Measured on
-// 2026-12-05 (docs/experiments.md): exec and exit of a minimal Go program
-// 4.8 ms, parlab-worker 6.8 ms, parlab 20 ms.
+// nothing else, and the processes strategy starts that; and
+// bin/parlab-session, the FTP server alone, for the processes model's
+// sessions. Measured on 2026-12-05 (docs/experiments.md): exec and exit of
+// a minimal Go program 5.4 ms, parlab-worker 6.7 ms, parlab-session about
+// 10 ms, parlab 17 ms.
 //
 // A worker must come from the same sources as its parent: the child
 // protocol, the scanner and the answer are shared code, and a stale worker
 // could answer differently. So both binaries carry a stamp (a hash of the
 // sources, which make build sets with -ldflags -X), and WorkerExe takes the
 // worker binary only if its stamp is this program's, read from its build
-// information without running it. Without a stamp (go build, go test)
-// children are this program itself.
+// information without running it (Exe). Without a stamp (go build, go
+// test) children are this program itself.
 
-// WorkerName is the lean worker binary's name, beside the parlab binary.
-const WorkerName = "parlab-worker"
+// The lean child binaries, by name, beside the parlab binary: the query
+// worker (cmd/parlab-worker) and the FTP server's session process
+// (cmd/parlab-session).
+const (
+	WorkerName  = "parlab-worker"
+	SessionName = "parlab-session"
+)
 
 // NoopArg is argv[1] of a child that exits at once (the spawn lab's
 // forkexec methods): what starting a worker costs, minus the work.
@@ -44,31 +51,38 @@ func Stamp() string { return stamp }
 // Self is the path that starts this program again.
 const Self = "/proc/self/exe"
 
-var worker struct {
-	once sync.Once
-	path string
+var lean struct {
+	mu    sync.Mutex
+	paths map[string]string
 }
 
-// WorkerExe is the binary a query worker is started from: WorkerName
-// beside this executable if it carries this program's stamp, else Self.
-// It is found once per process.
-func WorkerExe() string {
-	worker.once.Do(func() {
-		worker.path = Self
-		if stamp == "" {
-			return
+// Exe is the binary a child of the given lean kind (WorkerName,
+// SessionName) is started from: that binary beside this executable if it
+// carries this program's stamp, else Self. It is found once per name and
+// process.
+func Exe(name string) string {
+	lean.mu.Lock()
+	defer lean.mu.Unlock()
+	if p, ok := lean.paths[name]; ok {
+		return p
+	}
+	p := Self
+	if stamp != "" {
+		if exe, err := os.Executable(); err == nil {
+			if q := filepath.Join(filepath.Dir(exe), name); stampOf(q) == stamp {
+				p = q
+			}
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			return
-		}
-		p := filepath.Join(filepath.Dir(exe), WorkerName)
-		if stampOf(p) == stamp {
-			worker.path = p
-		}
-	})
-	return worker.path
+	}
+	if lean.paths == nil {
+		lean.paths = map[string]string{}
+	}
+	lean.paths[name] = p
+	return p
 }
+
+// WorkerExe is Exe(WorkerName): where a query worker starts from.
+func WorkerExe() string { return Exe(WorkerName) }
 
 // stampOf reads the stamp a Go binary at path was built with from its
 // build information ("" if it has none or is not a Go binary).
