@@ -9,8 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"sync"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
