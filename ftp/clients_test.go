@@ -106,7 +106,22 @@ func upload(t *testing.T) (string, []byte) {
 	return p, b
 }
 
-// curl, passive (EPSV) and active (EPRT), and explicit TLS, in every model.
+// curl, passive (EPSV) and active (EPRT), and explicit TLS (clientModes),
+// in every model.
+// clientModes is the modes an outside client tries against model m: all
+// of them against goroutines and processes (a session in a goroutine, and
+// in a process of its own, with its own TLS setup), the first (passive)
+// against the other models, which differ from goroutines only in who runs
+// a session: the protocol engine, active mode's data connection included,
+// is one, and TestTLSEveryModel and TestClientEveryModel drive TLS and
+// passive transfers in every model in process.
+func clientModes[M any](m Model, modes []M) []M {
+	if m == Goroutines || m == Processes {
+		return modes
+	}
+	return modes[:1]
+}
+
 func TestCurl(t *testing.T) {
 	testrun.FullRunOnly(t, "an outside client")
 	curl := need(t, "curl")
@@ -116,14 +131,14 @@ func TestCurl(t *testing.T) {
 			_, addr, root := testServer(t, m, withTLS(tc))
 			src, up := upload(t)
 			base := "ftp://" + addr + "/"
-			for _, mode := range []struct {
+			for _, mode := range clientModes(m, []struct {
 				name string
 				args []string
 			}{
 				{"passive", nil},
 				{"active", []string{"-P", "127.0.0.1"}},
 				{"tls", []string{"--ssl-reqd", "-k"}},
-			} {
+			}) {
 				down := filepath.Join(t.TempDir(), "down.bin")
 				common := append([]string{"-s", "-S", "--max-time", "30", "-u", "alice:secret"}, mode.args...)
 				runClient(t, curl, append(common, "-o", down, base+"sub/deep.bin")...)
@@ -197,7 +212,7 @@ for i in range(3, len(sys.argv), 4):
 }
 
 // lftp, which sends FEAT, AUTH, OPTS UTF8 and more: passive, active, and
-// with TLS forced, in every model.
+// with TLS forced (clientModes), in every model.
 func TestLftp(t *testing.T) {
 	testrun.FullRunOnly(t, "an outside client")
 	lftp := need(t, "lftp")
@@ -207,7 +222,7 @@ func TestLftp(t *testing.T) {
 			_, addr, root := testServer(t, m, withTLS(tc))
 			host, port, _ := net.SplitHostPort(addr)
 			src, up := upload(t)
-			for _, mode := range []string{"plain", "active", "tls"} {
+			for _, mode := range clientModes(m, []string{"plain", "active", "tls"}) {
 				down := filepath.Join(t.TempDir(), "down.bin")
 				name := "lftp-" + mode + ".bin"
 				settings := "set net:max-retries 1; set net:timeout 20; set ssl:verify-certificate no; set ftp:ssl-allow no; "
