@@ -77,7 +77,7 @@ Usage:
                [--timeout connect=5s,greeting=10s,transfer=30s] [--cap 5m] [--seed 1]
                [--clients goroutines|processes] [--json FILE|-] [--log FILE|-]
   parlab ftp experiment [--models single,goroutines,batch,pool,processes] [--peers vsftpd]
-               [--sweeps backlog,users,delay] [--trials 1] [--think 50ms] [--think-only] [--quick] [--out out/ftp]
+               [--sweeps backlog,users,delay,idle] [--trials 1] [--think 50ms] [--think-only] [--quick] [--out out/ftp]
   parlab help [CMD]     (a command's flags and examples; CMD --help too)
   parlab --version
 

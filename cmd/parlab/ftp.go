@@ -288,7 +288,7 @@ func (a *app) ftpExperiment(args []string) error {
 	fs := flag.NewFlagSet("ftp experiment", flag.ContinueOnError)
 	models := fs.String("models", "single,goroutines,batch,pool,processes", "parlab's models to run, of "+ftp.ModelHelp()+"; pool:N or batch:N sets its workers")
 	peers := fs.String("peers", "vsftpd", "outside servers to run on the same points (vsftpd; none: \"\")")
-	sweeps := fs.String("sweeps", "backlog,users,delay", "the reference's sweeps to run")
+	sweeps := fs.String("sweeps", "backlog,users,delay,idle", "the sweeps to run: the reference's backlog, users and delay, and idle (C10K: N = 100, 1,000, 3,000, 10,000 idle sessions held; 20 and 200 with --quick)")
 	trials := fs.Int("trials", 1, "runs of every point and server")
 	quick := fs.Bool("quick", false, "small points, a couple of minutes in all")
 	think := fs.Duration("think", 50*time.Millisecond, "every point runs again with this pause between commands (a client a continent away); 0: not")

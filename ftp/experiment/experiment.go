@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ type Config struct {
 	Bin    string   // the parlab binary that serves (os.Executable for the CLI)
 	Models []string // parlab's models, each optionally sized: "pool:8" (see ParseModel)
 	Peers  []string // outside servers: "vsftpd"
-	Sweeps []string // backlog, users, delay
+	Sweeps []string // backlog, users, delay, idle
 	Trials int
 	Quick  bool          // the small points (see Points): minutes, not hours
 	Think  time.Duration // the second run of every point: this pause between commands
@@ -47,6 +48,10 @@ type Config struct {
 	MaxUsers int
 	// Vsftpd is vsftpd's binary ("" for /usr/sbin/vsftpd).
 	Vsftpd string
+	// Idle overrides the idle sweep's N values, and IdleHold how long the
+	// N are held (0: 2 s): for tests, which need seconds, not minutes.
+	Idle     []int
+	IdleHold time.Duration
 	// Progress, if set, is told each run as it starts.
 	Progress func(done, total int, what string)
 }
@@ -108,8 +113,19 @@ func Points(sweep string, quick bool, think time.Duration) ([]Point, error) {
 		for _, v := range vals {
 			ps = append(ps, Point{Sweep: sweep, Value: float64(v), Users: users, Delay: time.Duration(v) * time.Millisecond, Backlog: 100, Script: heavy})
 		}
+	case "idle":
+		// C10K: N idle logged-in sessions held, the server measured, fresh
+		// sessions timed meanwhile (load.Idle); no think time
+		vals := []int{100, 1000, 3000, 10000}
+		if quick {
+			vals = []int{20, 200}
+		}
+		for _, v := range vals {
+			ps = append(ps, Point{Sweep: sweep, Value: float64(v), Users: v, Backlog: 4096})
+		}
+		return ps, nil
 	default:
-		return nil, fmt.Errorf("unknown sweep %q (want backlog, users or delay)", sweep)
+		return nil, fmt.Errorf("unknown sweep %q (want backlog, users, delay or idle)", sweep)
 	}
 	if think > 0 {
 		n := len(ps)
@@ -132,6 +148,12 @@ func (cfg *Config) points() ([]Point, error) {
 		if err != nil {
 			return nil, err
 		}
+		if sw == "idle" && cfg.Idle != nil {
+			ps = ps[:0]
+			for _, n := range cfg.Idle {
+				ps = append(ps, Point{Sweep: sw, Value: float64(n), Users: n, Backlog: 4096})
+			}
+		}
 		if cfg.ThinkOnly {
 			ps = slices.DeleteFunc(ps, func(p Point) bool { return p.Think == 0 })
 		}
@@ -142,13 +164,14 @@ func (cfg *Config) points() ([]Point, error) {
 
 // Sample is one point against one server, one trial.
 type Sample struct {
-	Server  string       `json:"server"`
-	Point   Point        `json:"point"`
-	Trial   int          `json:"trial"`
-	Summary load.Summary `json:"-"`
-	Result  *load.Result `json:"-"`
-	Err     string       `json:"error,omitempty"` // the run could not be made (the server did not start)
-	Note    string       `json:"note,omitempty"`
+	Server  string           `json:"server"`
+	Point   Point            `json:"point"`
+	Trial   int              `json:"trial"`
+	Summary load.Summary     `json:"-"`
+	Result  *load.Result     `json:"-"`
+	Idle    *load.IdleResult `json:"-"`               // the idle sweep's run (Result is nil)
+	Err     string           `json:"error,omitempty"` // the run could not be made (the server did not start)
+	Note    string           `json:"note,omitempty"`
 }
 
 // Doc is the experiment's result.
@@ -206,6 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 		p    Point
 		only []string // the servers to run (nil: all)
 	}
+	idleStop := map[string]string{} // a server's idle sweep stopped, and why
 	var jobs []job
 	for _, p := range points {
 		jobs = append(jobs, job{p: p})
@@ -227,6 +251,9 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 			}
 			roots[size] = root
 		}
+		if p.Sweep == "idle" { // as far as each server goes: not past an N it failed
+			run = slices.DeleteFunc(slices.Clone(run), func(srv string) bool { return idleStop[srv] != "" })
+		}
 		var clean []string // the servers with no failure at this point
 		for trial := range cfg.Trials {
 			for _, srv := range trialOrder(run, trial) {
@@ -239,6 +266,12 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 				r := runPoint(cfg, srv, p, trial, root, size)
 				doc.Runs = append(doc.Runs, r)
 				done++
+				if p.Sweep == "idle" && idleStop[srv] == "" {
+					if why := idleFailed(r); why != "" {
+						idleStop[srv] = why
+						doc.Notes = append(doc.Notes, fmt.Sprintf("idle sweep: %s stopped at %g sessions: %s", srv, p.Value, why))
+					}
+				}
 				if n, _ := failures(r.Summary); trial == 0 && r.Err == "" && n == 0 && r.Summary.Processed <= 30*time.Second {
 					clean = append(clean, srv)
 				}
@@ -261,6 +294,32 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 		}
 	}
 	return doc, nil
+}
+
+// IdleFile is what the idle sweep's fresh sessions download: one of the
+// small files makeRoot writes (c10k's 1 KB RETR, not the big file).
+const IdleFile = "file00.txt"
+
+// maxConns is the servers' connection limits at p: 5,000, or the idle
+// sweep's sessions and its fresh ones if more.
+func maxConns(p Point) int { return max(5000, p.Users+100) }
+
+// idleFailed says why an idle run ends a server's idle sweep ("" if it
+// does not): the run could not be made, or not every session logged in.
+func idleFailed(r Sample) string {
+	switch {
+	case r.Err != "":
+		return r.Err
+	case r.Idle == nil:
+		return "no result"
+	case r.Idle.LoggedIn < r.Idle.Config.Sessions:
+		var causes []string
+		for _, k := range slices.Sorted(maps.Keys(r.Idle.Failed)) {
+			causes = append(causes, fmt.Sprintf("%s %d", k, r.Idle.Failed[k]))
+		}
+		return fmt.Sprintf("%d of %d logged in (%s)", r.Idle.LoggedIn, r.Idle.Config.Sessions, strings.Join(causes, ", "))
+	}
+	return ""
 }
 
 // makeRoot writes the served tree: BigFile of size bytes (random, so no
@@ -317,6 +376,28 @@ func runPoint(cfg Config, srv string, p Point, trial int, root string, size int6
 	}
 	if err != nil {
 		run.Err = err.Error()
+		return run
+	}
+	if p.Sweep == "idle" {
+		fresh := 50
+		if cfg.Quick {
+			fresh = 10
+		}
+		hold := cfg.IdleHold
+		if hold <= 0 {
+			hold = 2 * time.Second
+		}
+		res, ierr := load.Idle(load.IdleConfig{Addr: s.addr, Sessions: p.Users, Dialers: 16, Hold: hold,
+			Fresh: fresh, FreshFile: IdleFile, User: "anonymous", Pass: "lab@parlab", Timeout: 10 * time.Second,
+			ServerPid: s.cmd.Process.Pid})
+		if serr := s.stop(); serr != nil {
+			run.Note = serr.Error()
+		}
+		if ierr != nil {
+			run.Err = ierr.Error()
+			return run
+		}
+		run.Idle = res
 		return run
 	}
 	script, _ := load.ParseScript(p.Script)
@@ -377,7 +458,7 @@ func startParlab(bin, name, root string, p Point) (*server, error) {
 		return nil, err
 	}
 	args := []string{"ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
-		"--backlog", strconv.Itoa(p.Backlog), "--anonymous", "--max-conns", "5000", "--max-per-ip", "5000",
+		"--backlog", strconv.Itoa(p.Backlog), "--anonymous", "--max-conns", strconv.Itoa(maxConns(p)), "--max-per-ip", strconv.Itoa(maxConns(p)),
 		"--grace", "2s", "--login-delay", "0s", "--pasv-ports", fmt.Sprintf("%d-%d", pasv, pasv+pasvPorts-1)}
 	if workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(workers))
@@ -453,10 +534,10 @@ pasv_address=127.0.0.1
 pasv_min_port=%d
 pasv_max_port=%d
 secure_chroot_dir=/var/run/vsftpd/empty
-max_clients=5000
-max_per_ip=5000
+max_clients=%d
+max_per_ip=%d
 xferlog_enable=NO
-`, port, root, pasv, pasv+pasvPorts-1)
+`, port, root, pasv, pasv+pasvPorts-1, maxConns(p), maxConns(p))
 	path := filepath.Join(dir, "vsftpd.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return nil, err

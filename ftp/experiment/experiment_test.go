@@ -156,6 +156,69 @@ func TestExperiment(t *testing.T) {
 	}
 }
 
+// The idle sweep (C10K) end to end, quick: N sessions held against
+// goroutines and processes, every one logged in, the server's memory and
+// tasks per session measured (a process per session costs far more than a
+// goroutine), fresh sessions timed; a table, JSON and the two plots. A
+// server that fails at some N is not run at a larger one.
+func TestIdleSweep(t *testing.T) {
+	testrun.FullRunOnly(t, "its servers are parlab processes")
+	ps, err := Points("idle", false, 50*time.Millisecond)
+	if err != nil || len(ps) != 4 || ps[3].Value != 10000 || ps[0].Think != 0 {
+		t.Fatalf("the idle points: %+v, %v", ps, err)
+	}
+	cfg := Config{Bin: parlabBin(t), Models: []string{"goroutines", "processes"}, Sweeps: []string{"idle"}, Quick: true,
+		Idle: []int{10, 30}, IdleHold: 200 * time.Millisecond}
+	doc, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 4 {
+		t.Fatalf("%d runs, want 2 servers x 2 points: %v", len(doc.Runs), doc.Notes)
+	}
+	per := map[string]float64{}
+	for _, r := range doc.Runs {
+		if r.Idle == nil || r.Idle.LoggedIn != r.Point.Users || r.Idle.FreshFailed != 0 || r.Idle.FreshP99 <= 0 {
+			t.Fatalf("%s at %g: %+v (%s %s)", r.Server, r.Point.Value, r.Idle, r.Err, r.Note)
+		}
+		per[r.Server], _ = r.Idle.PerSession()
+	}
+	if per["processes"] < 20*per["goroutines"] {
+		t.Errorf("PSS per session: processes %.0f B, goroutines %.0f B: a process should cost far more", per["processes"], per["goroutines"])
+	}
+	out := t.TempDir()
+	files, err := doc.Write(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(filepath.Join(out, "experiment.txt"))
+	if !strings.Contains(string(text), "C10K: idle sessions held") || !strings.Contains(string(text), "PSS per session, KB") {
+		t.Errorf("the report lacks the idle table:\n%s", text)
+	}
+	var j struct {
+		Runs []struct {
+			Idle *struct {
+				LoggedIn int     `json:"logged_in"`
+				PSS      float64 `json:"pss_per_session"`
+			} `json:"idle"`
+		} `json:"runs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err := json.Unmarshal(b, &j); err != nil || len(j.Runs) != 4 || j.Runs[0].Idle == nil || j.Runs[0].Idle.LoggedIn != 10 {
+		t.Fatalf("JSON: %v %s", err, b)
+	}
+	for _, f := range []string{"memory-idle.png", "p99-idle.svg"} {
+		if !strings.Contains(strings.Join(files, " "), f) {
+			t.Errorf("no %s in %v", f, files)
+		}
+	}
+	// a server that cannot log every session in stops there
+	r := Sample{Server: "x", Point: Point{Sweep: "idle", Value: 5, Users: 5}, Idle: &load.IdleResult{Config: load.IdleConfig{Sessions: 5}, LoggedIn: 3, Failed: map[string]int{"refused": 2}}}
+	if why := idleFailed(r); !strings.Contains(why, "3 of 5") || !strings.Contains(why, "refused 2") {
+		t.Errorf("idleFailed: %q", why)
+	}
+}
+
 // A session classified other is named in the report by the server's words:
 // the JSON counts them by detail and the text has a table of them.
 func TestOthersNamed(t *testing.T) {

@@ -36,11 +36,14 @@ func (d *Doc) groups() []group {
 	return out
 }
 
-var paramName = map[string]string{"backlog": "backlog", "users": "users", "delay": "delay ms"}
+var paramName = map[string]string{"backlog": "backlog", "users": "users", "delay": "delay ms", "idle": "idle sessions"}
 
 func (g group) title() string {
 	t := map[string]string{"backlog": "Sweep 1, the listen backlog", "users": "Sweep 2, the number of users",
-		"delay": "Sweep 3, the delay between arrivals"}[g.sweep]
+		"delay": "Sweep 3, the delay between arrivals", "idle": "C10K: idle sessions held"}[g.sweep]
+	if g.sweep == "idle" {
+		return t
+	}
 	if g.think > 0 {
 		return fmt.Sprintf("%s, with %v think time a command", t, g.think)
 	}
@@ -86,6 +89,10 @@ func failures(s load.Summary) (int, string) {
 func (d *Doc) Tables() []bench.Table {
 	var out []bench.Table
 	for _, g := range d.groups() {
+		if g.sweep == "idle" {
+			out = append(out, idleTable(g))
+			continue
+		}
 		p := g.runs[0].Point
 		t := bench.Table{ID: g.sweep + map[bool]string{true: "-think", false: ""}[g.think > 0], Title: g.title(),
 			Intro: []string{fmt.Sprintf("Each server started fresh for each point; %d users unless the sweep varies them, %v apart, script %s. Times in seconds; processed is the reference's metric, first connect to last end. vsftpd's listen backlog is fixed at 32 whatever the point says.",
@@ -151,6 +158,38 @@ func (d *Doc) Tables() []bench.Table {
 	}
 	return out
 }
+
+// idleTable is the idle sweep's table: per server and N, how many logged
+// in and how long that took, the server's memory and tasks per session,
+// and the fresh sessions' times while the N were held.
+func idleTable(g group) bench.Table {
+	t := bench.Table{ID: "idle", Title: g.title(),
+		Intro:  []string{"N sessions log in (16 dialing goroutines; then only their sockets hold them) and are held 2 s; the server's process tree is measured meanwhile (the sum of PSS, its processes' threads), above its own before the run, and fresh sessions (login, RETR of a small file, QUIT) are timed one after another. Each server fresh for each N; a server that fails to log every session in at some N is not run at larger ones (the notes say why)."},
+		Header: []string{"server", "N", "logged in", "connect N, s", "PSS per session, KB", "tasks per session", "fresh p50, ms", "fresh p99, ms", "fresh failed", "not logged in"},
+		Left:   []int{9}}
+	for _, r := range g.runs {
+		row := []string{r.Server, fmt.Sprintf("%g", r.Point.Value)}
+		if r.Idle == nil {
+			t.Rows = append(t.Rows, append(row, "-", "-", "-", "-", "-", "-", "-", "run failed: "+r.Err))
+			continue
+		}
+		i := r.Idle
+		pss, tasks := i.PerSession()
+		var causes []string
+		for _, k := range slices.Sorted(maps.Keys(i.Failed)) {
+			causes = append(causes, fmt.Sprintf("%s %d", k, i.Failed[k]))
+		}
+		why := strings.Join(causes, ", ")
+		if why == "" {
+			why = "-"
+		}
+		t.Rows = append(t.Rows, append(row, fmt.Sprint(i.LoggedIn), fmt.Sprintf("%.2f", i.Connect.Seconds()), fmt.Sprintf("%.1f", pss/1024),
+			fmt.Sprintf("%.2f", tasks), fmt.Sprintf("%.2f", ms(i.FreshP50)), fmt.Sprintf("%.2f", ms(i.FreshP99)), fmt.Sprint(i.FreshFailed), why))
+	}
+	return t
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // against is the load lab's target at each point of g, for each of
 // parlab's servers against the outside server peer: where peer failed no
@@ -264,9 +303,16 @@ func (d *Doc) WriteText(w io.Writer) {
 	}
 }
 
+// metric is what a plot shows of each run.
+type metric struct {
+	name, label string
+	y           func(Sample) float64
+}
+
 // Figures are the plots: per sweep and think time, processed time,
-// failures and p99 session time against the parameter, a series per
-// server (with several trials, each point the median of its trials); and the timeline of one run's clients (the users sweep's largest
+// failures and p99 session time against the parameter (for the idle
+// sweep, the server's memory per session and the fresh sessions' p99
+// against N), a series per server (with several trials, each point the median of its trials); and the timeline of one run's clients (the users sweep's largest
 // point, for each of batch and goroutines if they ran, else the first
 // server).
 func (d *Doc) Figures() map[string]*figure.Figure {
@@ -274,14 +320,18 @@ func (d *Doc) Figures() map[string]*figure.Figure {
 	servers := d.servers()
 	for _, g := range d.groups() {
 		suffix := g.sweep + map[bool]string{true: "-think", false: ""}[g.think > 0]
-		for _, m := range []struct {
-			name, label string
-			y           func(Sample) float64
-		}{
+		metrics := []metric{
 			{"processed", "processed time, s", func(r Sample) float64 { return r.Summary.Processed.Seconds() }},
 			{"failures", "failed sessions", func(r Sample) float64 { n, _ := failures(r.Summary); return float64(n) }},
 			{"p99", "p99 session time (ok sessions), s", func(r Sample) float64 { return r.Summary.Session.P99 }},
-		} {
+		}
+		if g.sweep == "idle" {
+			metrics = []metric{
+				{"memory", "server PSS per held session, KB", func(r Sample) float64 { pss, _ := r.Idle.PerSession(); return pss / 1024 }},
+				{"p99", "fresh session p99 while N are held, ms", func(r Sample) float64 { return ms(r.Idle.FreshP99) }},
+			}
+		}
+		for _, m := range metrics {
 			f := &figure.Figure{Title: g.title(), Subtitle: "parlab ftp experiment · loopback · " + d.Started.UTC().Format("2006-01-02"),
 				XLabel: paramName[g.sweep], YLabel: m.label}
 			if d.Config.Trials > 1 {
@@ -291,7 +341,7 @@ func (d *Doc) Figures() map[string]*figure.Figure {
 				se := figure.Series{Label: s, Color: i}
 				ys := map[float64][]float64{} // a point's values over its trials
 				for _, r := range g.runs {
-					if r.Server == s && r.Err == "" {
+					if r.Server == s && r.Err == "" && (g.sweep != "idle" || r.Idle != nil && r.Idle.LoggedIn == r.Idle.Config.Sessions) {
 						ys[r.Point.Value] = append(ys[r.Point.Value], m.y(r))
 					}
 				}
@@ -361,6 +411,22 @@ func timeline(r Sample) *figure.Figure {
 	return f
 }
 
+// idleJSON is an idle run in the JSON: bytes, seconds.
+type idleJSON struct {
+	LoggedIn        int            `json:"logged_in"`
+	Failed          map[string]int `json:"failed,omitempty"`
+	Connect         float64        `json:"connect"`
+	PSSPerSession   float64        `json:"pss_per_session"`
+	TasksPerSession float64        `json:"tasks_per_session"`
+	PSS             int64          `json:"pss"`
+	BasePSS         int64          `json:"base_pss"`
+	Procs           int            `json:"procs"`
+	Threads         int            `json:"threads"`
+	FreshP50        float64        `json:"fresh_p50"`
+	FreshP99        float64        `json:"fresh_p99"`
+	FreshFailed     int            `json:"fresh_failed"`
+}
+
 // MarshalJSON is the experiment in seconds, in the bench's vocabulary:
 // parameters as a map, then every run with its point, summary and kernel
 // counters (the clients themselves are in each run's load JSON form only
@@ -384,11 +450,20 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		Rate      float64          `json:"sessions_per_second"`
 		Kernel    map[string]int64 `json:"kernel,omitempty"`
 		Others    map[string]int   `json:"others,omitempty"` // see others
+		Idle      *idleJSON        `json:"idle,omitempty"`   // the idle sweep's run
 		Error     string           `json:"error,omitempty"`
 		Note      string           `json:"note,omitempty"`
 	}
 	var runs []runJSON
 	for _, r := range d.Runs {
+		if i := r.Idle; i != nil {
+			pss, tasks := i.PerSession()
+			runs = append(runs, runJSON{Server: r.Server, Sweep: r.Point.Sweep, Value: r.Point.Value, Users: r.Point.Users, Backlog: r.Point.Backlog,
+				Trial: r.Trial, Note: r.Note, Idle: &idleJSON{LoggedIn: i.LoggedIn, Failed: i.Failed, Connect: i.Connect.Seconds(),
+					PSSPerSession: pss, TasksPerSession: tasks, PSS: i.PSS, BasePSS: i.BasePSS, Procs: i.Procs, Threads: i.Threads,
+					FreshP50: i.FreshP50.Seconds(), FreshP99: i.FreshP99.Seconds(), FreshFailed: i.FreshFailed}})
+			continue
+		}
 		j := runJSON{Server: r.Server, Sweep: r.Point.Sweep, Value: r.Point.Value, Users: r.Point.Users, Delay: r.Point.Delay.Seconds(),
 			Backlog: r.Point.Backlog, Script: r.Point.Script, Think: r.Point.Think.Seconds(), Trial: r.Trial, Error: r.Err, Note: r.Note}
 		if r.Server == "vsftpd" {
