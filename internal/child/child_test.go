@@ -1,6 +1,7 @@
 package child
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -42,4 +43,22 @@ func TestUnreaped(t *testing.T) {
 		t.Error("an unreaped child was not seen")
 	}
 	cmd.Wait()
+}
+
+// A binary without a stamp, or that is not a Go program, has none, so Exe
+// never takes it: children are this program itself (the end to end case,
+// with stamped binaries, is cmd/parlab's TestWorkerBinary).
+func TestStampOf(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{exe, "/bin/sh", "/nonexistent"} {
+		if s := stampOf(p); s != "" {
+			t.Errorf("%s: stamp %q", p, s)
+		}
+	}
+	if Stamp() != "" || Exe(WorkerName) != Self || Exe(SessionName) != Self {
+		t.Errorf("a test binary: stamp %q, worker %s, session %s", Stamp(), Exe(WorkerName), Exe(SessionName))
+	}
 }

@@ -15,17 +15,16 @@ import (
 // bin/parlab-worker (cmd/parlab-worker), which links the query engine and
 // nothing else, and the processes strategy starts that; and
 // bin/parlab-session, the FTP server alone, for the processes model's
-// sessions. Measured on 2026-12-05 (docs/experiments.md): exec and exit of
-// a minimal Go program 5.4 ms, parlab-worker 6.7 ms, parlab-session about
-// 10 ms, parlab 17 ms.
+// sessions. What each saves is measured in docs/experiments.md
+// (2026-12-05, "a lean worker binary").
 //
-// A worker must come from the same sources as its parent: the child
-// protocol, the scanner and the answer are shared code, and a stale worker
-// could answer differently. So both binaries carry a stamp (a hash of the
-// sources, which make build sets with -ldflags -X), and WorkerExe takes the
-// worker binary only if its stamp is this program's, read from its build
-// information without running it (Exe). Without a stamp (go build, go
-// test) children are this program itself.
+// A child must come from the same sources as its parent: the child
+// protocols, the scanner and the answer are shared code, and a stale child
+// could answer differently. So every binary carries a stamp (a hash of the
+// sources, which make build sets with -ldflags -X), and Exe takes a lean
+// binary only if its stamp is this program's, read from its build
+// information without running it. Without a stamp (go build, go test)
+// children are this program itself.
 
 // The lean child binaries, by name, beside the parlab binary: the query
 // worker (cmd/parlab-worker) and the FTP server's session process
