@@ -18,12 +18,13 @@ export GOAMD64
 
 all: build
 
-# Three binaries: parlab; parlab-worker, the lean child the processes
-# strategy starts (the query engine alone: it starts in a third of
-# parlab's time); parlab-session, the FTP processes model's session (the
-# server alone): internal/child/worker.go. All carry STAMP, a hash of the
-# sources and the compiler; parlab starts a lean child only if its stamp
-# is the same, else itself.
+# parlab and its lean children: parlab-worker, the processes strategy's
+# (the query engine alone: it starts in half of parlab's time);
+# parlab-session, the FTP processes model's (the server alone):
+# internal/child/worker.go. They carry STAMP, a hash of the sources and
+# the compiler; parlab starts a lean child only if its stamp is the same,
+# else itself. parlab-nop is the spawn lab's yardstick, the smallest Go
+# program (method forkexec-go).
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 LDSTAMP = -ldflags "-X parlab/internal/child.stamp=$(STAMP)"
 
@@ -36,6 +37,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
+	CGO_ENABLED=0 $(GO) build -o $(BIN)-nop ./cmd/parlab-nop
 
 # The last file is renamed into place last, so its presence means a complete set.
 $(DATA)/xat.csv: | build

@@ -56,6 +56,16 @@ func TestWorkerBinary(t *testing.T) {
 	if gotJSON, _ := json.Marshal(got); child != worker || string(gotJSON) != string(want) {
 		t.Errorf("processes: started from %q (want %q); %s, want %s", child, worker, gotJSON, want)
 	}
+	// the spawn lab times the worker against the smallest Go program
+	build("", filepath.Join(dir, "parlab-nop"), "parlab/cmd/parlab-nop")
+	out, err := exec.Command(parlab, "spawn", "--methods", "forkexec-worker,forkexec-go", "--modes", "serial", "--n", "3", "--rounds", "1", "--json").Output()
+	var lab struct {
+		Ratios  map[string]float64
+		Skipped []string
+	}
+	if err != nil || json.Unmarshal(out, &lab) != nil || lab.Ratios["forkexec_worker_go_serial"] <= 0 || len(lab.Skipped) != 0 {
+		t.Errorf("spawn, forkexec-worker against forkexec-go: %v, %s", err, out)
+	}
 	build("s2", worker, "parlab/cmd/parlab-worker") // a worker of other sources
 	if child, _ := query("processes"); child != "/proc/self/exe" {
 		t.Errorf("a stale worker was started: %q", child)
@@ -70,7 +80,7 @@ func TestWorkerBinary(t *testing.T) {
 	build("s1", session, "parlab/cmd/parlab-session")
 	root := t.TempDir()
 	srv := exec.Command(parlab, "ftp", "serve", "--model", "processes", "--anonymous", "--root", root, "--listen", "127.0.0.1:0")
-	out, err := srv.StdoutPipe()
+	sout, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +88,7 @@ func TestWorkerBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := bufio.NewReader(sout).ReadString('\n')
 	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
 	if err != nil || m == nil {
 		t.Fatalf("ftp serve: %q, %v", line, err)

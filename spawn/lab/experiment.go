@@ -79,6 +79,9 @@ type Report struct {
 	ChildRunsFirst string
 	Stats          []Stat
 	Ratios         []Ratio
+	// Skipped: methods that could not run here, and why (forkexec-go
+	// without parlab-nop beside parlab).
+	Skipped []string
 }
 
 // Run runs every method in every mode: a warmup round, then c.Rounds, each
@@ -95,6 +98,12 @@ func Run(c Config) (*Report, error) {
 	rep.Kernel = unix.ByteSliceToString(u.Release[:])
 	rep.ChildRunsFirst, _ = ChildRunsFirst()
 	for _, m := range c.Methods {
+		if m == MethodForkExecGo {
+			if _, err := nopPath(); err != nil {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", m, err))
+				continue
+			}
+		}
 		for _, mode := range c.Modes {
 			if _, err := Lab(m, mode, c.N, ""); err != nil { // warmup
 				return nil, err
@@ -130,6 +139,8 @@ func Run(c Config) (*Report, error) {
 		{"forkexec_self_goroutine_batch", "forkexec-self / goroutine, batch (a worker process against a worker goroutine)", ratio(MethodForkExecSelf, MethodGoroutine, ModeBatch)},
 		{"forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)},
 		{"forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)},
+		{"forkexec_worker_go_serial", "forkexec-worker / forkexec-go, serial (a worker against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecWorker, MethodForkExecGo, ModeSerial)},
+		{"forkexec_self_go_serial", "forkexec-self / forkexec-go, serial (parlab against the smallest Go program)", ratio(MethodForkExecSelf, MethodForkExecGo, ModeSerial)},
 	}
 	return rep, nil
 }
@@ -170,8 +181,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		ChildRunsFirst *string            `json:"sched_child_runs_first"`
 		Methods        []method           `json:"methods"`
 		Ratios         map[string]float64 `json:"ratios"`
+		Skipped        []string           `json:"skipped,omitempty"`
 		Reference      []RefPoint         `json:"reference_2004"`
-	}{N: r.N, Rounds: r.Rounds, Kernel: r.Kernel, Go: r.Go, Cores: r.Cores, TouchMB: r.TouchMB,
+	}{Skipped: r.Skipped, N: r.N, Rounds: r.Rounds, Kernel: r.Kernel, Go: r.Go, Cores: r.Cores, TouchMB: r.TouchMB,
 		Methods: []method{}, Ratios: map[string]float64{}, Reference: Reference2004}
 	if r.ChildRunsFirst != "" {
 		doc.ChildRunsFirst = &r.ChildRunsFirst
@@ -221,6 +233,9 @@ func (r *Report) WriteText(w io.Writer) {
 		if x.Value > 0 {
 			fmt.Fprintf(w, "%-90s %.2f\n", x.What+":", x.Value)
 		}
+	}
+	for _, why := range r.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", why)
 	}
 	fmt.Fprintf(w, "\nThe 2004 test (256 of each, Pentium III 1 GHz):\n")
 	for _, p := range Reference2004 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -34,11 +35,30 @@ const (
 	MethodFork           Method = "fork"            // clone(SIGCHLD), no exec; the child exits at once
 	MethodForkExecSelf   Method = "forkexec-self"   // syscall.ForkExec of parlab in a mode that exits at once
 	MethodForkExecWorker Method = "forkexec-worker" // the same of the binary a query worker starts from (child.WorkerExe: parlab-worker where make build made it)
+	MethodForkExecGo     Method = "forkexec-go"     // the same of the smallest Go program (parlab-nop beside parlab): the yardstick of the two above
 	MethodForkExecTrue   Method = "forkexec-true"   // syscall.ForkExec of /bin/true
 )
 
 // Methods lists them all, in the order the lab runs them.
-var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecTrue}
+var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue}
+
+// NopName is the smallest Go program's binary (cmd/parlab-nop), beside
+// parlab, that forkexec-go starts.
+const NopName = "parlab-nop"
+
+// nopPath is parlab-nop's path beside this executable, or why there is
+// none.
+func nopPath() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(filepath.Dir(self), NopName)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("no %s beside %s (make build puts it there)", NopName, filepath.Base(self))
+	}
+	return p, nil
+}
 
 // Mode is how a round is timed.
 type Mode string
@@ -82,13 +102,20 @@ func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
 			}
 			return pid, nil
 		})
-	case MethodForkExecSelf, MethodForkExecWorker, MethodForkExecTrue:
+	case MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue:
 		path, argv := exe, []string{exe, NoopArg}
 		if path == "" {
 			path, argv[0] = child.Self, child.Self
 		}
 		if m == MethodForkExecWorker {
 			path, argv[0] = child.WorkerExe(), child.WorkerExe()
+		}
+		if m == MethodForkExecGo {
+			p, err := nopPath()
+			if err != nil {
+				return LabRound{}, fmt.Errorf("forkexec-go: %w", err)
+			}
+			path, argv = p, []string{p}
 		}
 		if m == MethodForkExecTrue {
 			p, err := exec.LookPath("true")

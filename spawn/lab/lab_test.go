@@ -43,6 +43,9 @@ func TestLabCounts(t *testing.T) {
 	}
 	before := threadsNow(t)
 	for _, m := range Methods {
+		if _, err := nopPath(); m == MethodForkExecGo && err != nil {
+			continue // no parlab-nop beside the test binary (cmd/parlab's TestWorkerBinary runs it)
+		}
 		for _, mode := range Modes {
 			r, err := Lab(m, mode, n, "")
 			if err != nil {
