@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"parlab/internal/names"
 	"strings"
 	"time"
 
@@ -25,26 +26,20 @@ const (
 
 // modelTable is the registry of models, in Model order: each one's name and
 // what it does, for parsing and for help text.
-var modelTable = []struct{ name, help string }{
-	{"single", "one session at a time"},
-	{"goroutines", "a goroutine a connection"},
-	{"batch", "every waiting connection served by N workers, the batch waited for"},
-	{"pool", "N workers fed by a bounded queue"},
-	{"processes", "a child process a connection, vsftpd's model"},
+var modelTable = names.Table{
+	{Name: "single", Help: "one session at a time"},
+	{Name: "goroutines", Help: "a goroutine a connection"},
+	{Name: "batch", Help: "every waiting connection served by N workers, the batch waited for"},
+	{Name: "pool", Help: "N workers fed by a bounded queue"},
+	{Name: "processes", Help: "a child process a connection, vsftpd's model"},
 }
 
-func (m Model) String() string { return modelTable[m].name }
+func (m Model) String() string { return modelTable.Name(int(m)) }
 
 // ParseModel takes a model's name.
 func ParseModel(s string) (Model, error) {
-	var names []string
-	for i, m := range modelTable {
-		if m.name == s {
-			return Model(i), nil
-		}
-		names = append(names, m.name)
-	}
-	return 0, fmt.Errorf("unknown model %q (want %s)", s, strings.Join(names, ", "))
+	i, err := modelTable.Parse("model", s)
+	return Model(i), err
 }
 
 // MarshalText and UnmarshalText name a Model in flags (flag.TextVar) and
@@ -60,13 +55,7 @@ func (m *Model) UnmarshalText(b []byte) error {
 }
 
 // ModelHelp lists the models and what each does, for help text.
-func ModelHelp() string {
-	var parts []string
-	for _, m := range modelTable {
-		parts = append(parts, m.name+" ("+m.help+")")
-	}
-	return strings.Join(parts, ", ")
-}
+func ModelHelp() string { return modelTable.Help() }
 
 // Config is a server's whole setting. Zero values of the limits take the
 // defaults in Defaults.

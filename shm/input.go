@@ -22,9 +22,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"parlab/internal/names"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"golang.org/x/exp/mmap"
 	"golang.org/x/sys/unix"
@@ -46,24 +46,18 @@ const (
 
 // modes is the registry of I/O modes, in Mode order: each one's name and
 // what it does, for parsing and for help text.
-var modes = []struct{ name, help string }{
-	{"mmap", "zero-copy"},
-	{"readat", "x/exp/mmap, copies"},
-	{"read", "read(2)"},
+var modes = names.Table{
+	{Name: "mmap", Help: "zero-copy"},
+	{Name: "readat", Help: "x/exp/mmap, copies"},
+	{Name: "read", Help: "read(2)"},
 }
 
-func (m Mode) String() string { return modes[m].name }
+func (m Mode) String() string { return modes.Name(int(m)) }
 
 // ParseMode parses a mode's name: "mmap", "readat" or "read".
 func ParseMode(s string) (Mode, error) {
-	var names []string
-	for i, m := range modes {
-		if s == m.name {
-			return Mode(i), nil
-		}
-		names = append(names, m.name)
-	}
-	return 0, fmt.Errorf("unknown I/O mode %q (want %s)", s, strings.Join(names, ", "))
+	i, err := modes.Parse("I/O mode", s)
+	return Mode(i), err
 }
 
 // MarshalText and UnmarshalText name a Mode in flags (flag.TextVar) and
@@ -79,13 +73,7 @@ func (m *Mode) UnmarshalText(b []byte) error {
 }
 
 // ModeHelp lists the modes and what each does, for help text.
-func ModeHelp() string {
-	var parts []string
-	for _, m := range modes {
-		parts = append(parts, m.name+" ("+m.help+")")
-	}
-	return strings.Join(parts, ", ")
-}
+func ModeHelp() string { return modes.Help() }
 
 // Options tune the modes.
 type Options struct {

@@ -1,9 +1,6 @@
 package spawn
 
-import (
-	"fmt"
-	"strings"
-)
+import "parlab/internal/names"
 
 // Split is how a Plan cuts the work among workers.
 type Split int
@@ -34,27 +31,21 @@ const (
 
 // splits is the registry of splits, in Split order: each one's name and
 // what it does, for parsing and for help text.
-var splits = []struct{ name, help string }{
-	{"file-naive", "F/N files a worker, the last taking the rest (the reference's)"},
-	{"file", "files [j·F/N, (j+1)·F/N) to worker j"},
-	{"rows", "N equal byte ranges cut at row starts"},
-	{"dynamic", "2 MiB chunks from a shared cursor"},
-	{"keys", "a group-by: every worker reads every row and keeps its part of the keys"},
-	{"auto", "keys for a group-by whose sampled rows are mostly distinct keys, else rows"},
+var splits = names.Table{
+	{Name: "file-naive", Help: "F/N files a worker, the last taking the rest (the reference's)"},
+	{Name: "file", Help: "files [j·F/N, (j+1)·F/N) to worker j"},
+	{Name: "rows", Help: "N equal byte ranges cut at row starts"},
+	{Name: "dynamic", Help: "2 MiB chunks from a shared cursor"},
+	{Name: "keys", Help: "a group-by: every worker reads every row and keeps its part of the keys"},
+	{Name: "auto", Help: "keys for a group-by whose sampled rows are mostly distinct keys, else rows"},
 }
 
-func (s Split) String() string { return splits[s].name }
+func (s Split) String() string { return splits.Name(int(s)) }
 
 // ParseSplit parses a split's name.
 func ParseSplit(name string) (Split, error) {
-	var names []string
-	for i, sp := range splits {
-		if sp.name == name {
-			return Split(i), nil
-		}
-		names = append(names, sp.name)
-	}
-	return 0, fmt.Errorf("unknown split %q (want %s)", name, strings.Join(names, ", "))
+	i, err := splits.Parse("split", name)
+	return Split(i), err
 }
 
 // MarshalText and UnmarshalText name a Split in flags (flag.TextVar) and
@@ -79,10 +70,4 @@ func Splits() []Split {
 }
 
 // SplitHelp lists the splits and what each does, for help text.
-func SplitHelp() string {
-	var parts []string
-	for _, sp := range splits {
-		parts = append(parts, sp.name+" ("+sp.help+")")
-	}
-	return strings.Join(parts, ", ")
-}
+func SplitHelp() string { return splits.Help() }
