@@ -29,7 +29,9 @@ import (
 // XY is a point.
 type XY struct{ X, Y float64 }
 
-// Series is one line of a Figure.
+// Series is one line of a Figure. A Fit or Projected series with a label
+// and no points is a key: its style and label in the legend, for lines
+// that carry none each (say, every series' fit).
 type Series struct {
 	Label  string
 	Points []XY
@@ -211,7 +213,14 @@ func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
 			p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		}
 		for _, s := range f.Series {
-			if len(s.Points) == 0 {
+			if len(s.Points) == 0 { // a key: its style in the legend, no data
+				if s.Label != "" && (s.Fit || s.Projected) {
+					l := &plotter.Line{LineStyle: draw.LineStyle{Color: Palette(s.Color), Width: vg.Points(1)}}
+					if s.Projected {
+						l.Color, l.Dashes = lighter(Palette(s.Color)), []vg.Length{vg.Points(5), vg.Points(4)}
+					}
+					addLegend(s.Label, l)
+				}
 				continue
 			}
 			xy := make(plotter.XYs, len(s.Points))

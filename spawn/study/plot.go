@@ -158,6 +158,7 @@ func (d *Doc) speedupFigure() *figure.Figure {
 	}
 	names, m := d.series()
 	top := 1.0
+	fits, projected := 0, false
 	for _, k := range names {
 		rs := m[k]
 		if rs[0].Strategy == Floor {
@@ -183,15 +184,22 @@ func (d *Doc) speedupFigure() *figure.Figure {
 				}
 				return pts
 			}
-			label := fmt.Sprintf("   its Amdahl fit, f = %.1f%%", 100*a.F)
+			fits++
+			f.Series = append(f.Series, figure.Series{Color: s.Color, Fit: true, Points: curve(lo, reach)})
 			if hi > reach {
-				label += ", dashed: projected"
-			}
-			f.Series = append(f.Series, figure.Series{Label: label, Color: s.Color, Fit: true, Points: curve(lo, reach)})
-			if hi > reach {
+				projected = true
 				f.Series = append(f.Series, figure.Series{Color: s.Color, Projected: true, Points: curve(reach, hi)})
 			}
 		}
+	}
+	// One key for every fit, not a legend line each (their f are in the
+	// report's Amdahl table): with eight series the legend was seventeen
+	// lines.
+	if fits > 0 {
+		f.Series = append(f.Series, figure.Series{Label: "thin, in a series' colour: its Amdahl fit (f in the report)", Color: figure.Gray, Fit: true})
+	}
+	if projected {
+		f.Series = append(f.Series, figure.Series{Label: "dashed: the fit projected past the cores", Color: figure.Gray, Projected: true})
 	}
 	if d.Env.Cores > 0 {
 		f.Lines = append(f.Lines, figure.Line{Y: cores, Label: fmt.Sprintf("%d cores: the most this machine can give", d.Env.Cores)})

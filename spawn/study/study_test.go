@@ -243,7 +243,7 @@ func TestPlots(t *testing.T) {
 	// what a reader needs is in the speedup figure: the projection past the
 	// cores, the best configuration marked, the machine named
 	svg, _ := os.ReadFile(filepath.Join(dir, "speedup.svg"))
-	for _, want := range []string{"dashed: projected", "best: goroutines/rows/8", "4 cores", "Region=Europe"} {
+	for _, want := range []string{"dashed: the fit projected past the cores", "its Amdahl fit", "best: goroutines/rows/8", "4 cores", "Region=Europe"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("speedup.svg lacks %q", want)
 		}
@@ -253,13 +253,24 @@ func TestPlots(t *testing.T) {
 	if names[0] != "speedup" {
 		t.Fatalf("figures %v", names)
 	}
+	keys := 0
 	for _, s := range figs[0].Series {
+		if len(s.Points) == 0 { // a key: the fits' legend line, once
+			keys++
+			continue
+		}
 		if s.Projected && s.Points[0].X != 4 {
 			t.Errorf("a projection starts at %v workers, not at the 4 cores", s.Points[0].X)
 		}
 		if s.Fit && !s.Projected && s.Points[len(s.Points)-1].X > 4 {
 			t.Errorf("%q drawn solid to %v workers, past the 4 cores", s.Label, s.Points[len(s.Points)-1].X)
 		}
+		if s.Fit && s.Label != "" && s.Label != "ideal (speedup = workers)" {
+			t.Errorf("a fit has a legend line of its own: %q", s.Label)
+		}
+	}
+	if keys != 2 {
+		t.Errorf("%d legend keys, want the fits' and the projections'", keys)
 	}
 }
 
@@ -343,7 +354,7 @@ func TestHTMLGolden(t *testing.T) {
 	if len(svgs) != 4 { // speedup, time, trials, busy
 		t.Errorf("%d figures in the page", len(svgs))
 	}
-	for _, want := range []string{"dashed: projected", "best: goroutines/file-naive/8"} {
+	for _, want := range []string{"dashed: the fit projected past the cores", "best: goroutines/file-naive/8"} {
 		if !strings.Contains(svgs[0], want) {
 			t.Errorf("the speedup figure lacks %q", want)
 		}
