@@ -123,4 +123,12 @@ func TestWorkerBinary(t *testing.T) {
 			t.Errorf("reply %q, %v; want %s", l, err, want)
 		}
 	}
+	// the load generator's client processes run parlab-session too: they
+	// work only if it has their mode
+	b, err := exec.Command(parlab, "ftp", "load", "--addr", m[1], "--users", "3", "--delay", "1ms", "--script", "PWD",
+		"--clients", "processes", "--json", "-").Output()
+	var lr struct{ Outcomes map[string]int }
+	if err != nil || json.Unmarshal(b, &lr) != nil || lr.Outcomes["ok"] != 3 {
+		t.Errorf("ftp load --clients processes: %v, %s", err, b)
+	}
 }

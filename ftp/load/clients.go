@@ -32,8 +32,9 @@ type clientJob struct {
 	StartUnixNano, DeadlineNano int64
 }
 
-// runProcess runs client id as its own process (this program in client
-// mode, as the reference forked its clients), and returns what it saw: the
+// runProcess runs client id as its own process (in client mode: the lean
+// parlab-session where make build made it, else this program:
+// child.Exe; as the reference forked its clients), and returns what it saw: the
 // child prints its Client as one JSON line. A child that fails to start,
 // dies or prints nothing is a client with outcome "other error" saying so.
 func runProcess(cfg *Config, id int, start, deadline time.Time) Client {
@@ -42,7 +43,7 @@ func runProcess(cfg *Config, id int, start, deadline time.Time) Client {
 		StartUnixNano: start.UnixNano(), DeadlineNano: deadline.UnixNano()}
 	b, _ := json.Marshal(job)
 	c := Client{ID: id, Arrive: time.Since(start), Outcome: OtherError}
-	cmd := exec.Command("/proc/self/exe", ClientArg, string(b))
+	cmd := exec.Command(child.Exe(child.SessionName), ClientArg, string(b))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
