@@ -15,6 +15,7 @@ import (
 
 	"parlab/ftp"
 	"parlab/internal/child"
+	"parlab/internal/testrun"
 )
 
 func TestMain(m *testing.M) {
@@ -232,6 +233,7 @@ func TestScriptAndAddr(t *testing.T) {
 // outcomes as goroutines, file checks included, and the generator's CPU,
 // children's included, is reported.
 func TestProcessClients(t *testing.T) {
+	testrun.FullRunOnly(t, "clients in processes, which the race detector cannot see into")
 	addr, body := server(t, ftp.Goroutines, 64, nil)
 	cfg := config(addr, 8)
 	cfg.Processes = true
@@ -294,7 +296,11 @@ func TestLoadQueued(t *testing.T) {
 // the server by its port, and measures its tree: in the processes model a
 // process a session; fresh sessions are timed meanwhile.
 func TestIdle(t *testing.T) {
-	for _, m := range []ftp.Model{ftp.Goroutines, ftp.Processes} {
+	models := []ftp.Model{ftp.Goroutines, ftp.Processes}
+	if testing.Short() {
+		models = models[:1] // the race run: 40 race-built session processes take seconds
+	}
+	for _, m := range models {
 		t.Run(m.String(), func(t *testing.T) {
 			addr, _ := server(t, m, 64, nil)
 			if pid, err := ListeningPid(addr); err != nil || pid != os.Getpid() {
