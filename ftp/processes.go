@@ -3,12 +3,10 @@ package ftp
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/gob"
 	"fmt"
 	"net"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,7 +21,7 @@ const SessionArg = "__parlab_ftp_session"
 
 func init() { child.Register(SessionArg, sessionMain) }
 
-// The session child's descriptors: the connection, its configuration (gob),
+// The session child's descriptors: the connection, its configuration (child.WriteJob),
 // and the log (if any).
 const (
 	childConnFd   = 3
@@ -54,11 +52,10 @@ type childConfig struct {
 // limits; each session is a child process, parlab-session (or parlab
 // itself: child.Exe) started with syscall.ForkExec in SessionArg's mode, the connection its fd 3. The
 // accept loop only accepts and queues (so the kernel's queue drains at
-// once); one spawner goroutine, locked to its OS thread for the server's
-// whole life, does every fork, so PR_SET_PDEATHSIG (which fires when the
-// forking thread ends) kills the children only when the server is gone.
-// Each child is waited for through its pidfd, in the poller: the parent's
-// threads stay flat however many sessions run.
+// once); one goroutine takes the queue and starts a session at a time
+// (child.Start, whose spawner thread keeps Pdeathsig tied to the
+// process). Each child is waited for through its pidfd, in the poller: the
+// parent's threads stay flat however many sessions run.
 func (s *Server) serveProcesses(ln net.Listener) error {
 	exe := s.cfg.Exe
 	if exe == "" {
@@ -71,7 +68,6 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	q := newConnQueue(0)
 	s.kids.Add(1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the server's last child
 		defer s.kids.Done()
 		defer devnull.Close()
 		for {
@@ -87,7 +83,7 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 				w.release()
 			}
 		}
-		s.kidsDone.Wait() // the children's Pdeathsig follows this thread
+		s.kidsDone.Wait()
 	}()
 	return s.acceptInto(ln, q)
 }
@@ -130,28 +126,16 @@ func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release f
 	if f, ok := s.cfg.Log.(*os.File); ok {
 		files = append(files, f.Fd())
 	}
-	pidfd := -1
-	pid, err := syscall.ForkExec(exe, []string{exe, SessionArg}, &syscall.ProcAttr{
-		Env: sessionEnv(), Files: files,
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
-	})
+	kid, err := child.Start(child.Attr{Exe: exe, Args: []string{exe, SessionArg}, Env: sessionEnv(), Files: files})
 	if err != nil {
 		return err
 	}
 	c.Close()
-	kid, err := child.NewPidfd(pid, pidfd)
-	if err != nil { // cannot happen with a valid pidfd; reap it the slow way
-		syscall.Kill(pid, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil)
-		release()
-		return nil
-	}
 	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Dummy: s.dummy, Anonymous: s.cfg.Anonymous,
 		PasvMin: s.cfg.PasvMin, PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout,
 		LoginDelay: s.cfg.LoginDelay, MaxLine: s.cfg.MaxLine, TLSChain: s.tlsChain, TLSKey: s.tlsKey,
 		Log: len(files) > 5, Active: s.active.Load(), Served: s.served.Load()}
-	if err := gob.NewEncoder(pw).Encode(&cc); err != nil {
+	if err := child.WriteJob(pw, &cc); err != nil {
 		kid.Signal(syscall.SIGKILL)
 	}
 	s.active.Add(1)
@@ -189,7 +173,7 @@ func (s *Server) signalChildren(sig syscall.Signal) {
 func sessionMain([]string) int {
 	cfgFile := os.NewFile(childConfigFd, "config")
 	var cc childConfig
-	if err := gob.NewDecoder(cfgFile).Decode(&cc); err != nil {
+	if err := child.ReadJob(cfgFile, &cc); err != nil {
 		fmt.Fprintf(os.Stderr, "parlab ftp session: config: %v\n", err)
 		return 2
 	}

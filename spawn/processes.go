@@ -84,7 +84,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	b := region.Bytes()
 	var failures []error
 	for w, k := range kids {
-		pid := k.pid
+		pid := k.pid()
 		ws := b[l.worker(w) : l.worker(w)+workerSlot]
 		st := statuses[w]
 		why := ""
@@ -212,33 +212,21 @@ func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report
 		return nil, nil, false, err
 	}
 	defer devnull.Close()
-	// PR_SET_PDEATHSIG fires when the thread that forked a child ends, not
-	// the process. Go keeps its threads, except one whose goroutine exits
-	// locked to it (the spawn lab does that on purpose): pinning this
-	// goroutine to its thread until every child is reaped keeps the
-	// children's parent thread alive for as long as they run.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	kids := make([]kid, 0, c.Workers)
+	var kids []kid
 	defer func() {
 		for _, k := range kids {
-			unix.Close(k.pidfd)
+			k.p.Close()
 		}
 	}()
 	for w := range c.Workers {
-		k := kid{pidfd: -1}
-		attr := &syscall.ProcAttr{
-			Env: os.Environ(),
-			// stdin and stdout are /dev/null (a worker prints nothing); stderr
-			// is ours, so a crashing worker's last words are seen; fd 3 is
-			// the region.
-			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())},
-			// A pidfd names this child even after its pid is reaped and
-			// reused, so a kill on timeout can never hit another process.
-			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &k.pidfd},
-		}
 		ts := time.Now()
-		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, attr)
+		// stdin and stdout are /dev/null (a worker prints nothing); stderr is
+		// ours, so a crashing worker's last words are seen; fd 3 is the
+		// region. (child.Start: Pdeathsig, and a pidfd that names this
+		// child even after its pid is reused, so a kill on timeout can
+		// never hit another process.)
+		p, err := child.Start(child.Attr{Exe: exe, Args: []string{exe, WorkerArg, strconv.Itoa(w)},
+			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
 		rep.PerWorker[w].Fork = time.Since(ts)
 		rep.PerWorker[w].Launched = ts.Sub(t0)
 		if err != nil {
@@ -246,16 +234,21 @@ func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report
 			reapAll(kids)
 			return nil, nil, false, fmt.Errorf("starting worker %d (%s): %w", w, exe, err)
 		}
-		k.pid = pid
-		kids = append(kids, k)
+		kids = append(kids, kid{p})
 	}
 	statuses, timedOut := waitAll(ctx, kids)
 	return kids, statuses, timedOut, nil
 }
 
-// kid is a started worker process.
-type kid struct {
-	pid, pidfd int
+// kid is a started worker process (p nil for the in-process harness's
+// workers, which have no pid: 0).
+type kid struct{ p *child.Pidfd }
+
+func (k kid) pid() int {
+	if k.p == nil {
+		return 0
+	}
+	return k.p.Pid()
 }
 
 type exitStatus struct {
@@ -276,15 +269,8 @@ func waitAll(ctx context.Context, kids []kid) ([]exitStatus, bool) {
 	ch := make(chan done, len(kids))
 	for i, k := range kids {
 		go func() {
-			var ws syscall.WaitStatus
-			for {
-				_, err := syscall.Wait4(k.pid, &ws, 0, nil)
-				if err == syscall.EINTR {
-					continue
-				}
-				ch <- done{i, ws, err}
-				return
-			}
+			ws, _, err := k.p.Wait() // in the poller: no thread a child
+			ch <- done{i, ws, err}
 		}()
 	}
 	stop := ctx.Done()
@@ -307,17 +293,12 @@ func waitAll(ctx context.Context, kids []kid) ([]exitStatus, bool) {
 // already is not there to hit (ESRCH, ignored).
 func killAll(kids []kid) {
 	for _, k := range kids {
-		unix.PidfdSendSignal(k.pidfd, unix.SIGKILL, nil, 0)
+		k.p.Signal(syscall.SIGKILL)
 	}
 }
 
 func reapAll(kids []kid) {
 	for _, k := range kids {
-		var ws syscall.WaitStatus
-		for {
-			if _, err := syscall.Wait4(k.pid, &ws, 0, nil); err != syscall.EINTR {
-				break
-			}
-		}
+		k.p.Wait()
 	}
 }

@@ -3,11 +3,11 @@ package spawn
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 
+	"parlab/internal/child"
 	"parlab/scan"
 	"parlab/shm"
 )
@@ -20,7 +20,7 @@ import (
 //	offset   size       what
 //	0        64         header: magic | cursor | workers | units | jobLen | t0 |
 //	                    heap (bytes of the variable part taken so far)
-//	64       jobLen…    the job, encoding/gob (paths, query, io mode, units,
+//	64       jobLen…    the job, child.WriteJob's gob (paths, query, io mode, units,
 //	                    assignment), padded to 64. gob keeps strings' bytes as
 //	                    they are, so a value or path that is not UTF-8 reaches
 //	                    the child unchanged (JSON would replace such bytes)
@@ -119,7 +119,7 @@ var le = binary.LittleEndian
 // writeRegion creates the region for job and fills its header.
 func writeRegion(j *job, workers int, t0 int64) (*shm.Region, layout, error) {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(j); err != nil {
+	if err := child.WriteJob(&buf, j); err != nil {
 		return nil, layout{}, err
 	}
 	enc := buf.Bytes()
@@ -148,7 +148,7 @@ func readRegion(r *shm.Region) (*job, layout, int64, error) {
 	if jobOff+n > len(b) {
 		return nil, layout{}, 0, fmt.Errorf("shared region: job of %d bytes in %d", n, len(b))
 	}
-	if err := gob.NewDecoder(bytes.NewReader(b[jobOff : jobOff+n])).Decode(&j); err != nil {
+	if err := child.ReadJob(bytes.NewReader(b[jobOff:jobOff+n]), &j); err != nil {
 		return nil, layout{}, 0, fmt.Errorf("shared region: job: %w", err)
 	}
 	l := newLayout(n, int(le.Uint64(b[hdrWorkers:])), int(le.Uint64(b[hdrUnits:])))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
@@ -33,54 +32,88 @@ type clientJob struct {
 }
 
 // runProcess runs client id as its own process (in client mode: the lean
-// parlab-session where make build made it, else this program:
-// child.Exe; as the reference forked its clients), and returns what it saw: the
-// child prints its Client as one JSON line. A child that fails to start,
+// parlab-session where make build made it, else this program: child.Exe;
+// as the reference forked its clients), and returns what it saw. The job
+// goes down a pipe at the child's fd 3 (child.WriteJob); the child prints
+// its Client as one JSON line on its stdout. A child that fails to start,
 // dies or prints nothing is a client with outcome "other error" saying so.
 func runProcess(cfg *Config, id int, start, deadline time.Time) Client {
 	job := clientJob{Addr: cfg.Addr, User: cfg.User, Pass: cfg.Pass, Script: cfg.Script, Think: cfg.Think,
 		Connect: cfg.Connect, Greeting: cfg.Greeting, Transfer: cfg.Transfer, Expect: cfg.Expect, ID: id,
 		StartUnixNano: start.UnixNano(), DeadlineNano: deadline.UnixNano()}
-	b, _ := json.Marshal(job)
 	c := Client{ID: id, Arrive: time.Since(start), Outcome: OtherError}
-	cmd := exec.Command(child.Exe(child.SessionName), ClientArg, string(b))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	fail := func(what string, err error) Client {
+		c.End, c.Detail = time.Since(start), fmt.Sprintf("client process %s: %v", what, err)
+		return c
+	}
+	jr, jw, err := os.Pipe()
 	if err != nil {
-		c.Detail = "client process: " + err.Error()
-		return c
+		return fail("job pipe", err)
 	}
-	if err := cmd.Start(); err != nil {
-		c.Detail = "client process did not start: " + err.Error()
-		return c
+	defer jr.Close()
+	defer jw.Close()
+	or, ow, err := os.Pipe()
+	if err != nil {
+		return fail("output pipe", err)
 	}
+	defer or.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return fail("stdin", err)
+	}
+	defer devnull.Close()
+	exe := child.Exe(child.SessionName)
+	kid, err := child.Start(child.Attr{Exe: exe, Args: []string{exe, ClientArg},
+		Files: []uintptr{devnull.Fd(), ow.Fd(), os.Stderr.Fd(), jr.Fd()}})
+	ow.Close() // the child's copy is its stdout
+	if err != nil {
+		return fail("did not start", err)
+	}
+	defer kid.Close()
+	jerr := child.WriteJob(jw, &job)
+	jw.Close()
 	var got Client
-	sc := bufio.NewScanner(out)
+	sc := bufio.NewScanner(or)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	ok := sc.Scan() && json.Unmarshal(sc.Bytes(), &got) == nil
-	werr := cmd.Wait()
+	if !ok {
+		kid.Signal(syscall.SIGKILL)
+	}
+	ws, _, werr := kid.Wait()
 	switch {
-	case !ok:
-		c.End, c.Detail = time.Since(start), fmt.Sprintf("client process said nothing (%v)", werr)
-		return c
+	case jerr != nil:
+		return fail("job", jerr)
 	case werr != nil:
-		c.End, c.Detail = time.Since(start), fmt.Sprintf("client process: %v", werr)
-		return c
+		return fail("wait", werr)
+	case !ok:
+		return fail("said nothing", fmt.Errorf("%s", exitText(ws)))
+	case ws.Signaled() || ws.ExitStatus() != 0:
+		return fail("ended", fmt.Errorf("%s", exitText(ws)))
 	}
 	return got
 }
 
+// exitText says how a child ended.
+func exitText(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%v)", ws.Signal(), ws.Signal())
+	}
+	return fmt.Sprintf("exit status %d", ws.ExitStatus())
+}
+
+// jobFd is where a client process finds its job: a pipe (runProcess).
+const jobFd = 3
+
 // clientMain is a client process's whole life: one session, its Client
 // printed as one JSON line on stdout.
 func clientMain(args []string) int {
-	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "parlab ftp client: want one job")
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "parlab ftp client: no arguments but the mode; the job comes on fd 3")
 		return 2
 	}
 	var job clientJob
-	if err := json.Unmarshal([]byte(args[2]), &job); err != nil {
-		fmt.Fprintf(os.Stderr, "parlab ftp client: %v\n", err)
+	if err := child.ReadJob(os.NewFile(jobFd, "job"), &job); err != nil {
+		fmt.Fprintf(os.Stderr, "parlab ftp client: reading the job: %v\n", err)
 		return 2
 	}
 	cfg := Config{Addr: job.Addr, User: job.User, Pass: job.Pass, Script: job.Script, Think: job.Think,

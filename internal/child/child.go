@@ -4,7 +4,8 @@
 // server's per-session processes, registers the mode's argv[1] and entry
 // point here, in an init function, and main and every TestMain call Run
 // first thing), which binary a child starts from (Exe: a lean one beside
-// parlab, built from the same sources, or parlab itself), and the tests'
+// parlab, built from the same sources, or parlab itself), how every child
+// starts (Start) and gets its job (WriteJob, ReadJob), and the tests'
 // check that no child is left (Reaped).
 // So no package needs to know the others' modes, the dispatcher is one
 // function, and the FTP server does not stand on the query engine: this

@@ -1,9 +1,11 @@
 package child
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -61,4 +63,48 @@ func TestStampOf(t *testing.T) {
 	if Stamp() != "" || Exe(WorkerName) != Self || Exe(SessionName) != Self {
 		t.Errorf("a test binary: stamp %q, worker %s, session %s", Stamp(), Exe(WorkerName), Exe(SessionName))
 	}
+}
+
+// Start runs children from its one spawner thread, from any goroutine at
+// once: each can be waited for and signalled through its pidfd, and a
+// binary that cannot start is an error, not a child.
+func TestStart(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			p, err := Start(Attr{Exe: sh, Args: []string{"sh", "-c", "exit " + string(rune('0'+i))}})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer p.Close()
+			ws, _, err := p.Wait()
+			if err == nil && ws.ExitStatus() != i {
+				err = fmt.Errorf("child %d exited %d", i, ws.ExitStatus())
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	p, err := Start(Attr{Exe: sh, Args: []string{"sh", "-c", "sleep 30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Signal(syscall.SIGKILL)
+	if ws, _, err := p.Wait(); err != nil || !ws.Signaled() {
+		t.Errorf("killed: %v, %v", ws, err)
+	}
+	p.Close()
+	if _, err := Start(Attr{Exe: "/nonexistent", Args: []string{"x"}}); err == nil {
+		t.Error("a binary that is not there started")
+	}
+	Reaped(t)
 }

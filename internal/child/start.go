@@ -1,0 +1,80 @@
+package child
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// Attr is how a child starts: the binary (Exe or Self), its argv (argv[0]
+// first), its environment (nil: this process's), and its open files, fd 0,
+// 1, 2 and on, in order.
+type Attr struct {
+	Exe   string
+	Args  []string
+	Env   []string
+	Files []uintptr
+}
+
+// Start starts a child of this process: syscall.ForkExec with
+// PR_SET_PDEATHSIG (SIGKILL: a child never outlives its parent) and a
+// pidfd, returned as a Pidfd for waiting in the poller and signalling
+// without a pid race. Every child of the process is forked by one
+// goroutine locked to its OS thread for the process's life (the spawner),
+// because Pdeathsig fires when the thread that forked the child ends, not
+// the process, and Go ends a thread whose goroutine exits locked to it
+// (the spawn lab does so on purpose): so the rule lives here, once, and a
+// child dies with the process, never earlier. Start is safe for
+// concurrent use; forks are made one at a time.
+func Start(a Attr) (*Pidfd, error) {
+	spawner.once.Do(func() {
+		spawner.req = make(chan startReq)
+		go spawn(spawner.req)
+	})
+	r := startReq{a: a, done: make(chan startRes, 1)}
+	spawner.req <- r
+	res := <-r.done
+	return res.p, res.err
+}
+
+var spawner struct {
+	once sync.Once
+	req  chan startReq
+}
+
+type startReq struct {
+	a    Attr
+	done chan startRes
+}
+
+type startRes struct {
+	p   *Pidfd
+	err error
+}
+
+// spawn is the spawner: it forks what it is asked to, for ever, on the
+// thread it locks and never gives back.
+func spawn(req chan startReq) {
+	runtime.LockOSThread()
+	for r := range req {
+		env := r.a.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		pidfd := -1
+		pid, err := syscall.ForkExec(r.a.Exe, r.a.Args, &syscall.ProcAttr{Env: env, Files: r.a.Files,
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}})
+		if err != nil {
+			r.done <- startRes{err: err}
+			continue
+		}
+		p, err := NewPidfd(pid, pidfd)
+		if err != nil { // cannot happen with a valid pidfd: reap it the slow way
+			syscall.Kill(pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, 0, nil)
+		}
+		r.done <- startRes{p, err}
+	}
+}
