@@ -13,6 +13,7 @@ import (
 	"parlab/internal/testrun"
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // The general queries (several filters, order comparisons, group-by,
@@ -25,7 +26,7 @@ func TestGeneralEveryWay(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 1500, Files: 2, Seed: 5}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	plain, _ := ExpandPaths([]string{dir})
+	plain, _ := stage.ExpandPaths([]string{dir})
 	// a quoted copy: a Country with a comma and a newline in it
 	qdir := t.TempDir()
 	for _, p := range plain {
@@ -33,7 +34,7 @@ func TestGeneralEveryWay(t *testing.T) {
 		b = bytes.ReplaceAll(b, []byte(",Chad,"), []byte(",\"Ch\nad, \"\"the\"\"\","))
 		writeFile(t, filepath.Join(qdir, filepath.Base(p)), string(b))
 	}
-	quoted, _ := ExpandPaths([]string{qdir})
+	quoted, _ := stage.ExpandPaths([]string{qdir})
 	queries := []scan.Query{
 		{Where: "Region", Equals: "Europe", Filters: []scan.Cond{{Col: "Sales Channel", Op: scan.OpEq, Value: "Online"}, {Col: "Units Sold", Op: scan.OpGt, Value: "5000"}}},
 		{By: []string{"Region"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
@@ -67,7 +68,7 @@ func TestGroupsEveryRow(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 1, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := ExpandPaths([]string{dir})
+	paths, _ := stage.ExpandPaths([]string{dir})
 	q := scan.Query{By: []string{"Order ID"}, Max: []string{"Total Profit"}}
 	var want *Report
 	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}} {
@@ -100,7 +101,7 @@ func TestKeysSplit(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 3, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := ExpandPaths([]string{dir})
+	paths, _ := stage.ExpandPaths([]string{dir})
 	for _, c := range []struct {
 		q       scan.Query
 		workers int
@@ -131,7 +132,7 @@ func TestKeysSplit(t *testing.T) {
 	if err := data.Generate(small, data.Options{Rows: 3000, Files: 1, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	smallPaths, _ := ExpandPaths([]string{small})
+	smallPaths, _ := stage.ExpandPaths([]string{small})
 	sset, err := Open(smallPaths, scan.Query{By: []string{"Order ID"}}, shm.Mmap, shm.Options{})
 	if err != nil {
 		t.Fatal(err)

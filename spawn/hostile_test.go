@@ -17,6 +17,7 @@ import (
 	"parlab/internal/child"
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // way is one way of running a query.
@@ -121,7 +122,7 @@ func TestBytesNotUTF8(t *testing.T) {
 		fmt.Fprintf(&b, "Europe,%s,%d.25,1\n", c, i)
 	}
 	p := writeFile(t, filepath.Join(dir, "latin1.csv"), b.String())
-	paths, err := ExpandPaths([]string{dir})
+	paths, err := stage.ExpandPaths([]string{dir})
 	if err != nil || len(paths) != 1 || paths[0] != p {
 		t.Fatalf("ExpandPaths: %q, %v", paths, err)
 	}
@@ -144,7 +145,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		writeFile(t, filepath.Join(root, d, "x.csv"), h+"Europe,"+fmt.Sprint(len(d))+",1\n")
 	}
 	for _, d := range []string{"exp[1]", "sales*", "only[x]", "bad[", "a?b", "a\\b"} {
-		got, err := ExpandPaths([]string{filepath.Join(root, d)})
+		got, err := stage.ExpandPaths([]string{filepath.Join(root, d)})
 		if err != nil || len(got) != 1 || got[0] != filepath.Join(root, d, "x.csv") {
 			t.Errorf("%s: %q, %v", d, got, err)
 		}
@@ -158,7 +159,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".hidden.csv"), h+"Europe,100,1\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "not csv")
 	writeFile(t, filepath.Join(dir, "csv"), "not csv either")
-	got, err := ExpandPaths([]string{dir})
+	got, err := stage.ExpandPaths([]string{dir})
 	want := []string{"A.CSV", "b.csv", "c.Csv", "empty.csv"}
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("mixed: %q, %v; want %q", got, err, want)
@@ -184,18 +185,18 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, named := range map[string]string{dir: fifo, "/dev/null": "/dev/null"} {
-		if _, err := ExpandPaths([]string{p}); !errors.Is(err, shm.ErrNotRegular) || !strings.Contains(err.Error(), named) {
+		if _, err := stage.ExpandPaths([]string{p}); !errors.Is(err, shm.ErrNotRegular) || !strings.Contains(err.Error(), named) {
 			t.Errorf("%s: %v, want %v naming %s", p, err, shm.ErrNotRegular, named)
 		}
 	}
-	if got, err := ExpandPaths([]string{fifo}); err != nil || len(got) != 1 {
+	if got, err := stage.ExpandPaths([]string{fifo}); err != nil || len(got) != 1 {
 		t.Errorf("a FIFO named itself: %q, %v", got, err)
 	}
 	// an unfinished gen's leftover makes the set incomplete
 	unfinished := filepath.Join(root, "unfinished")
 	writeFile(t, filepath.Join(unfinished, "xaa.csv"), h+"Europe,1,1\n")
 	writeFile(t, filepath.Join(unfinished, "xab.csv.tmp"), h+"Europe,1,1\n")
-	if _, err := ExpandPaths([]string{unfinished}); !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "xab.csv.tmp") {
+	if _, err := stage.ExpandPaths([]string{unfinished}); !errors.Is(err, stage.ErrUnfinished) || !strings.Contains(err.Error(), "xab.csv.tmp") {
 		t.Errorf("unfinished: %v", err)
 	}
 	// an unreadable directory says why
@@ -204,11 +205,11 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		writeFile(t, filepath.Join(locked, "x.csv"), h)
 		os.Chmod(locked, 0)
 		defer os.Chmod(locked, 0o755)
-		if _, err := ExpandPaths([]string{locked}); !errors.Is(err, os.ErrPermission) {
+		if _, err := stage.ExpandPaths([]string{locked}); !errors.Is(err, os.ErrPermission) {
 			t.Errorf("unreadable directory: %v", err)
 		}
 	}
-	if _, err := ExpandPaths([]string{filepath.Join(root, "salesX"), "/dev/zero"}); !errors.Is(err, shm.ErrNotRegular) {
+	if _, err := stage.ExpandPaths([]string{filepath.Join(root, "salesX"), "/dev/zero"}); !errors.Is(err, shm.ErrNotRegular) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
@@ -405,7 +406,7 @@ func TestCopyingMemoryIsBounded(t *testing.T) {
 		if err := data.Generate(dir, data.Options{Rows: rows, Files: 1, Seed: 3}, false, nil); err != nil {
 			t.Fatal(err)
 		}
-		paths, _ := ExpandPaths([]string{dir})
+		paths, _ := stage.ExpandPaths([]string{dir})
 		st, _ := os.Stat(paths[0])
 		c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: shm.Read,
 			Workers: 2, Split: SplitRows, Timeout: time.Minute}

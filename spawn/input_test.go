@@ -17,6 +17,7 @@ import (
 
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // stagedWays are the ways an input that Stage put in memory is checked:
@@ -40,7 +41,7 @@ func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Quer
 // runWays is runStaged over ways.
 func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	in, err := Stage(paths, sep, bytes.NewReader(stdin))
+	in, err := stage.Stage(paths, sep, bytes.NewReader(stdin))
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -156,7 +157,7 @@ func TestPipeInput(t *testing.T) {
 		}
 		done <- err
 	}()
-	paths, err := ExpandPaths([]string{fifo})
+	paths, err := stage.ExpandPaths([]string{fifo})
 	if err != nil {
 		t.Fatal(err)
 	}

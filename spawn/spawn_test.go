@@ -16,6 +16,7 @@ import (
 	"parlab/internal/testrun"
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // The processes strategy starts this test binary as its workers.
@@ -32,7 +33,7 @@ func genSet(t testing.TB, rows, files int) []string {
 	if err := data.Generate(dir, data.Options{Rows: rows, Files: files, Seed: 11}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := ExpandPaths([]string{dir})
+	paths, err := stage.ExpandPaths([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}

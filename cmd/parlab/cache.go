@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"parlab/shm"
-	"parlab/spawn"
+	"parlab/spawn/stage"
 )
 
 // cache reports how the page cache holds each PATH's files and, with
@@ -22,7 +22,7 @@ func (a *app) cache(args []string) error {
 		pos = []string{"data/sales-1M"}
 	}
 	for _, p := range pos {
-		paths, err := spawn.ExpandPaths([]string{p})
+		paths, err := stage.ExpandPaths([]string{p})
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"parlab/render"
 	"parlab/scan"
 	"parlab/spawn"
+	"parlab/spawn/stage"
 )
 
 // menu is the reference project's menu driver: pick the approach, the
@@ -146,8 +147,8 @@ func (a *app) menu(args []string) error {
 func menuColumns(pos []string) (columns, examples []string) {
 	sales := []string{"Region", "Country", "Item Type", "Sales Channel"}
 	salesEx := []string{"Europe", "France", "Cosmetics", "Online"}
-	paths, err := spawn.ExpandPaths(pos)
-	if err != nil || paths[0] == spawn.Stdin {
+	paths, err := stage.ExpandPaths(pos)
+	if err != nil || paths[0] == stage.Stdin {
 		return sales, salesEx
 	}
 	f, err := os.Open(paths[0])

@@ -11,6 +11,7 @@ import (
 	"parlab/scan"
 	"parlab/shm"
 	"parlab/spawn"
+	"parlab/spawn/stage"
 )
 
 // queryFlags are the flags every command that runs a query shares.
@@ -28,7 +29,7 @@ type queryFlags struct {
 	delimiter                           string
 	noHeader                            bool
 	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
-	inputs                              *spawn.Inputs // staged by config; close after the run
+	inputs                              *stage.Inputs // staged by config; close after the run
 }
 
 // close releases what config staged (memory files of stdin, compressed or
@@ -144,15 +145,15 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if q.strategy.Name() == spawn.NameSeq {
 		c.Workers = 1
 	}
-	sep, err := spawn.ParseDelimiter(q.delimiter)
+	sep, err := stage.ParseDelimiter(q.delimiter)
 	if err != nil {
 		return c, usagef("--delimiter: %v", err)
 	}
-	if c.Paths, err = spawn.ExpandPaths(paths); err != nil {
+	if c.Paths, err = stage.ExpandPaths(paths); err != nil {
 		return c, err
 	}
 	q.close() // the menu asks again and again
-	if q.inputs, err = spawn.Stage(c.Paths, sep, q.stdin); err != nil {
+	if q.inputs, err = stage.Stage(c.Paths, sep, q.stdin); err != nil {
 		return c, err
 	}
 	c.Paths, c.Names = q.inputs.Paths, q.inputs.Names
