@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -79,10 +78,11 @@ func (w *Words) take(v []byte, day int64, isDate bool) {
 		}
 		return
 	}
-	if w.MinText.Text == "" || bytes.Compare(v, []byte(w.MinText.Text)) < 0 {
+	// (string(v) in a comparison allocates nothing)
+	if w.MinText.Text == "" || string(v) < w.MinText.Text {
 		w.MinText = Word{Text: string(v)}
 	}
-	if w.MaxText.Text == "" || bytes.Compare(v, []byte(w.MaxText.Text)) > 0 {
+	if w.MaxText.Text == "" || string(v) > w.MaxText.Text {
 		w.MaxText = Word{Text: string(v)}
 	}
 }
@@ -91,7 +91,13 @@ func cmpDateBytes(day int64, v []byte, x Word) int {
 	if c := cmp.Compare(day, x.Day); c != 0 {
 		return c
 	}
-	return bytes.Compare(v, []byte(x.Text))
+	switch {
+	case string(v) < x.Text:
+		return -1
+	case string(v) > x.Text:
+		return 1
+	}
+	return 0
 }
 
 // merge folds o into w.
