@@ -82,7 +82,8 @@ lint:
 # what the detector cannot judge (child processes, long single-goroutine
 # reference checks): docs/tests.md. GORACE (in the script): a race-built
 # program sleeps a second at exit by default.
-test: fmt-check vet
+# vet runs in scripts/test.sh, beside the tests (make vet alone too).
+test: fmt-check
 	GO=$(GO) STATICCHECK=$(STATICCHECK) scripts/test.sh
 
 # Fuzz each target for FUZZTIME (make fuzz FUZZTIME=5m).
