@@ -82,8 +82,7 @@ lint:
 # what the detector cannot judge (child processes, long single-goroutine
 # reference checks): docs/tests.md. GORACE (in the script): a race-built
 # program sleeps a second at exit by default.
-# vet runs in scripts/test.sh, beside the tests (make vet alone too).
-test: fmt-check
+test: fmt-check vet
 	GO=$(GO) STATICCHECK=$(STATICCHECK) scripts/test.sh
 
 # Fuzz each target for FUZZTIME (make fuzz FUZZTIME=5m).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test's checks, side by side on every core: go vet then staticcheck, the full
+# make test's checks, side by side on every core: staticcheck, the full
 # test run without the race detector, and the race run under -short
 # (docs/tests.md says what -short leaves to the full run). Each writes its
 # own log. A failed one's log is printed whole; of a passing test run, its
@@ -20,8 +20,7 @@ run() { # name command...
 	"$@" >"$logs/$name.log" 2>&1
 	echo "$? $(($(date +%s) - t0))" >"$logs/$name.rc"
 }
-lint() { "$GO" vet ./... && "$GO" run "$STATICCHECK" ./...; }
-run lint lint &
+run lint "$GO" run "$STATICCHECK" ./... &
 run full "$GO" test -v ./... &
 GORACE=atexit_sleep_ms=0 run race "$GO" test -v -race -short ./... &
 wait
