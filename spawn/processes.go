@@ -95,9 +95,9 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 			failures = append(failures, fmt.Errorf("worker %d (pid %d) was killed: %w", w, pid, context.Cause(ctx)))
 			continue
 		case st.ws.Signaled():
-			why = fmt.Sprintf("was killed by signal %d (%v)", st.ws.Signal(), st.ws.Signal())
+			why = child.ExitText(st.ws)
 		case st.ws.ExitStatus() != 0:
-			why = fmt.Sprintf("exited with status %d", st.ws.ExitStatus())
+			why = child.ExitText(st.ws)
 			if msg := getMsg(ws, wMsgLen, wMsg, workerSlot); msg != "" {
 				why += ": " + msg
 			}

@@ -313,13 +313,19 @@ func idleFailed(r Sample) string {
 	case r.Idle == nil:
 		return "no result"
 	case r.Idle.LoggedIn < r.Idle.Config.Sessions:
-		var causes []string
-		for _, k := range slices.Sorted(maps.Keys(r.Idle.Failed)) {
-			causes = append(causes, fmt.Sprintf("%s %d", k, r.Idle.Failed[k]))
-		}
-		return fmt.Sprintf("%d of %d logged in (%s)", r.Idle.LoggedIn, r.Idle.Config.Sessions, strings.Join(causes, ", "))
+		return fmt.Sprintf("%d of %d logged in (%s)", r.Idle.LoggedIn, r.Idle.Config.Sessions, idleCauses(r.Idle.Failed))
 	}
 	return ""
+}
+
+// idleCauses is an idle run's sessions that did not log in, by cause, in
+// the causes' order ("" for none): "421 busy 3532, other error 54".
+func idleCauses(failed map[string]int) string {
+	var causes []string
+	for _, k := range slices.Sorted(maps.Keys(failed)) {
+		causes = append(causes, fmt.Sprintf("%s %d", k, failed[k]))
+	}
+	return strings.Join(causes, ", ")
 }
 
 // makeRoot writes the served tree: BigFile of size bytes (random, so no

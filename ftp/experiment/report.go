@@ -175,11 +175,7 @@ func idleTable(g group) bench.Table {
 		}
 		i := r.Idle
 		pss, tasks := i.PerSession()
-		var causes []string
-		for _, k := range slices.Sorted(maps.Keys(i.Failed)) {
-			causes = append(causes, fmt.Sprintf("%s %d", k, i.Failed[k]))
-		}
-		why := strings.Join(causes, ", ")
+		why := idleCauses(i.Failed)
 		if why == "" {
 			why = "-"
 		}

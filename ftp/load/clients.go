@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -86,19 +87,11 @@ func runProcess(cfg *Config, id int, start, deadline time.Time) Client {
 	case werr != nil:
 		return fail("wait", werr)
 	case !ok:
-		return fail("said nothing", fmt.Errorf("%s", exitText(ws)))
+		return fail("said nothing", errors.New(child.ExitText(ws)))
 	case ws.Signaled() || ws.ExitStatus() != 0:
-		return fail("ended", fmt.Errorf("%s", exitText(ws)))
+		return fail("ended", errors.New(child.ExitText(ws)))
 	}
 	return got
-}
-
-// exitText says how a child ended.
-func exitText(ws syscall.WaitStatus) string {
-	if ws.Signaled() {
-		return fmt.Sprintf("killed by signal %d (%v)", ws.Signal(), ws.Signal())
-	}
-	return fmt.Sprintf("exit status %d", ws.ExitStatus())
 }
 
 // jobFd is where a client process finds its job: a pipe (runProcess).

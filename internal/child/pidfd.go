@@ -2,6 +2,7 @@ package child
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 
@@ -79,6 +80,15 @@ func (p *Pidfd) Signal(sig syscall.Signal) error {
 		return err
 	}
 	return serr
+}
+
+// ExitText says how a child ended, for a message that names it: "was
+// killed by signal 9 (killed)" or "exited with status 3".
+func ExitText(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return fmt.Sprintf("was killed by signal %d (%v)", ws.Signal(), ws.Signal())
+	}
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
 }
 
 // Close releases the pidfd.

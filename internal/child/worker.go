@@ -67,10 +67,8 @@ func Exe(name string) string {
 	}
 	p := Self
 	if stamp != "" {
-		if exe, err := os.Executable(); err == nil {
-			if q := filepath.Join(filepath.Dir(exe), name); stampOf(q) == stamp {
-				p = q
-			}
+		if q, err := Beside(name); err == nil && stampOf(q) == stamp {
+			p = q
 		}
 	}
 	if lean.paths == nil {
@@ -82,6 +80,16 @@ func Exe(name string) string {
 
 // WorkerExe is Exe(WorkerName): where a query worker starts from.
 func WorkerExe() string { return Exe(WorkerName) }
+
+// Beside is the path of the file name beside this executable (parlab's
+// lean children, the spawn lab's parlab-nop), whether or not it is there.
+func Beside(name string) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(exe), name), nil
+}
 
 // stampOf reads the stamp a Go binary at path was built with from its
 // build information ("" if it has none or is not a Go binary).

@@ -49,13 +49,12 @@ const NopName = "parlab-nop"
 // nopPath is parlab-nop's path beside this executable, or why there is
 // none.
 func nopPath() (string, error) {
-	self, err := os.Executable()
+	p, err := child.Beside(NopName)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(filepath.Dir(self), NopName)
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("no %s beside %s (make build puts it there)", NopName, filepath.Base(self))
+		return "", fmt.Errorf("no %s beside %s (make build puts it there)", NopName, filepath.Base(os.Args[0]))
 	}
 	return p, nil
 }
