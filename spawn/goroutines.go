@@ -36,9 +36,12 @@ type paddedStat struct {
 }
 
 func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, NameGoroutines, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
-		return set.scanUnit(ctx, u, r)
-	})
+	return runGoroutines(ctx, c, NameGoroutines, scanBody)
+}
+
+// scanBody is a worker's body that scans: Set.scanUnit.
+func scanBody(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
+	return set.scanUnit(ctx, u, r)
 }
 
 // runGoroutines runs c.Workers goroutines over the plan's units, each unit
@@ -58,22 +61,67 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 		return nil, err
 	}
 	defer r.set.Close()
-	out := make([]paddedOutcome, len(r.plan.Units))
-	stats := make([]paddedStat, c.Workers)
-	own := make([]paddedResult, c.Workers) // each worker's whole files
+	return r.runAll(ctx, c.Workers, body)
+}
+
+// runAll runs every worker of r's plan, a goroutine each, over the plan's
+// units through body, and merges (see runGoroutines).
+func (r *run) runAll(ctx context.Context, workers int, body func(context.Context, *Set, Unit, *scan.Result) error) (*Report, error) {
+	ws := make([]int, workers)
+	for w := range ws {
+		ws[w] = w
+	}
 	var cursor atomic.Int64
-	take := func() int64 { return cursor.Add(1) - 1 }
+	wk := r.work(ctx, ws, func() int64 { return cursor.Add(1) - 1 }, body)
+	joined := time.Since(r.t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	outcomes := make([]unitOutcome, len(wk.out))
+	for i := range wk.out {
+		outcomes[i] = wk.out[i].unitOutcome
+	}
+	for w := range wk.stats {
+		r.rep.PerWorker[w] = wk.stats[w].WorkerStat
+	}
+	owned := make([]*scan.Result, len(wk.own))
+	for w := range wk.own {
+		owned[w] = &wk.own[w].Result
+	}
+	return r.finish(ctx, joined, outcomes, owned...)
+}
+
+// worked is what the workers of one process did: an outcome a unit of the
+// plan (those no worker of this process took stay not done), and each
+// worker's figures and own result, in the order of the workers run.
+type worked struct {
+	out   []paddedOutcome
+	stats []paddedStat
+	own   []paddedResult // each worker's whole files
+}
+
+// work runs a goroutine for each of the plan's workers ws over its units,
+// each unit through body, and returns when all have ended. take is the
+// dynamic split's cursor: it returns the next unit's index and advances,
+// atomically; past the last unit a worker may take, it returns
+// len(r.plan.Units) or more.
+func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(context.Context, *Set, Unit, *scan.Result) error) worked {
+	wk := worked{
+		out:   make([]paddedOutcome, len(r.plan.Units)),
+		stats: make([]paddedStat, len(ws)),
+		own:   make([]paddedResult, len(ws)),
+	}
 	var wg sync.WaitGroup
-	for w := range c.Workers {
+	for k, w := range ws {
 		wg.Go(func() {
-			st := &stats[w].WorkerStat
+			st := &wk.stats[k].WorkerStat
 			st.Start = time.Since(r.t0)
 			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil; i = r.plan.next(w, st.Units, take) {
 				u := r.plan.Units[i]
-				o := &out[i].unitOutcome
+				o := &wk.out[i].unitOutcome
 				dst := &o.res
 				if r.set.whole(u) {
-					dst, o.folded = &own[w].Result, true
+					dst, o.folded = &wk.own[k].Result, true
 				}
 				rows := dst.Rows
 				o.err = body(ctx, r.set, u, dst)
@@ -86,22 +134,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 		})
 	}
 	wg.Wait()
-	joined := time.Since(r.t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	outcomes := make([]unitOutcome, len(out))
-	for i := range out {
-		outcomes[i] = out[i].unitOutcome
-	}
-	for w := range stats {
-		r.rep.PerWorker[w] = stats[w].WorkerStat
-	}
-	owned := make([]*scan.Result, len(own))
-	for w := range own {
-		owned[w] = &own[w].Result
-	}
-	return r.finish(ctx, joined, outcomes, owned...)
+	return wk
 }
 
 // run is one parallel run in progress: its start, data, plan and report.
@@ -115,8 +148,11 @@ type run struct {
 // start maps the data set lazily (with --populate, each worker populates
 // its own units), plans the work and starts the report; the setup phase
 // ends here. The caller closes r.set.
-func start(c Config, name string) (*run, error) {
-	r := &run{t0: time.Now()}
+func start(c Config, name string) (*run, error) { return startAt(c, name, time.Now()) }
+
+// startAt is start with the run's clock started at t0.
+func startAt(c Config, name string, t0 time.Time) (*run, error) {
+	r := &run{t0: t0}
 	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt, c.Names...)
 	if err != nil {
 		return nil, err

@@ -389,3 +389,23 @@ func (s *Set) countLines(ctx context.Context, i, a, b int) (int64, error) {
 	}
 	return n, nil
 }
+
+// head is the start of file i up to the end of its first data row: what
+// binds a query to the file's columns (its header; without a header, the
+// first record's field count). The result is the caller's.
+func (s *Set) head(i int) ([]byte, error) {
+	a, size := s.body(i)
+	end := size
+	if a < size {
+		var err error
+		if end, err = s.rowStart(i, a+1); err != nil {
+			return nil, err
+		}
+	}
+	b := make([]byte, end)
+	if !s.Files[i].Copying() {
+		copy(b, s.Files[i].Bytes())
+		return b, nil
+	}
+	return b, s.Files[i].ReadAt(b, 0)
+}

@@ -75,7 +75,8 @@ func quotedSet(t testing.TB) []string {
 // fewer points, and in every way a child can fail.
 var harness = Processes{inProcess: true}
 
-var parallel = []Strategy{Goroutines{}, harness, Processes{}}
+// mpiLocal{2}: the mpi strategy, two in-process ranks (see mpi_test.go).
+var parallel = []Strategy{Goroutines{}, harness, Processes{}, mpiLocal{2}}
 
 // isReal tells whether st starts real child processes.
 func isReal(st Strategy) bool {
@@ -92,6 +93,14 @@ func underShort(st Strategy) Strategy {
 		return harness
 	}
 	return st
+}
+
+// workersOf is how many workers st runs for n: n a rank for mpi.
+func workersOf(st Strategy, n int) int {
+	if m, ok := st.(mpiLocal); ok {
+		return n * m.ranks
+	}
+	return n
 }
 
 // stName is st's name, the harness marked.
@@ -139,7 +148,7 @@ func TestStrategiesAgree(t *testing.T) {
 					if !got.Result.Equal(&want.Result) {
 						t.Fatalf("%s: %+v, want %+v", label, got.Result, want.Result)
 					}
-					if len(got.PerWorker) != n {
+					if len(got.PerWorker) != workersOf(st, n) {
 						t.Fatalf("%s: %d worker stats", label, len(got.PerWorker))
 					}
 					var rows int64
@@ -255,7 +264,7 @@ func TestIdleWorkers(t *testing.T) {
 				idle++
 			}
 		}
-		if idle != 3 || rep.Result.Rows != 100 {
+		if idle != workersOf(st, 5)-2 || rep.Result.Rows != 100 {
 			t.Errorf("%s: %d idle workers, %d rows", st.Name(), idle, rep.Result.Rows)
 		}
 	}

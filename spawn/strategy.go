@@ -54,7 +54,7 @@ const (
 // Strategies lists every strategy, in the order the study runs them: the one
 // list that the command line, the menu and the study take names from.
 func Strategies() []Strategy {
-	return []Strategy{Sequential{}, Goroutines{}, Processes{}, Floor{}}
+	return []Strategy{Sequential{}, Goroutines{}, Processes{}, MPI{}, Floor{}}
 }
 
 // ParseStrategy returns the strategy named name.
@@ -116,6 +116,11 @@ type Report struct {
 	Total time.Duration
 
 	PerWorker []WorkerStat
+	// Rank and Ranks, for mpi: this process's rank and the job's ranks.
+	// Only rank 0's report holds the answer and the figures; PerWorker
+	// is then every rank's workers, rank by rank (each rank's times since
+	// its own start, the ranks' clocks started together).
+	Rank, Ranks int
 	// Child, for processes: the binary the workers were started from
 	// (child.WorkerExe, or Config.Exe).
 	Child string

@@ -32,21 +32,26 @@ const regionFd = 3
 //	child-exit:K   worker K exits with status 3 before writing anything
 //	child-kill:K   worker K sends itself SIGKILL
 //	child-hang:K   worker K sleeps forever (the parent's --timeout must end it)
+//	rank-exit:K, rank-kill:K, rank-hang:K
+//	               the same for rank K of the mpi strategy, once it has
+//	               scanned its first unit (mid-scan)
 const FailpointEnv = "PARLAB_FAILPOINT"
 
-func failpoint(w int) {
+// failpoint does what the failpoints say to process n of its kind: who is
+// "child" (a worker process) or "rank" (an MPI rank).
+func failpoint(who string, n int) {
 	for _, fp := range strings.Split(os.Getenv(FailpointEnv), ",") {
 		kind, k, ok := strings.Cut(strings.TrimSpace(fp), ":")
-		if n, err := strconv.Atoi(k); !ok || err != nil || n != w {
+		if m, err := strconv.Atoi(k); !ok || err != nil || m != n {
 			continue
 		}
-		switch kind {
-		case "child-exit":
+		switch strings.TrimPrefix(kind, who) {
+		case "-exit":
 			os.Exit(3)
-		case "child-kill":
+		case "-kill":
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Hour) // the signal is on its way
-		case "child-hang":
+		case "-hang":
 			for {
 				time.Sleep(time.Hour)
 			}
@@ -77,7 +82,7 @@ func workerMain(args []string) int {
 		return 2
 	}
 	defer region.Close()
-	failpoint(w)
+	failpoint("child", w)
 	return runWorker(region, w, entered)
 }
 

@@ -1,0 +1,457 @@
+package spawn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"parlab/internal/child"
+	"parlab/internal/mpi"
+	"parlab/scan"
+)
+
+// MPI runs a query as the ranks of an MPI job: every rank is this program,
+// started by mpirun (mpirun -np R parlab-mpi query --strategy mpi
+// --workers T ...), and runs this strategy with the same Config. The work
+// is split across ranks as the other strategies split it across workers,
+// and each rank runs T goroutines on its share (MPI+threads). Rank 0
+// gathers every rank's exact partial answer, in the binary forms the
+// processes strategy's children write (scan.Result.AppendBinary and
+// AppendVar), merges them as the other strategies merge their workers', and
+// its Report holds the answer; every other rank's Report holds only its
+// Rank.
+//
+// The splits, across R ranks of T threads:
+//   - file-naive and file give rank r its files (the split's rule over R),
+//     and its T threads split those files with the same rule. A rank opens
+//     only its own files, so a data set whose files are spread across hosts
+//     works: each host needs only its ranks' files.
+//   - rows, dynamic, keys and auto plan the whole set for R·T workers, as
+//     the goroutines strategy plans it for that many: rank r runs workers
+//     r·T … r·T+T−1 (under the dynamic split, on a cursor of its own over
+//     its R-th of the chunks). Every rank maps every file, and rank 0
+//     checks that each saw the same sizes and made the same plan. Rank 0
+//     merges per unit, so a row cut inside a quoted field is rescanned as
+//     the other strategies rescan it (Set.merge).
+//
+// Every rank makes the same two collective calls in every run, whatever
+// fails: a Bcast of rank 0's options (a rank started with others fails the
+// run) and a Gather of the parts. A rank whose part failed sends its error,
+// and rank 0 fails the run with the first in rank order; a rank that dies
+// ends the job (mpirun kills the rest); a rank whose Config.Timeout passes
+// stops waiting and fails, and the caller ends the job with EndMPI.
+type MPI struct {
+	// comm, for this package's tests only: one rank of ranks that are
+	// goroutines of this process, joined by an in-process Comm. nil: the
+	// world of the MPI job this process is a rank of (internal/mpi).
+	comm Comm
+}
+
+// NameMPI is the mpi strategy's name.
+const NameMPI = "mpi"
+
+// Comm is what the mpi strategy needs of MPI: who this rank is, and two
+// collectives, each called by every rank in the same order.
+// internal/mpi.Comm is the real one.
+type Comm interface {
+	Rank() int
+	Size() int
+	// Gather sends b to rank 0; at rank 0 it returns every rank's bytes in
+	// rank order, elsewhere nil.
+	Gather(b []byte) ([][]byte, error)
+	// Bcast returns rank 0's b at every rank.
+	Bcast(b []byte) ([]byte, error)
+}
+
+func (MPI) Name() string { return NameMPI }
+
+func (MPI) Help() string {
+	return "an MPI rank a share, --workers goroutines in each: mpirun -np R parlab-mpi"
+}
+
+// ErrNotLaunched is the mpi strategy's error in a process that mpirun did
+// not start.
+var ErrNotLaunched = errors.New("the mpi strategy runs as the ranks of an MPI job: mpirun -np R bin/parlab-mpi query --strategy mpi [--workers T] ...")
+
+// mpiOptions is what rank 0 broadcasts: every rank must run the same query
+// the same way.
+type mpiOptions struct {
+	Paths   []string
+	Query   scan.Query
+	Mode    int
+	Split   Split
+	Threads int
+	Chunk   int
+}
+
+// rankPart is one rank's part of a run, as it is gathered (gob).
+type rankPart struct {
+	Err string // the rank could not do its part: why
+	// FileSplit: the rank ran its own files (the file splits), and Units
+	// holds one entry, their merged answer (Unit -1).
+	FileSplit bool
+	Split     string // the plan's split (the auto split's choice)
+	Files     int
+	Bytes     int64
+	Sizes     []int  // each file's size (the whole-set splits)
+	Head      []byte // the header of the rank's first file (the file splits)
+	Setup     time.Duration
+	Workers   []WorkerStat
+	Units     []partUnit
+	Rescanned []int // the file splits: files the rank rescanned, global indexes
+}
+
+// partUnit is one unit's outcome, or (Unit -1) a worker's own result.
+type partUnit struct {
+	Unit   int
+	Worker int // the worker (of the plan's) whose own result it is
+	Failed bool
+	Folded bool
+	Msg    string
+	Fixed  []byte // scan.Result.AppendBinary
+	Var    []byte // scan.Result.AppendVar
+}
+
+func putPartResult(p *partUnit, r *scan.Result) {
+	p.Fixed = r.AppendBinary(nil)
+	p.Var = r.AppendVar(nil)
+}
+
+func (p *partUnit) result() (scan.Result, error) {
+	r, err := scan.DecodeResult(p.Fixed)
+	if err == nil && len(p.Var) > 0 {
+		err = r.DecodeVar(p.Var)
+	}
+	return r, err
+}
+
+// rankRun is a rank's part in progress: the part, and for the whole-set
+// splits the run (set and plan) that rank 0 merges with.
+type rankRun struct {
+	part rankPart
+	run  *run
+}
+
+func (m MPI) Run(ctx context.Context, c Config) (rep *Report, err error) {
+	comm := m.comm
+	if comm == nil {
+		if !mpi.Launched() {
+			return nil, ErrNotLaunched
+		}
+		w, err := mpi.World()
+		if err != nil {
+			return nil, err
+		}
+		comm = w
+	}
+	if c.Workers < 1 {
+		return nil, fmt.Errorf("the mpi strategy needs at least 1 worker a rank, got %d", c.Workers)
+	}
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	defer cancel()
+	defer func() { rep, err = stopped(ctx, rep, err) }()
+
+	opts := mpiOptions{Paths: c.Paths, Query: c.Query, Mode: int(c.Mode), Split: c.Split, Threads: c.Workers, Chunk: c.Chunk}
+	var enc bytes.Buffer
+	if err := child.WriteJob(&enc, &opts); err != nil {
+		return nil, err
+	}
+	got, err := comm.Bcast(enc.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now() // the ranks' clocks start together, just after the Bcast
+	var rr rankRun
+	var root mpiOptions
+	if err := child.ReadJob(bytes.NewReader(got), &root); err != nil {
+		rr.part.Err = fmt.Sprintf("rank %d: rank 0's options: %v", comm.Rank(), err)
+	} else if !reflect.DeepEqual(root, opts) {
+		rr.part.Err = fmt.Sprintf("rank %d was started with other options than rank 0: %+v, rank 0 %+v", comm.Rank(), opts, root)
+	} else {
+		rr = m.part(ctx, c, comm, t0)
+	}
+	if rr.run != nil {
+		defer rr.run.set.Close()
+	}
+	var out bytes.Buffer
+	if err := child.WriteJob(&out, &rr.part); err != nil {
+		return nil, err
+	}
+	// The gather waits for every rank: a rank's timeout ends the wait (the
+	// caller then ends the job, EndMPI).
+	type gathered struct {
+		parts [][]byte
+		err   error
+	}
+	done := make(chan gathered, 1)
+	go func() {
+		parts, err := comm.Gather(out.Bytes())
+		done <- gathered{parts, err}
+	}()
+	var g gathered
+	select {
+	case g = <-done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	if comm.Rank() != 0 {
+		return &Report{Strategy: NameMPI, Rank: comm.Rank(), Ranks: comm.Size()}, nil
+	}
+	parts := make([]rankPart, len(g.parts))
+	for k, b := range g.parts {
+		if err := child.ReadJob(bytes.NewReader(b), &parts[k]); err != nil {
+			return nil, fmt.Errorf("rank %d's part: %w", k, err)
+		}
+	}
+	parts[0] = rr.part // rank 0's own, as it is (the same bytes)
+	for _, p := range parts {
+		if p.Err != "" {
+			return nil, errors.New(p.Err)
+		}
+	}
+	if parts[0].FileSplit {
+		return mergeFileParts(ctx, c, t0, parts)
+	}
+	return mergeUnitParts(ctx, c, rr.run, parts)
+}
+
+// share is rank r's files of n under the file splits (NewPlan's rule for
+// workers): [lo, hi).
+func share(split Split, n, ranks, r int) (lo, hi int) {
+	if split == SplitFileNaive {
+		per := n / ranks
+		lo, hi = r*per, (r+1)*per
+		if r == ranks-1 {
+			hi = n
+		}
+		return lo, hi
+	}
+	return r * n / ranks, (r + 1) * n / ranks
+}
+
+// part does this rank's part of the run.
+func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRun {
+	R, me, T := comm.Size(), comm.Rank(), c.Workers
+	var rr rankRun
+	p := &rr.part
+	fail := func(err error) rankRun {
+		p.Err = err.Error()
+		return rr
+	}
+	if c.Split == SplitFile || c.Split == SplitFileNaive {
+		p.FileSplit = true
+		lo, hi := share(c.Split, len(c.Paths), R, me)
+		if lo >= hi {
+			return rr
+		}
+		cc := c
+		cc.Paths, cc.Names = c.Paths[lo:hi], nil
+		if len(c.Names) == len(c.Paths) {
+			cc.Names = c.Names[lo:hi]
+		}
+		cc.Workers = T
+		r, err := startAt(cc, NameMPI, t0)
+		if errors.Is(err, ErrNoData) {
+			return rr // every file of its share is empty
+		}
+		if err != nil {
+			return fail(err)
+		}
+		defer r.set.Close()
+		rep, err := r.runAll(ctx, T, rankBody(me))
+		if err != nil {
+			return fail(err)
+		}
+		p.Files, p.Bytes, p.Setup, p.Workers = rep.Files, rep.Bytes, rep.Setup, rep.PerWorker
+		for _, f := range rep.Rescanned {
+			p.Rescanned = append(p.Rescanned, lo+f) // (empty files are left out: an index of the rank's set)
+		}
+		u := partUnit{Unit: -1}
+		putPartResult(&u, &rep.Result)
+		p.Units = []partUnit{u}
+		head, err := r.set.head(0)
+		if err != nil {
+			return fail(err)
+		}
+		p.Head = head
+		return rr
+	}
+	cc := c
+	cc.Workers = R * T
+	r, err := startAt(cc, NameMPI, t0)
+	if err != nil {
+		return fail(err)
+	}
+	rr.run = r
+	p.Split, p.Files, p.Bytes, p.Setup = r.plan.Split.String(), len(r.set.Files), r.set.Bytes, r.rep.Setup
+	for _, f := range r.set.Files {
+		p.Sizes = append(p.Sizes, f.Size())
+	}
+	ws := make([]int, T)
+	for k := range ws {
+		ws[k] = me*T + k
+	}
+	n := len(r.plan.Units)
+	lo, hi := int64(me*n/R), int64((me+1)*n/R) // the dynamic split: this rank's chunks
+	var cursor atomic.Int64
+	take := func() int64 {
+		if i := lo + cursor.Add(1) - 1; i < hi {
+			return i
+		}
+		return int64(n)
+	}
+	wk := r.work(ctx, ws, take, rankBody(me))
+	if err := ctx.Err(); err != nil {
+		return fail(context.Cause(ctx))
+	}
+	for i := range wk.out {
+		o := &wk.out[i].unitOutcome
+		if !o.done {
+			continue
+		}
+		pu := partUnit{Unit: i, Folded: o.folded}
+		if o.err != nil {
+			pu.Failed, pu.Msg = true, o.err.Error()
+		}
+		if !o.folded {
+			putPartResult(&pu, &o.res)
+		}
+		p.Units = append(p.Units, pu)
+	}
+	for k := range wk.own {
+		pu := partUnit{Unit: -1, Worker: ws[k]}
+		putPartResult(&pu, &wk.own[k].Result)
+		p.Units = append(p.Units, pu)
+	}
+	for k := range wk.stats {
+		p.Workers = append(p.Workers, wk.stats[k].WorkerStat)
+	}
+	return rr
+}
+
+// rankBody is rank me's workers' body: a scan, then the failpoints of
+// rank me (mid-scan: once a unit is scanned).
+func rankBody(me int) func(context.Context, *Set, Unit, *scan.Result) error {
+	return func(ctx context.Context, s *Set, u Unit, res *scan.Result) error {
+		err := s.scanUnit(ctx, u, res)
+		failpoint("rank", me)
+		return err
+	}
+}
+
+// mergeFileParts is rank 0's merge under the file splits: the ranks'
+// answers, in rank order (file order).
+func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPart) (*Report, error) {
+	joined := time.Since(t0)
+	rep := &Report{Strategy: NameMPI, Split: c.Split.String(), Workers: len(parts) * c.Workers, Ranks: len(parts)}
+	var results []*scan.Result
+	for k, p := range parts {
+		rep.Files += p.Files
+		rep.Bytes += p.Bytes
+		rep.Rescanned = append(rep.Rescanned, p.Rescanned...)
+		ws := p.Workers
+		if len(ws) == 0 {
+			ws = make([]WorkerStat, c.Workers) // a rank without files: idle workers
+		}
+		rep.PerWorker = append(rep.PerWorker, ws...)
+		if k == 0 {
+			rep.Setup = p.Setup
+		}
+		if len(p.Units) == 0 {
+			continue
+		}
+		r, err := p.Units[0].result()
+		if err != nil {
+			return nil, fmt.Errorf("rank %d's answer: %w", k, err)
+		}
+		results = append(results, &r)
+		if rep.Files == p.Files { // the first rank with files: the names
+			q := c.Query
+			t, err := scan.NewTable("rank "+fmt.Sprint(k)+"'s first file", p.Head, &q)
+			if err != nil {
+				return nil, err
+			}
+			rep.Spec = t.Spec()
+		}
+	}
+	if rep.Files == 0 {
+		return nil, ErrNoData
+	}
+	rep.phases(joined)
+	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0))
+	rep.Merge = time.Since(t0) - joined
+	rep.Total = time.Since(t0)
+	return rep, ctx.Err()
+}
+
+// mergeUnitParts is rank 0's merge under the whole-set splits: every
+// unit's outcome and every worker's own result, merged as the goroutines
+// strategy merges its workers' (Set.merge: rescans, the keys split).
+func mergeUnitParts(ctx context.Context, c Config, r *run, parts []rankPart) (*Report, error) {
+	joined := time.Since(r.t0)
+	outcomes := make([]unitOutcome, len(r.plan.Units))
+	var owned []*scan.Result
+	r.rep.Ranks = len(parts)
+	r.rep.PerWorker = r.rep.PerWorker[:0]
+	for k, p := range parts {
+		if p.Split != r.plan.Split.String() || !reflect.DeepEqual(p.Sizes, parts[0].Sizes) {
+			return nil, fmt.Errorf("rank %d saw other files than rank 0 (sizes %v, split %s; rank 0: %v, %s): the %s split needs the same files at every rank",
+				k, p.Sizes, p.Split, parts[0].Sizes, parts[0].Split, c.Split)
+		}
+		if len(p.Workers) != c.Workers {
+			return nil, fmt.Errorf("rank %d reported %d workers, not %d", k, len(p.Workers), c.Workers)
+		}
+		r.rep.PerWorker = append(r.rep.PerWorker, p.Workers...)
+		for _, u := range p.Units {
+			if u.Unit < -1 || u.Unit >= len(outcomes) || u.Unit >= 0 && outcomes[u.Unit].done {
+				return nil, fmt.Errorf("rank %d's part names unit %d twice or of %d", k, u.Unit, len(outcomes))
+			}
+			var res scan.Result
+			if !u.Folded {
+				var err error
+				if res, err = u.result(); err != nil {
+					return nil, fmt.Errorf("rank %d's unit %d: %w", k, u.Unit, err)
+				}
+			}
+			if u.Unit < 0 {
+				// A worker's own result has its units' key part (not in
+				// the binary form; the keys split's merge needs it).
+				if w := u.Worker; r.plan.Assign != nil && w >= 0 && w < len(r.plan.Assign) && len(r.plan.Assign[w]) > 0 {
+					res.Part = r.plan.Units[r.plan.Assign[w][0]].Part
+				}
+				owned = append(owned, &res)
+				continue
+			}
+			res.Part = r.plan.Units[u.Unit].Part // (not in the binary form)
+			o := unitOutcome{res: res, done: true, folded: u.Folded}
+			if u.Failed {
+				o.err = errors.New(u.Msg)
+			}
+			outcomes[u.Unit] = o
+		}
+	}
+	return r.finish(ctx, joined, outcomes, owned...)
+}
+
+// EndMPI ends this process's part in an MPI job, if it is a rank of one
+// that the mpi strategy joined: with code 0 it finalises (MPI_Finalize, which
+// waits for every rank), else it aborts the whole job with code
+// (MPI_Abort), so no rank outlives a failed run. main calls it last.
+func EndMPI(code int) {
+	if !mpi.Initialized() {
+		return
+	}
+	if code != 0 {
+		mpi.Abort(code)
+		return
+	}
+	mpi.Finalize()
+}
