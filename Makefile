@@ -33,11 +33,22 @@ LDSTAMP = -ldflags "-X parlab/internal/child.stamp=$(STAMP)"
 # libc first: parlab-session's exec and exit took 12.7 ms so, 9.1 ms static
 # (a minimal Go program 6.4 ms; docs/experiments.md, 2026-12-05). Tests
 # keep cgo: the race detector needs it.
+#
+# bin/parlab-mpi is parlab with the mpi strategy's binding to OpenMPI (cgo,
+# the build tag mpi: internal/mpi), built only where OpenMPI is installed
+# (Debian: libopenmpi-dev openmpi-bin); run it with mpirun (docs/mpi.md).
+MPI_OK = command -v mpicc >/dev/null 2>&1 && pkg-config --exists ompi 2>/dev/null
 build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
 	CGO_ENABLED=0 $(GO) build -o $(BIN)-nop ./cmd/parlab-nop
+	@if $(MPI_OK); then \
+		echo "CGO_ENABLED=1 $(GO) build -tags mpi ... -o $(BIN)-mpi ./cmd/parlab"; \
+		CGO_ENABLED=1 $(GO) build -tags mpi -buildvcs=auto $(LDSTAMP) -o $(BIN)-mpi ./cmd/parlab; \
+	else \
+		echo "make build: OpenMPI (mpicc, libopenmpi-dev) is not installed, so $(BIN)-mpi, the mpi strategy's binary, is not built; everything else works without it"; \
+	fi
 
 # The last file is renamed into place last, so its presence means a complete set.
 $(DATA)/xat.csv: | build
@@ -66,8 +77,10 @@ study: build data
 		--json out/study.json --log out/study-trials.jsonl --plot out/study-plots $(DATA)
 	$(BIN) report out/study.json --html out/study.html
 
+# The mpi build's cgo files are vetted where OpenMPI is installed.
 vet:
 	$(GO) vet ./...
+	@if $(MPI_OK); then echo "$(GO) vet -tags mpi ./internal/mpi ./spawn"; $(GO) vet -tags mpi ./internal/mpi ./spawn; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

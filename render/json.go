@@ -27,17 +27,19 @@ import (
 // file paths) a field named with the suffix "_hex" beside it holds them in
 // hex.
 type QueryDoc struct {
-	Strategy string                  `json:"strategy"`
-	Split    string                  `json:"split"`
-	Workers  int                     `json:"workers"`
-	IO       string                  `json:"io"`
-	Filters  []Filter                `json:"filters"`
-	By       []string                `json:"by,omitempty"`
-	Matched  *int64                  `json:"matched,omitempty"` // left out for the floor, which answers no query
-	Sums     *bench.Ordered[*string] `json:"sums,omitempty"`    // null: no row had a value
-	Min      *bench.Ordered[*string] `json:"min,omitempty"`
-	Max      *bench.Ordered[*string] `json:"max,omitempty"`
-	Avg      *bench.Ordered[*string] `json:"avg,omitempty"`
+	Strategy string `json:"strategy"`
+	Split    string `json:"split"`
+	Workers  int    `json:"workers"`
+	// Ranks, for mpi: the job's ranks (Workers is ranks x threads).
+	Ranks   int                     `json:"ranks,omitempty"`
+	IO      string                  `json:"io"`
+	Filters []Filter                `json:"filters"`
+	By      []string                `json:"by,omitempty"`
+	Matched *int64                  `json:"matched,omitempty"` // left out for the floor, which answers no query
+	Sums    *bench.Ordered[*string] `json:"sums,omitempty"`    // null: no row had a value
+	Min     *bench.Ordered[*string] `json:"min,omitempty"`
+	Max     *bench.Ordered[*string] `json:"max,omitempty"`
+	Avg     *bench.Ordered[*string] `json:"avg,omitempty"`
 	// Skipped: per aggregate (by its label), the matching rows whose value
 	// was missing (an empty field), which it left out.
 	Skipped    *bench.Ordered[int64] `json:"skipped,omitempty"`
@@ -192,7 +194,7 @@ func hexIfNotUTF8(s string) string {
 // group-by's rows go straight to w (writeGroupsJSON), after the rest. c is
 // the run's configuration (its I/O mode, and the names of its inputs).
 func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
-	j := QueryDoc{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, IO: c.Mode.String(),
+	j := QueryDoc{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, Ranks: rep.Ranks, IO: c.Mode.String(),
 		Data: Data{rep.Files, rep.Result.Rows, rep.Bytes},
 		Time: Times{rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(),
 			rep.Merge.Seconds(), rep.Total.Seconds()},

@@ -76,7 +76,7 @@ func (MPI) Help() string {
 
 // ErrNotLaunched is the mpi strategy's error in a process that mpirun did
 // not start.
-var ErrNotLaunched = errors.New("the mpi strategy runs as the ranks of an MPI job: mpirun -np R bin/parlab-mpi query --strategy mpi [--workers T] ...")
+var ErrNotLaunched = errors.New("the mpi strategy runs as the ranks of an MPI job: mpirun -np R bin/parlab-mpi query --strategy mpi [--workers T] [flags] PATH")
 
 // mpiOptions is what rank 0 broadcasts: every rank must run the same query
 // the same way.

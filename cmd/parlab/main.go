@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"parlab/internal/child"
+	"parlab/spawn"
 	_ "parlab/spawn/lab" // registers its mode; the CLI imports it anyway
 )
 
@@ -16,5 +17,7 @@ func main() {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	spawn.EndMPI(code) // an MPI rank: finalise, or abort the job if this rank failed
+	os.Exit(code)
 }

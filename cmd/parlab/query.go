@@ -68,7 +68,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 // bench sweeps them instead).
 func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 	fs.TextVar(&q.strategy, "strategy", spawn.StrategyFlag{}, "one of "+spawn.StrategyHelp()+"; default: goroutines with one worker per core, the fastest")
-	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes; 0: one per core")
+	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes, threads a rank for mpi; 0: one per core (mpi: 1)")
 	fs.TextVar(&q.split, "split", spawn.SplitAuto, "how work is cut: "+spawn.SplitHelp())
 }
 
@@ -139,8 +139,12 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 		return c, usagef("--timeout must not be negative")
 	}
 	c.Workers, c.Timeout = q.workers, q.timeout
+	mpi := q.strategy.Name() == spawn.NameMPI
 	if c.Workers == 0 {
 		c.Workers = cores
+		if mpi {
+			c.Workers = 1 // a rank: mpirun starts as many as asked
+		}
 	}
 	if q.strategy.Name() == spawn.NameSeq {
 		c.Workers = 1
@@ -149,7 +153,18 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if err != nil {
 		return c, usagef("--delimiter: %v", err)
 	}
-	if c.Paths, err = stage.ExpandPaths(paths); err != nil {
+	expand := stage.ExpandPaths
+	if mpi {
+		for _, p := range paths {
+			if p == stage.Stdin {
+				return c, usagef("--strategy mpi: standard input (-) reaches rank 0 only: name files")
+			}
+		}
+		if c.Split == spawn.SplitFile || c.Split == spawn.SplitFileNaive {
+			expand = stage.ExpandPathsElsewhere // a rank opens only its own files
+		}
+	}
+	if c.Paths, err = expand(paths); err != nil {
 		return c, err
 	}
 	q.close() // the menu asks again and again
@@ -191,6 +206,9 @@ func (a *app) query(args []string) error {
 	rep, err := qf.strategy.Run(context.Background(), c)
 	if err != nil {
 		return err
+	}
+	if rep.Rank > 0 {
+		return nil // an MPI rank that sent its part: rank 0 prints the answer
 	}
 	if a.fixTimes != nil {
 		a.fixTimes(rep)

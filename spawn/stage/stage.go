@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,15 @@ import (
 //
 // Nothing is opened here, so nothing can block: shm.Open checks each file
 // again when it opens it.
-func ExpandPaths(paths []string) ([]string, error) {
+func ExpandPaths(paths []string) ([]string, error) { return expand(paths, false) }
+
+// ExpandPathsElsewhere is ExpandPaths where a file may be on another host:
+// a PATH that does not exist here is kept as it is, for the process that
+// has it to open (the mpi strategy's file splits: a rank opens only its own
+// files, and fails loudly on one it lacks).
+func ExpandPathsElsewhere(paths []string) ([]string, error) { return expand(paths, true) }
+
+func expand(paths []string, elsewhere bool) ([]string, error) {
 	var out []string
 	stdin := false
 	for _, p := range paths {
@@ -55,6 +64,10 @@ func ExpandPaths(paths []string) ([]string, error) {
 			continue
 		}
 		st, err := os.Stat(p)
+		if elsewhere && errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"parlab/data"
+	"parlab/internal/testrun"
+	"parlab/spawn/stage"
+)
+
+// mpiEnv is the environment of the tests' MPI jobs: root may run them (CI
+// runs as root), ranks may outnumber cores, and every byte stays on this
+// machine (shared memory between ranks, the loopback for mpirun's own).
+var mpiEnv = []string{
+	"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+	"OMPI_MCA_rmaps_base_oversubscribe=1",
+	"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
+	"OMPI_MCA_oob_tcp_if_include=lo",
+}
+
+// buildMPI builds parlab with the mpi build tag, as make build builds
+// bin/parlab-mpi, or skips t where OpenMPI is not installed (CI installs
+// it: .ci/run).
+func buildMPI(t *testing.T) string {
+	t.Helper()
+	testrun.FullRunOnly(t, "builds parlab with MPI and runs MPI jobs")
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("OpenMPI is not installed (apt install libopenmpi-dev openmpi-bin): the mpi strategy's real jobs are not run")
+	}
+	if err := exec.Command("pkg-config", "--exists", "ompi").Run(); err != nil {
+		t.Skip("OpenMPI's headers are not installed (apt install libopenmpi-dev): the mpi strategy's real jobs are not run")
+	}
+	exe := filepath.Join(t.TempDir(), "parlab-mpi")
+	cmd := exec.Command("go", "build", "-tags", "mpi", "-o", exe, "parlab/cmd/parlab")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, b)
+	}
+	return exe
+}
+
+// mpirun runs args under mpirun (each an argument of mpirun's), bounded in
+// time, and returns stdout, stderr and the error.
+func mpirun(t *testing.T, env []string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "mpirun", args...)
+	cmd.Env = append(append(os.Environ(), mpiEnv...), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("mpirun %q did not end in a minute", args)
+	}
+	return out.String(), errb.String(), err
+}
+
+// answerOf is a query's JSON answer without what differs between runs and
+// strategies (times, workers, the strategy's name).
+func answerOf(t *testing.T, out string) string {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"strategy", "split", "workers", "ranks", "time", "imbalance", "per_worker", "rescanned", "child"} {
+		delete(doc, k)
+	}
+	b, _ := json.Marshal(doc)
+	return string(b)
+}
+
+// Real MPI jobs: mpirun -np 1..4 of parlab-mpi gives seq's answer for each
+// shape at ranks x threads and every kind of split; with the file split a
+// rank opens only its own files (each rank here runs in a directory that
+// holds only its files, as hosts would); a rank that dies mid-scan, or
+// hangs past --timeout, fails the whole job loudly with no answer; and the
+// mpi strategy outside mpirun, or in a parlab built without MPI, says how
+// to run it.
+func TestMPIJob(t *testing.T) {
+	exe := buildMPI(t)
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 6000, Files: 4, Seed: 3}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	seq := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(exe, append(append([]string{"query", "--strategy", "seq", "--json"}, args...), dir)...).Output()
+		if err != nil {
+			t.Fatalf("seq %q: %v", args, err)
+		}
+		return answerOf(t, string(out))
+	}
+	for _, c := range []struct {
+		np, threads int
+		split       string
+		query       []string
+	}{
+		{1, 2, "auto", []string{"--where", "Region=Europe"}},
+		{2, 1, "rows", []string{"--by", "Item Type", "--max", "Order Date", "--avg", "Unit Price"}},
+		{3, 2, "file", []string{"--by", "Order ID", "--sum", "Units Sold"}},
+		{4, 1, "dynamic", []string{"--where", "Sales Channel=Online", "--min", "Ship Date"}},
+		{2, 2, "auto", []string{"--by", "Order ID", "--where", "Region!=Asia"}}, // the keys split
+	} {
+		args := append([]string{"-np", strconv.Itoa(c.np), exe, "query", "--strategy", "mpi", "--workers", strconv.Itoa(c.threads), "--split", c.split, "--json"}, c.query...)
+		out, errOut, err := mpirun(t, nil, append(args, dir)...)
+		if err != nil {
+			t.Fatalf("%d ranks x %d, %s, %q: %v\n%s", c.np, c.threads, c.split, c.query, err, errOut)
+		}
+		if got, want := answerOf(t, out), seq(c.query...); got != want {
+			t.Errorf("%d ranks x %d, %s, %q:\n%s\nwant (seq)\n%s", c.np, c.threads, c.split, c.query, got, want)
+		}
+		if !strings.Contains(out, `"ranks":`+strconv.Itoa(c.np)) {
+			t.Errorf("%d ranks: the JSON does not say so:\n%.300s", c.np, out)
+		}
+	}
+
+	// Files spread across "hosts": two ranks, each in a directory with only
+	// its own two files, named by relative paths (MPMD: one app context a
+	// rank, each with its working directory).
+	paths, _ := stage.ExpandPaths([]string{dir})
+	var rel []string
+	for k := range 2 {
+		hd := filepath.Join(t.TempDir(), "host")
+		os.MkdirAll(hd, 0o755)
+		for _, p := range paths[2*k : 2*k+2] {
+			os.Link(p, filepath.Join(hd, filepath.Base(p)))
+		}
+		rel = append(rel, hd)
+	}
+	q := []string{"query", "--strategy", "mpi", "--split", "file", "--json", "--by", "Region"}
+	names := []string{filepath.Base(paths[0]), filepath.Base(paths[1]), filepath.Base(paths[2]), filepath.Base(paths[3])}
+	args := append(append([]string{"-np", "1", "-wdir", rel[0], exe}, q...), names...)
+	args = append(append(append(args, ":", "-np", "1", "-wdir", rel[1], exe), q...), names...)
+	out, errOut, err := mpirun(t, nil, args...)
+	if err != nil {
+		t.Fatalf("files spread over two ranks: %v\n%s", err, errOut)
+	}
+	if got, want := answerOf(t, out), seq("--by", "Region"); got != want {
+		t.Errorf("files spread over two ranks:\n%s\nwant\n%s", got, want)
+	}
+	// the same with the rows split, which needs every file at every rank
+	q[4] = "rows"
+	args = append(append([]string{"-np", "1", "-wdir", rel[0], exe}, q...), names...)
+	args = append(append(append(args, ":", "-np", "1", "-wdir", rel[1], exe), q...), names...)
+	if out, errOut, err := mpirun(t, nil, args...); err == nil || out != "" {
+		t.Errorf("the rows split over files spread across ranks: %v, %q", err, out)
+	} else if !strings.Contains(errOut, "no such file") {
+		t.Errorf("the rows split over files spread across ranks: the error does not name the missing file:\n%s", errOut)
+	}
+
+	// A rank that dies or hangs fails the job: no answer, a non-zero exit.
+	base := []string{"-np", "2", exe, "query", "--strategy", "mpi", "--split", "dynamic", "--json", "--where", "Region=Europe", dir}
+	out, errOut, err = mpirun(t, []string{"PARLAB_FAILPOINT=rank-kill:1"}, base...)
+	if err == nil || out != "" || !strings.Contains(errOut, "signal 9") {
+		t.Errorf("rank 1 killed mid-scan: %v, stdout %q, stderr:\n%s", err, out, errOut)
+	}
+	t0 := time.Now()
+	out, errOut, err = mpirun(t, []string{"PARLAB_FAILPOINT=rank-hang:1"}, append(base[:len(base)-1], "--timeout", "1s", dir)...)
+	if err == nil || out != "" || !strings.Contains(errOut, "did not finish within the timeout") || time.Since(t0) > 20*time.Second {
+		t.Errorf("rank 1 hung, --timeout 1s: %v after %v, stdout %q, stderr:\n%s", err, time.Since(t0), out, errOut)
+	}
+
+	// outside mpirun, and parlab without MPI under mpirun
+	if out, err := exec.Command(exe, "query", "--strategy", "mpi", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "mpirun -np R") {
+		t.Errorf("the mpi strategy outside mpirun: %v, %s", err, out)
+	}
+	plain := filepath.Join(t.TempDir(), "parlab")
+	if b, err := exec.Command("go", "build", "-o", plain, "parlab/cmd/parlab").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	if _, errOut, err := mpirun(t, nil, "-np", "1", plain, "query", "--strategy", "mpi", dir); err == nil || !strings.Contains(errOut, "built without MPI") {
+		t.Errorf("parlab without MPI under mpirun: %v\n%s", err, errOut)
+	}
+}
