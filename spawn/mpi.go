@@ -13,6 +13,7 @@ import (
 	"parlab/internal/child"
 	"parlab/internal/mpi"
 	"parlab/scan"
+	"parlab/shm"
 )
 
 // MPI runs a query as the ranks of an MPI job: every rank is this program,
@@ -81,12 +82,28 @@ var ErrNotLaunched = errors.New("the mpi strategy runs as the ranks of an MPI jo
 // mpiOptions is what rank 0 broadcasts: every rank must run the same query
 // the same way.
 type mpiOptions struct {
-	Paths   []string
-	Query   scan.Query
-	Mode    int
-	Split   Split
-	Threads int
-	Chunk   int
+	Paths    []string
+	Names    []string
+	Query    scan.Query
+	Mode     int
+	Populate bool
+	Buffer   int
+	Split    Split
+	Threads  int
+	Chunk    int
+	// Stop: no run; the ranks that follow rank 0 (FollowMPI) stop.
+	Stop bool
+}
+
+func optionsOf(c Config) mpiOptions {
+	return mpiOptions{Paths: c.Paths, Names: c.Names, Query: c.Query, Mode: int(c.Mode), Populate: c.Opt.Populate,
+		Buffer: c.Opt.Buffer, Split: c.Split, Threads: c.Workers, Chunk: c.Chunk}
+}
+
+// config is the run that o describes, under timeout.
+func (o mpiOptions) config(timeout time.Duration) Config {
+	return Config{Paths: o.Paths, Names: o.Names, Query: o.Query, Mode: shm.Mode(o.Mode),
+		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
 // rankPart is one rank's part of a run, as it is gathered (gob).
@@ -137,18 +154,94 @@ type rankRun struct {
 	run  *run
 }
 
-func (m MPI) Run(ctx context.Context, c Config) (rep *Report, err error) {
-	comm := m.comm
-	if comm == nil {
-		if !mpi.Launched() {
-			return nil, ErrNotLaunched
-		}
-		w, err := mpi.World()
-		if err != nil {
-			return nil, err
-		}
-		comm = w
+// world is m's Comm: the in-process one of a test, or this MPI job's.
+func (m MPI) world() (Comm, error) {
+	if m.comm != nil {
+		return m.comm, nil
 	}
+	if !mpi.Launched() {
+		return nil, ErrNotLaunched
+	}
+	return mpi.World()
+}
+
+// MPIRank is this process's rank and the job's size, MPI initialised on
+// the way; ErrNotLaunched outside an MPI job.
+func MPIRank() (rank, size int, err error) {
+	comm, err := MPI{}.world()
+	if err != nil {
+		return 0, 0, err
+	}
+	return comm.Rank(), comm.Size(), nil
+}
+
+// FollowMPI is the life of a rank other than 0 in a job where rank 0 alone
+// decides what runs (parlab bench): it runs the mpi strategy with the
+// options of each of rank 0's runs, as they come, until rank 0 calls
+// StopMPIFollowers, and returns nil then. timeout bounds each run, as
+// Config.Timeout does.
+func FollowMPI(timeout time.Duration) error {
+	return MPI{}.follow(timeout)
+}
+
+func (m MPI) follow(timeout time.Duration) error {
+	comm, err := m.world()
+	if err != nil {
+		return err
+	}
+	if comm.Rank() == 0 {
+		return errors.New("rank 0 leads: it does not follow")
+	}
+	for {
+		b, err := comm.Bcast(nil)
+		if err != nil {
+			return err
+		}
+		var o mpiOptions
+		if err := child.ReadJob(bytes.NewReader(b), &o); err != nil {
+			return fmt.Errorf("rank %d: rank 0's options: %w", comm.Rank(), err)
+		}
+		if o.Stop {
+			return nil
+		}
+		if _, err := m.run(context.Background(), o.config(timeout), comm, b); err != nil {
+			return err
+		}
+	}
+}
+
+// StopMPIFollowers tells the ranks in FollowMPI to stop (rank 0 calls it
+// once it has run everything).
+func StopMPIFollowers() error {
+	comm, err := MPI{}.world()
+	if err != nil {
+		return err
+	}
+	return stopFollowers(comm)
+}
+
+func stopFollowers(comm Comm) error {
+	var enc bytes.Buffer
+	if err := child.WriteJob(&enc, &mpiOptions{Stop: true}); err != nil {
+		return err
+	}
+	_, err := comm.Bcast(enc.Bytes())
+	return err
+}
+
+func (m MPI) Run(ctx context.Context, c Config) (*Report, error) {
+	comm, err := m.world()
+	if err != nil {
+		return nil, err
+	}
+	return m.run(ctx, c, comm, nil)
+}
+
+// run is one run at this rank. rank0, for a follower, is rank 0's options
+// as broadcast, already received: the run takes them as they are (c is
+// made of them). Otherwise every rank broadcasts (rank 0) or receives and
+// checks (the others) the options first.
+func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *Report, err error) {
 	if c.Workers < 1 {
 		return nil, fmt.Errorf("the mpi strategy needs at least 1 worker a rank, got %d", c.Workers)
 	}
@@ -156,14 +249,16 @@ func (m MPI) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 
-	opts := mpiOptions{Paths: c.Paths, Query: c.Query, Mode: int(c.Mode), Split: c.Split, Threads: c.Workers, Chunk: c.Chunk}
-	var enc bytes.Buffer
-	if err := child.WriteJob(&enc, &opts); err != nil {
-		return nil, err
-	}
-	got, err := comm.Bcast(enc.Bytes())
-	if err != nil {
-		return nil, err
+	opts := optionsOf(c)
+	got := rank0
+	if got == nil {
+		var enc bytes.Buffer
+		if err := child.WriteJob(&enc, &opts); err != nil {
+			return nil, err
+		}
+		if got, err = comm.Bcast(enc.Bytes()); err != nil {
+			return nil, err
+		}
 	}
 	t0 := time.Now() // the ranks' clocks start together, just after the Bcast
 	var rr rankRun

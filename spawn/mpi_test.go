@@ -145,3 +145,49 @@ func TestMPIAgrees(t *testing.T) {
 		}
 	}
 }
+
+// In a bench, rank 0 alone decides what runs: the other ranks follow its
+// runs, whatever their options, and stop when told.
+func TestMPIFollowers(t *testing.T) {
+	paths := genSet(t, 2000, 3)
+	const ranks = 3
+	w := &localWorld{size: ranks, gather: make(chan localMsg, ranks)}
+	for range ranks {
+		w.bcast = append(w.bcast, make(chan []byte, 1))
+	}
+	errs := make(chan error, ranks)
+	for k := 1; k < ranks; k++ {
+		go func() { errs <- MPI{comm: localComm{w, k}}.follow(time.Minute) }()
+	}
+	lead := MPI{comm: localComm{w, 0}}
+	for _, c := range []Config{
+		{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Workers: 2, Split: SplitRows},
+		{Paths: paths, Query: scan.Query{By: []string{"Country"}}, Workers: 1, Split: SplitKeys},
+		{Paths: paths, Query: scan.Query{By: []string{"Item Type"}, Max: []string{"Order Date"}}, Workers: 3, Split: SplitFile},
+	} {
+		want, err := Sequential{}.Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := lead.Run(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.Query, err)
+		}
+		if !got.Result.Equal(&want.Result) || got.Workers != ranks*c.Workers {
+			t.Fatalf("%+v: %+v (%d workers), want %+v", c.Query, got.Result, got.Workers, want.Result)
+		}
+	}
+	if err := stopFollowers(localComm{w, 0}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < ranks; k++ {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Errorf("a follower: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a follower did not stop")
+		}
+	}
+}

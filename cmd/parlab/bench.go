@@ -15,6 +15,7 @@ import (
 
 	"parlab/bench"
 	"parlab/spawn"
+	"parlab/spawn/stage"
 	"parlab/spawn/study"
 )
 
@@ -43,13 +44,13 @@ func parseWorkers(s string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-func (a *app) bench(args []string) error {
+func (a *app) bench(args []string) (err error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var qf queryFlags
 	qf.register(fs)
 	strategiesF := fs.String("strategies", "seq,goroutines,processes", "strategies to run, comma-separated, of "+spawn.StrategyHelp()+" (the floor runs unless --no-floor)")
 	splitsF := fs.String("splits", "", "splits for the parallel strategies, comma-separated, of "+spawn.SplitHelp()+" (default: file-naive,file,rows,dynamic, and keys for a group-by)")
-	workersF := fs.String("workers", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20")
+	workersF := fs.String("workers", "1,2,4,8,16,20", "worker counts: 1,2,4 or ranges such as 2-20 (mpi: ranks x threads, at the multiples of the ranks)")
 	trials := fs.Int("trials", 5, "recorded trials per configuration")
 	warmup := fs.Int("warmup", 1, "unrecorded rounds first")
 	jsonOut := fs.String("json", "", "write the results as JSON to FILE (rewritten after each round), or - for stdout")
@@ -101,9 +102,34 @@ func (a *app) bench(args []string) error {
 	}
 	for _, st := range splitList(*strategiesF) {
 		if _, err := spawn.ParseStrategy(st); err != nil || st == spawn.NameFloor {
-			return usagef("--strategies: unknown %q (want seq, goroutines, processes; the floor runs unless --no-floor)", st)
+			return usagef("--strategies: unknown %q (want seq, goroutines, processes, mpi; the floor runs unless --no-floor)", st)
 		}
 		setup.Strategies = append(setup.Strategies, st)
+	}
+	if slices.Contains(setup.Strategies, spawn.NameMPI) {
+		// An MPI job (mpirun -np R parlab-mpi bench --strategies mpi,...):
+		// rank 0 runs the study and reports; the other ranks take part in
+		// each of its mpi runs and print nothing.
+		if slices.Contains(pos, stage.Stdin) {
+			return usagef("--strategies mpi: standard input (-) reaches rank 0 only: name files")
+		}
+		rank, ranks, err := spawn.MPIRank()
+		if err != nil {
+			return err
+		}
+		if rank > 0 {
+			return spawn.FollowMPI(c.Timeout)
+		}
+		setup.MPIRanks = ranks
+		if !slices.ContainsFunc(workers, func(n int) bool { return n%ranks == 0 }) {
+			return usagef("--strategies mpi: no worker count is a multiple of the %d ranks (mpi runs ranks x threads workers)", ranks)
+		}
+		a.warnMPIBinding(slices.Max(workers) / ranks)
+		defer func() {
+			if stopErr := spawn.StopMPIFollowers(); err == nil {
+				err = stopErr
+			}
+		}()
 	}
 	if *logOut != "" {
 		if err := os.MkdirAll(filepath.Dir(*logOut), 0o755); err != nil {

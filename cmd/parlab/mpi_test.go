@@ -25,6 +25,7 @@ var mpiEnv = []string{
 	"OMPI_MCA_rmaps_base_oversubscribe=1",
 	"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
 	"OMPI_MCA_oob_tcp_if_include=lo",
+	"OMPI_MCA_hwloc_base_binding_policy=none", // a rank's threads may use every core
 }
 
 // buildMPI builds parlab with the mpi build tag, as make build builds
@@ -169,6 +170,37 @@ func TestMPIJob(t *testing.T) {
 	out, errOut, err = mpirun(t, []string{"PARLAB_FAILPOINT=rank-hang:1"}, append(base[:len(base)-1], "--timeout", "1s", dir)...)
 	if err == nil || out != "" || !strings.Contains(errOut, "did not finish within the timeout") || time.Since(t0) > 20*time.Second {
 		t.Errorf("rank 1 hung, --timeout 1s: %v after %v, stdout %q, stderr:\n%s", err, time.Since(t0), out, errOut)
+	}
+
+	// parlab bench in an MPI job: rank 0 runs the study, the other rank
+	// takes part in each mpi trial; mpi runs at the worker counts that are
+	// ranks x threads, and its answers are checked as every trial's are.
+	out, errOut, err = mpirun(t, nil, "-np", "2", exe, "bench", "--strategies", "goroutines,mpi", "--workers", "1,2", "--splits", "rows,file",
+		"--trials", "2", "--warmup", "0", "--no-floor", "--json", "-", "--by", "Country", dir)
+	var doc struct {
+		Env     struct{ MPIRanks int `json:"mpi_ranks"` }
+		Results []struct {
+			Parameters struct {
+				Strategy string
+				Workers  int
+			}
+			Times []float64
+		}
+	}
+	if err != nil {
+		t.Fatalf("bench in an MPI job: %v\n%s", err, errOut)
+	}
+	if i := strings.Index(out, "{"); i < 0 || json.Unmarshal([]byte(out[i:]), &doc) != nil {
+		t.Fatalf("bench in an MPI job: no JSON document:\n%s", out)
+	}
+	var mpiRuns []int
+	for _, r := range doc.Results {
+		if r.Parameters.Strategy == "mpi" && len(r.Times) == 2 {
+			mpiRuns = append(mpiRuns, r.Parameters.Workers)
+		}
+	}
+	if doc.Env.MPIRanks != 2 || len(mpiRuns) != 2 || mpiRuns[0] != 2 || mpiRuns[1] != 2 {
+		t.Errorf("bench in an MPI job: %d ranks, mpi trials at workers %v (want 2 ranks; rows and file at 2)\n%s", doc.Env.MPIRanks, mpiRuns, out)
 	}
 
 	// outside mpirun, and parlab without MPI under mpirun

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -203,6 +205,11 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
+	if qf.strategy.Name() == spawn.NameMPI {
+		if rank, _, err := spawn.MPIRank(); err == nil && rank == 0 {
+			a.warnMPIBinding(c.Workers)
+		}
+	}
 	rep, err := qf.strategy.Run(context.Background(), c)
 	if err != nil {
 		return err
@@ -224,4 +231,13 @@ func (a *app) query(args []string) error {
 		render.Workers(a.stdout, rep)
 	}
 	return nil
+}
+
+// warnMPIBinding warns when an MPI rank's threads outnumber the cores it
+// may use: mpirun binds each rank to one core by default (two ranks or
+// fewer), and the threads then share it.
+func (a *app) warnMPIBinding(threads int) {
+	if n := runtime.NumCPU(); threads > n {
+		fmt.Fprintf(a.stderr, "parlab: warning: each rank may use %s (mpirun binds a rank to a core by default) for %d threads: run mpirun --bind-to none, or --map-by slot:PE=%d\n", render.Plural(int64(n), "core"), threads, threads)
+	}
 }

@@ -14,14 +14,16 @@ static int pl_init(int *provided) {
 }
 static int pl_rank(int *r) { return MPI_Comm_rank(MPI_COMM_WORLD, r); }
 static int pl_size(int *s) { return MPI_Comm_size(MPI_COMM_WORLD, s); }
-static int pl_gather_len(long long *n, long long *all) {
-	return MPI_Gather(n, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+// The collectives are the non-blocking ones, waited for by pl_test: see wait.
+static int pl_gather_len(long long *n, long long *all, MPI_Request *r) {
+	return MPI_Igather(n, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD, r);
 }
-static int pl_gatherv(void *b, int n, void *all, int *counts, int *displs) {
-	return MPI_Gatherv(b, n, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+static int pl_gatherv(void *b, int n, void *all, int *counts, int *displs, MPI_Request *r) {
+	return MPI_Igatherv(b, n, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD, r);
 }
-static int pl_bcast_len(long long *n) { return MPI_Bcast(n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD); }
-static int pl_bcast(void *b, int n) { return MPI_Bcast(b, n, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static int pl_bcast_len(long long *n, MPI_Request *r) { return MPI_Ibcast(n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD, r); }
+static int pl_bcast(void *b, int n, MPI_Request *r) { return MPI_Ibcast(b, n, MPI_BYTE, 0, MPI_COMM_WORLD, r); }
+static int pl_test(MPI_Request *r, int *done) { return MPI_Test(r, done, MPI_STATUS_IGNORE); }
 static int pl_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
 static int pl_finalize(void) { return MPI_Finalize(); }
 static void pl_errstr(int code, char *s, int *n) { MPI_Error_string(code, s, n); }
@@ -83,6 +85,30 @@ func initWorld() (*Comm, error) {
 	return c, nil
 }
 
+// wait waits for the non-blocking collective that start began, testing it
+// with pauses that grow from 10 µs to 1 ms: a rank that waits (rank 0 for
+// the others' parts, a rank for rank 0's next broadcast) leaves its core
+// to the ranks that work, where MPI's blocking calls would spin on it. It
+// costs a wait up to a pause longer than the collective.
+func wait(what string, start func(*C.MPI_Request) C.int) error {
+	var req C.MPI_Request
+	if err := mpiErr(what, start(&req)); err != nil {
+		return err
+	}
+	pause := 10 * time.Microsecond
+	for {
+		var done C.int
+		if err := mpiErr(what, C.pl_test(&req, &done)); err != nil {
+			return err
+		}
+		if done != 0 {
+			return nil
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Millisecond)
+	}
+}
+
 // Gather sends b to rank 0. At rank 0 it returns every rank's bytes, in
 // rank order (its own at 0); elsewhere nil. The result is the caller's.
 func (c *Comm) Gather(b []byte) ([][]byte, error) {
@@ -97,7 +123,7 @@ func (c *Comm) Gather(b []byte) ([][]byte, error) {
 		if c.rank == 0 {
 			lens = make([]C.longlong, c.size)
 		}
-		if err = mpiErr("MPI_Gather", C.pl_gather_len(&n, ptr(lens))); err != nil {
+		if err = wait("MPI_Igather", func(r *C.MPI_Request) C.int { return C.pl_gather_len(&n, ptr(lens), r) }); err != nil {
 			return
 		}
 		var all []byte
@@ -119,7 +145,9 @@ func (c *Comm) Gather(b []byte) ([][]byte, error) {
 			all = make([]byte, total+1) // +1: a pointer even when every part is empty
 		}
 		send := append(b[:len(b):len(b)], 0) // a pointer even for an empty b
-		err = mpiErr("MPI_Gatherv", C.pl_gatherv(unsafe.Pointer(&send[0]), C.int(len(b)), bytePtr(all), ptr(counts), ptr(displs)))
+		err = wait("MPI_Igatherv", func(r *C.MPI_Request) C.int {
+			return C.pl_gatherv(unsafe.Pointer(&send[0]), C.int(len(b)), bytePtr(all), ptr(counts), ptr(displs), r)
+		})
 		if err != nil || c.rank != 0 {
 			return
 		}
@@ -141,14 +169,14 @@ func (c *Comm) Bcast(b []byte) ([]byte, error) {
 	var err error
 	do(func() {
 		n := C.longlong(len(b))
-		if err = mpiErr("MPI_Bcast", C.pl_bcast_len(&n)); err != nil {
+		if err = wait("MPI_Ibcast", func(r *C.MPI_Request) C.int { return C.pl_bcast_len(&n, r) }); err != nil {
 			return
 		}
 		buf := make([]byte, int(n)+1)
 		if c.rank == 0 {
 			copy(buf, b)
 		}
-		if err = mpiErr("MPI_Bcast", C.pl_bcast(unsafe.Pointer(&buf[0]), C.int(n))); err == nil {
+		if err = wait("MPI_Ibcast", func(r *C.MPI_Request) C.int { return C.pl_bcast(unsafe.Pointer(&buf[0]), C.int(n), r) }); err == nil {
 			out = buf[:n:n]
 		}
 	})

@@ -269,6 +269,9 @@ type Env struct {
 	// ForkExecSelf is the measured cost of starting one worker process, if
 	// known (seconds): what the processes strategy pays per worker.
 	ForkExecSelf float64
+	// MPIRanks, where the study ran the mpi strategy: the job's ranks
+	// (mpirun -np). The mpi strategy's worker count is its threads a rank.
+	MPIRanks int
 }
 
 // Expected is the sequential answer every trial must give.

@@ -24,12 +24,17 @@ type Setup struct {
 	Strategies []string // of spawn's names; the floor is added unless NoFloor
 	Splits     []spawn.Split
 	Workers    []int
-	NoFloor    bool
-	Trials     int
-	Warmup     int
-	Cold       bool // evict the data set's pages before every trial
-	FitAll     bool // fit worker counts above the core count too
-	Data       string
+	// MPIRanks, for the mpi strategy: the job's ranks (mpirun -np). A
+	// worker count is ranks x threads, so mpi runs at the counts that are
+	// multiples of it, with that many threads a rank, and compares with
+	// the other strategies at equal workers.
+	MPIRanks int
+	NoFloor  bool
+	Trials   int
+	Warmup   int
+	Cold     bool // evict the data set's pages before every trial
+	FitAll   bool // fit worker counts above the core count too
+	Data     string
 	// Hooks, as in Options: each recorded trial, each round, progress.
 	OnTrial  func(p Config, trial int, s Sample) error
 	OnRound  func(*Doc) error
@@ -51,8 +56,14 @@ func (s *Setup) Configs() ([]Config, error) {
 		case Floor:
 			return nil, fmt.Errorf("the floor is measured at every worker count unless left out, not named as a strategy")
 		default:
+			if st.Name() == spawn.NameMPI && s.MPIRanks < 1 {
+				return nil, fmt.Errorf("the mpi strategy runs in an MPI job: its ranks are not known")
+			}
 			for _, sp := range s.Splits {
 				for _, n := range s.Workers {
+					if st.Name() == spawn.NameMPI && n%s.MPIRanks != 0 {
+						continue // not ranks x threads
+					}
 					cs = append(cs, Config{Strategy: st.Name(), Split: sp.String(), Workers: n})
 				}
 			}
@@ -82,6 +93,7 @@ func Execute(s Setup) (*Doc, error) {
 	}
 	expected := ref.Answer()
 	doc := &Doc{Env: environment(c, ref), Cold: s.Cold, IncludeOversubscribed: s.FitAll}
+	doc.Env.MPIRanks = s.MPIRanks
 	doc.Env.Query = ref.Spec.Describe()
 	doc.Env.Data = s.Data
 	doc.Expected.Matched = expected.Matched
@@ -108,6 +120,9 @@ func Execute(s Setup) (*Doc, error) {
 	trial := func(p Config) (Sample, error) {
 		cc := c
 		cc.Workers = p.Workers
+		if p.Strategy == spawn.NameMPI {
+			cc.Workers = p.Workers / s.MPIRanks // threads a rank
+		}
 		if p.Split != "" {
 			var err error
 			if cc.Split, err = spawn.ParseSplit(p.Split); err != nil {

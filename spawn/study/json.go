@@ -60,6 +60,7 @@ type envJSON struct {
 	Populate     bool         `json:"populate"`
 	Started      string       `json:"started"`
 	ForkExecSelf *bench.Float `json:"forkexec_self,omitempty"`
+	MPIRanks     int          `json:"mpi_ranks,omitempty"`
 }
 
 type expectedJSON struct {
@@ -147,7 +148,7 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 	j := docJSON{
 		Env: envJSON{CPU: d.Env.CPU, Cores: d.Env.Cores, GOMAXPROCS: d.Env.GOMAXPROCS, Go: d.Env.Go,
 			Kernel: d.Env.Kernel, Data: d.Env.Data, Files: d.Env.Files, Rows: d.Env.Rows, Bytes: d.Env.Bytes,
-			Query: d.Env.Query, IO: d.Env.IO, Populate: d.Env.Populate, Started: d.Env.Started},
+			Query: d.Env.Query, IO: d.Env.IO, Populate: d.Env.Populate, Started: d.Env.Started, MPIRanks: d.Env.MPIRanks},
 		Expected: expectedJSON{Matched: d.Expected.Matched, Sums: bench.Ordered[string]{}},
 		Trials:   d.Trials, Warmup: d.Warmup, Cold: d.Cold, IncludeOversubscribed: d.IncludeOversubscribed,
 		Results: []resultJSON{}, Floor: []floorJSON{}, Amdahl: []amdahlJSON{},
@@ -213,7 +214,7 @@ func ParseDoc(b []byte) (*Doc, error) {
 	}
 	e := j.Env
 	d := &Doc{Env: Env{CPU: e.CPU, Cores: e.Cores, GOMAXPROCS: e.GOMAXPROCS, Go: e.Go, Kernel: e.Kernel, Data: e.Data,
-		Files: e.Files, Rows: e.Rows, Bytes: e.Bytes, Query: e.Query, IO: e.IO, Populate: e.Populate, Started: e.Started}}
+		Files: e.Files, Rows: e.Rows, Bytes: e.Bytes, Query: e.Query, IO: e.IO, Populate: e.Populate, Started: e.Started, MPIRanks: e.MPIRanks}}
 	if e.ForkExecSelf != nil {
 		d.Env.ForkExecSelf = e.ForkExecSelf.Value()
 	}
