@@ -207,11 +207,24 @@ func TestMPIJob(t *testing.T) {
 	if out, err := exec.Command(exe, "query", "--strategy", "mpi", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "mpirun -np R") {
 		t.Errorf("the mpi strategy outside mpirun: %v, %s", err, out)
 	}
-	plain := filepath.Join(t.TempDir(), "parlab")
+	plain := filepath.Join(filepath.Dir(exe), "parlab") // parlab-mpi beside it, as make build leaves them
 	if b, err := exec.Command("go", "build", "-o", plain, "parlab/cmd/parlab").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	if _, errOut, err := mpirun(t, nil, "-np", "1", plain, "query", "--strategy", "mpi", dir); err == nil || !strings.Contains(errOut, "built without MPI") {
 		t.Errorf("parlab without MPI under mpirun: %v\n%s", err, errOut)
 	}
+
+	// the spawn lab times mpirun of N ranks of parlab-mpi, beside parlab
+	lab := exec.Command(plain, "spawn", "--methods", "forkexec-self,mpirun", "--modes", "batch", "--n", "2", "--rounds", "1", "--json")
+	lab.Env = append(os.Environ(), mpiEnv...)
+	out8, err := lab.Output()
+	var labDoc struct {
+		Ratios  map[string]float64
+		Skipped []string
+	}
+	if err != nil || json.Unmarshal(out8, &labDoc) != nil || labDoc.Ratios["mpirun_forkexec_self_batch"] <= 1 || len(labDoc.Skipped) != 0 {
+		t.Errorf("spawn --methods mpirun: %v, %s", err, out8)
+	}
 }
+

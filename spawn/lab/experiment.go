@@ -104,7 +104,17 @@ func Run(c Config) (*Report, error) {
 				continue
 			}
 		}
+		if m == MethodMPIRun {
+			if _, _, err := mpiPaths(); err != nil {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", m, err))
+				continue
+			}
+		}
 		for _, mode := range c.Modes {
+			if m == MethodMPIRun && mode != ModeBatch {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s %s: mpirun starts its ranks together, so it is timed in batch mode only", m, mode))
+				continue
+			}
 			if _, err := Lab(m, mode, c.N, ""); err != nil { // warmup
 				return nil, err
 			}
@@ -141,6 +151,7 @@ func Run(c Config) (*Report, error) {
 		{"forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)},
 		{"forkexec_worker_go_serial", "forkexec-worker / forkexec-go, serial (a worker against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecWorker, MethodForkExecGo, ModeSerial)},
 		{"forkexec_self_go_serial", "forkexec-self / forkexec-go, serial (parlab against the smallest Go program)", ratio(MethodForkExecSelf, MethodForkExecGo, ModeSerial)},
+		{"mpirun_forkexec_self_batch", "mpirun / forkexec-self, batch (an MPI job of N ranks, MPI_Init and MPI_Finalize in each, against N worker processes)", ratio(MethodMPIRun, MethodForkExecSelf, ModeBatch)},
 	}
 	return rep, nil
 }

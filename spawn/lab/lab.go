@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"parlab/internal/child"
+	"parlab/internal/mpi"
 )
 
 // NoopArg is argv[1] of a child that exits at once: the lab's forkexec
@@ -37,10 +39,50 @@ const (
 	MethodForkExecWorker Method = "forkexec-worker" // the same of the binary a query worker starts from (child.WorkerExe: parlab-worker where make build made it)
 	MethodForkExecGo     Method = "forkexec-go"     // the same of the smallest Go program (parlab-nop beside parlab): the yardstick of the two above
 	MethodForkExecTrue   Method = "forkexec-true"   // syscall.ForkExec of /bin/true
+	// MethodMPIRun is one mpirun job of N ranks of parlab-mpi (beside
+	// parlab) in a mode that initialises MPI and finalises: the mpi
+	// strategy's launch. Batch mode only (mpirun starts its ranks
+	// together), and only where asked for (--methods mpirun): a round is
+	// one job, half a second here.
+	MethodMPIRun Method = "mpirun"
 )
 
 // Methods lists them all, in the order the lab runs them.
-var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue}
+var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue, MethodMPIRun}
+
+// MPIName is the MPI build of parlab (make build, where OpenMPI is
+// installed), which the mpirun method starts.
+const MPIName = "parlab-mpi"
+
+// MPINopArg is argv[1] of an MPI rank that initialises MPI, finalises and
+// exits: the mpirun method's unit.
+const MPINopArg = "__parlab_mpi_nop"
+
+func init() {
+	child.Register(MPINopArg, func([]string) int {
+		if _, err := mpi.World(); err != nil {
+			fmt.Fprintln(os.Stderr, "parlab:", err)
+			return 1
+		}
+		mpi.Finalize()
+		return 0
+	})
+}
+
+// mpiPaths are mpirun's path and parlab-mpi's beside this executable, or
+// why there are none.
+func mpiPaths() (mpirun, exe string, err error) {
+	if mpirun, err = exec.LookPath("mpirun"); err != nil {
+		return "", "", fmt.Errorf("no mpirun (OpenMPI: apt install openmpi-bin libopenmpi-dev)")
+	}
+	if exe, err = child.Beside(MPIName); err == nil {
+		_, err = os.Stat(exe)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("no %s beside %s (make build puts it there where OpenMPI is installed)", MPIName, filepath.Base(os.Args[0]))
+	}
+	return mpirun, exe, nil
+}
 
 // NopName is the smallest Go program's binary (cmd/parlab-nop), beside
 // parlab, that forkexec-go starts.
@@ -125,6 +167,27 @@ func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
 		}
 		attr := &syscall.ProcAttr{Files: []uintptr{0, 1, 2}}
 		return labProcesses(mode, n, func() (int, error) { return syscall.ForkExec(path, argv, attr) })
+	case MethodMPIRun:
+		if mode != ModeBatch {
+			return LabRound{}, fmt.Errorf("mpirun starts its ranks together: it is timed in batch mode only")
+		}
+		mpirun, exe, err := mpiPaths()
+		if err != nil {
+			return LabRound{}, fmt.Errorf("mpirun: %w", err)
+		}
+		// --oversubscribe: more ranks than cores is the lab's to ask;
+		// root (a container, CI) must say it may run MPI.
+		args := []string{"-np", strconv.Itoa(n), "--oversubscribe"}
+		if os.Geteuid() == 0 {
+			args = append(args, "--allow-run-as-root")
+		}
+		cmd := exec.Command(mpirun, append(args, exe, MPINopArg)...)
+		cmd.Stderr = os.Stderr
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			return LabRound{}, fmt.Errorf("mpirun -np %d %s: %w", n, MPIName, err)
+		}
+		return LabRound{Total: time.Since(t0), Ran: n}, nil
 	}
 	return LabRound{}, fmt.Errorf("unknown method %q", m)
 }

@@ -46,6 +46,9 @@ func TestLabCounts(t *testing.T) {
 		if _, err := nopPath(); m == MethodForkExecGo && err != nil {
 			continue // no parlab-nop beside the test binary (cmd/parlab's TestWorkerBinary runs it)
 		}
+		if m == MethodMPIRun {
+			continue // TestMPIRunSkipped; cmd/parlab's TestMPIJob runs it
+		}
 		for _, mode := range Modes {
 			r, err := Lab(m, mode, n, "")
 			if err != nil {
@@ -105,5 +108,17 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := Run(Config{N: 0, Rounds: 1}); err == nil {
 		t.Error("N = 0 ran")
+	}
+}
+
+// Without parlab-mpi beside it (as beside this test binary) the lab skips
+// the mpirun method and says why; it times mpirun in batch mode only.
+func TestMPIRunSkipped(t *testing.T) {
+	rep, err := Run(Config{N: 2, Rounds: 1, Methods: []Method{MethodMPIRun}, Modes: []Mode{ModeBatch}})
+	if err != nil || len(rep.Stats) != 0 || len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "mpirun: no ") {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	if _, err := Lab(MethodMPIRun, ModeSerial, 2, ""); err == nil || !strings.Contains(err.Error(), "batch mode only") {
+		t.Errorf("mpirun in serial mode: %v", err)
 	}
 }
