@@ -178,7 +178,9 @@ func TestMPIJob(t *testing.T) {
 	out, errOut, err = mpirun(t, nil, "-np", "2", exe, "bench", "--strategies", "goroutines,mpi", "--workers", "1,2", "--splits", "rows,file",
 		"--trials", "2", "--warmup", "0", "--no-floor", "--json", "-", "--by", "Country", dir)
 	var doc struct {
-		Env     struct{ MPIRanks int `json:"mpi_ranks"` }
+		Env struct {
+			MPIRanks int `json:"mpi_ranks"`
+		}
 		Results []struct {
 			Parameters struct {
 				Strategy string
@@ -227,4 +229,3 @@ func TestMPIJob(t *testing.T) {
 		t.Errorf("spawn --methods mpirun: %v, %s", err, out8)
 	}
 }
-
