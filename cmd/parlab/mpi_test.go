@@ -40,6 +40,11 @@ func buildMPI(t *testing.T) string {
 	if err := exec.Command("pkg-config", "--exists", "ompi").Run(); err != nil {
 		t.Skip("OpenMPI's headers are not installed (apt install libopenmpi-dev): the mpi strategy's real jobs are not run")
 	}
+	probe := exec.Command("mpirun", "-np", "1", "true")
+	probe.Env = append(os.Environ(), mpiEnv...)
+	if b, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("mpirun cannot start a job on this machine (mpirun -np 1 true: %v): the mpi strategy's real jobs are not run\n%s", err, b)
+	}
 	exe := filepath.Join(t.TempDir(), "parlab-mpi")
 	cmd := exec.Command("go", "build", "-tags", "mpi", "-o", exe, "parlab/cmd/parlab")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
