@@ -273,9 +273,12 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 	if rr.run != nil {
 		defer rr.run.set.Close()
 	}
+	// Rank 0 keeps its own part as it is: it sends nothing to itself.
 	var out bytes.Buffer
-	if err := child.WriteJob(&out, &rr.part); err != nil {
-		return nil, err
+	if comm.Rank() != 0 {
+		if err := child.WriteJob(&out, &rr.part); err != nil {
+			return nil, err
+		}
 	}
 	// The gather waits for every rank: a rank's timeout ends the wait (the
 	// caller then ends the job, EndMPI).
@@ -301,12 +304,12 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 		return &Report{Strategy: NameMPI, Rank: comm.Rank(), Ranks: comm.Size()}, nil
 	}
 	parts := make([]rankPart, len(g.parts))
-	for k, b := range g.parts {
-		if err := child.ReadJob(bytes.NewReader(b), &parts[k]); err != nil {
+	parts[0] = rr.part
+	for k := 1; k < len(parts); k++ {
+		if err := child.ReadJob(bytes.NewReader(g.parts[k]), &parts[k]); err != nil {
 			return nil, fmt.Errorf("rank %d's part: %w", k, err)
 		}
 	}
-	parts[0] = rr.part // rank 0's own, as it is (the same bytes)
 	for _, p := range parts {
 		if p.Err != "" {
 			return nil, errors.New(p.Err)
@@ -316,20 +319,6 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 		return mergeFileParts(ctx, c, t0, parts)
 	}
 	return mergeUnitParts(ctx, c, rr.run, parts)
-}
-
-// share is rank r's files of n under the file splits (NewPlan's rule for
-// workers): [lo, hi).
-func share(split Split, n, ranks, r int) (lo, hi int) {
-	if split == SplitFileNaive {
-		per := n / ranks
-		lo, hi = r*per, (r+1)*per
-		if r == ranks-1 {
-			hi = n
-		}
-		return lo, hi
-	}
-	return r * n / ranks, (r + 1) * n / ranks
 }
 
 // part does this rank's part of the run.
@@ -343,7 +332,7 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 	}
 	if c.Split == SplitFile || c.Split == SplitFileNaive {
 		p.FileSplit = true
-		lo, hi := share(c.Split, len(c.Paths), R, me)
+		lo, hi := fileShare(c.Split, len(c.Paths), R, me)
 		if lo >= hi {
 			return rr
 		}
@@ -432,12 +421,16 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 	return rr
 }
 
-// rankBody is rank me's workers' body: a scan, then the failpoints of
-// rank me (mid-scan: once a unit is scanned).
+// rankBody is rank me's workers' body: a scan, then, where a test set
+// one, rank me's failpoint (mid-scan: once a unit is scanned).
 func rankBody(me int) func(context.Context, *Set, Unit, *scan.Result) error {
+	fail := failpointOf("rank", me)
+	if fail == nil {
+		return scanBody
+	}
 	return func(ctx context.Context, s *Set, u Unit, res *scan.Result) error {
 		err := s.scanUnit(ctx, u, res)
-		failpoint("rank", me)
+		fail()
 		return err
 	}
 }
@@ -470,7 +463,7 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 		results = append(results, &r)
 		if rep.Files == p.Files { // the first rank with files: the names
 			q := c.Query
-			t, err := scan.NewTable("rank "+fmt.Sprint(k)+"'s first file", p.Head, &q)
+			t, err := scan.NewTable(fmt.Sprintf("rank %d's first file", k), p.Head, &q)
 			if err != nil {
 				return nil, err
 			}

@@ -68,16 +68,7 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 			p.Units = append(p.Units, set.WholeFile(f))
 		}
 		for w := range workers {
-			lo, hi := w*nf/workers, (w+1)*nf/workers // balanced: [j·F/N, (j+1)·F/N)
-			if split == SplitFileNaive {
-				// The reference: F/N files each (integer division), the
-				// last worker takes the rest; with N > F, all of it.
-				per := nf / workers
-				lo, hi = w*per, (w+1)*per
-				if w == workers-1 {
-					hi = nf
-				}
-			}
+			lo, hi := fileShare(split, nf, workers, w)
 			for f := lo; f < hi; f++ {
 				p.Assign[w] = append(p.Assign[w], f)
 			}
@@ -132,6 +123,22 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 		return nil, fmt.Errorf("unknown split %d", split)
 	}
 	return p, nil
+}
+
+// fileShare is worker j's files [lo, hi) of n under a file split of
+// workers: balanced, [j·n/N, (j+1)·n/N); or the reference's (file-naive),
+// n/N files each (integer division), the last worker taking the rest (with
+// N > n, all of it). The mpi strategy shares files among ranks by it too.
+func fileShare(split Split, n, workers, j int) (lo, hi int) {
+	if split == SplitFileNaive {
+		per := n / workers
+		lo, hi = j*per, (j+1)*per
+		if j == workers-1 {
+			hi = n
+		}
+		return lo, hi
+	}
+	return j * n / workers, (j + 1) * n / workers
 }
 
 // next returns the index of worker w's next unit, or -1 when it has no more:

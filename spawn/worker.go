@@ -37,9 +37,10 @@ const regionFd = 3
 //	               scanned its first unit (mid-scan)
 const FailpointEnv = "PARLAB_FAILPOINT"
 
-// failpoint does what the failpoints say to process n of its kind: who is
-// "child" (a worker process) or "rank" (an MPI rank).
-func failpoint(who string, n int) {
+// failpointOf is what the failpoints say to do to process n of its kind
+// (who: "child", a worker process, or "rank", an MPI rank), or nil for
+// nothing: the environment is read once, here.
+func failpointOf(who string, n int) func() {
 	for _, fp := range strings.Split(os.Getenv(FailpointEnv), ",") {
 		kind, k, ok := strings.Cut(strings.TrimSpace(fp), ":")
 		if m, err := strconv.Atoi(k); !ok || err != nil || m != n {
@@ -47,16 +48,21 @@ func failpoint(who string, n int) {
 		}
 		switch strings.TrimPrefix(kind, who) {
 		case "-exit":
-			os.Exit(3)
+			return func() { os.Exit(3) }
 		case "-kill":
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Hour) // the signal is on its way
+			return func() {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				time.Sleep(time.Hour) // the signal is on its way
+			}
 		case "-hang":
-			for {
-				time.Sleep(time.Hour)
+			return func() {
+				for {
+					time.Sleep(time.Hour)
+				}
 			}
 		}
 	}
+	return nil
 }
 
 // workerMain is a child's whole life: map the region it was handed, map the
@@ -82,7 +88,9 @@ func workerMain(args []string) int {
 		return 2
 	}
 	defer region.Close()
-	failpoint("child", w)
+	if fail := failpointOf("child", w); fail != nil {
+		fail()
+	}
 	return runWorker(region, w, entered)
 }
 

@@ -144,7 +144,10 @@ func (c *Comm) Gather(b []byte) ([][]byte, error) {
 			}
 			all = make([]byte, total+1) // +1: a pointer even when every part is empty
 		}
-		send := append(b[:len(b):len(b)], 0) // a pointer even for an empty b
+		send := b
+		if len(send) == 0 {
+			send = []byte{0} // a pointer even for an empty b
+		}
 		err = wait("MPI_Igatherv", func(r *C.MPI_Request) C.int {
 			return C.pl_gatherv(unsafe.Pointer(&send[0]), C.int(len(b)), bytePtr(all), ptr(counts), ptr(displs), r)
 		})
