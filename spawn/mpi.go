@@ -80,9 +80,10 @@ func (MPI) Help() string {
 var ErrNotLaunched = errors.New("the mpi strategy runs as the ranks of an MPI job: mpirun -np R bin/parlab-mpi query --strategy mpi [--workers T] [flags] PATH")
 
 // mpiOptions is what rank 0 broadcasts: every rank must run the same query
-// the same way.
+// the same way, over the same inputs. Inputs are named as the user named
+// them (Config.Names): each rank stages a compressed or transcoded input
+// itself, so where its copy is (Config.Paths) differs from rank to rank.
 type mpiOptions struct {
-	Paths    []string
 	Names    []string
 	Query    scan.Query
 	Mode     int
@@ -96,13 +97,18 @@ type mpiOptions struct {
 }
 
 func optionsOf(c Config) mpiOptions {
-	return mpiOptions{Paths: c.Paths, Names: c.Names, Query: c.Query, Mode: int(c.Mode), Populate: c.Opt.Populate,
+	names := c.Names
+	if len(names) != len(c.Paths) {
+		names = c.Paths
+	}
+	return mpiOptions{Names: names, Query: c.Query, Mode: int(c.Mode), Populate: c.Opt.Populate,
 		Buffer: c.Opt.Buffer, Split: c.Split, Threads: c.Workers, Chunk: c.Chunk}
 }
 
-// config is the run that o describes, under timeout.
-func (o mpiOptions) config(timeout time.Duration) Config {
-	return Config{Paths: o.Paths, Names: o.Names, Query: o.Query, Mode: shm.Mode(o.Mode),
+// config is the run that o describes over this rank's inputs (paths, as
+// own names them), under timeout.
+func (o mpiOptions) config(own Config, timeout time.Duration) Config {
+	return Config{Paths: own.Paths, Names: own.Names, Query: o.Query, Mode: shm.Mode(o.Mode),
 		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
@@ -177,14 +183,14 @@ func MPIRank() (rank, size int, err error) {
 
 // FollowMPI is the life of a rank other than 0 in a job where rank 0 alone
 // decides what runs (parlab bench): it runs the mpi strategy with the
-// options of each of rank 0's runs, as they come, until rank 0 calls
-// StopMPIFollowers, and returns nil then. timeout bounds each run, as
-// Config.Timeout does.
-func FollowMPI(timeout time.Duration) error {
-	return MPI{}.follow(timeout)
+// options of each of rank 0's runs, as they come, over own's inputs (the
+// same as rank 0's, staged by this rank), until rank 0 calls
+// StopMPIFollowers, and returns nil then. own.Timeout bounds each run.
+func FollowMPI(own Config) error {
+	return MPI{}.follow(own)
 }
 
-func (m MPI) follow(timeout time.Duration) error {
+func (m MPI) follow(own Config) error {
 	comm, err := m.world()
 	if err != nil {
 		return err
@@ -204,7 +210,7 @@ func (m MPI) follow(timeout time.Duration) error {
 		if o.Stop {
 			return nil
 		}
-		if _, err := m.run(context.Background(), o.config(timeout), comm, b); err != nil {
+		if _, err := m.run(context.Background(), o.config(own, own.Timeout), comm, b); err != nil {
 			return err
 		}
 	}

@@ -157,7 +157,7 @@ func TestMPIFollowers(t *testing.T) {
 	}
 	errs := make(chan error, ranks)
 	for k := 1; k < ranks; k++ {
-		go func() { errs <- MPI{comm: localComm{w, k}}.follow(time.Minute) }()
+		go func() { errs <- MPI{comm: localComm{w, k}}.follow(Config{Paths: paths, Timeout: time.Minute}) }()
 	}
 	lead := MPI{comm: localComm{w, 0}}
 	for _, c := range []Config{

@@ -118,7 +118,7 @@ func (a *app) bench(args []string) (err error) {
 			return err
 		}
 		if rank > 0 {
-			return spawn.FollowMPI(c.Timeout)
+			return spawn.FollowMPI(c)
 		}
 		setup.MPIRanks = ranks
 		if !slices.ContainsFunc(workers, func(n int) bool { return n%ranks == 0 }) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"os"
@@ -128,6 +129,33 @@ func TestMPIJob(t *testing.T) {
 		}
 		if !strings.Contains(out, `"ranks":`+strconv.Itoa(c.np)) {
 			t.Errorf("%d ranks: the JSON does not say so:\n%.300s", c.np, out)
+		}
+	}
+
+	// Inputs each rank stages itself (a gzip file, a TSV file): each rank's
+	// copy is somewhere else, and the ranks agree by the names given.
+	paths0, _ := stage.ExpandPaths([]string{dir})
+	raw, _ := os.ReadFile(paths0[0])
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	gzPath := filepath.Join(t.TempDir(), "part.csv.gz")
+	tsvPath := filepath.Join(filepath.Dir(gzPath), "part.tsv")
+	os.WriteFile(gzPath, gz.Bytes(), 0o644)
+	os.WriteFile(tsvPath, bytes.ReplaceAll(raw, []byte(","), []byte("\t")), 0o644)
+	for _, in := range []string{gzPath, tsvPath} {
+		q := []string{"--by", "Region", "--max", "Order Date"}
+		out, errOut, err := mpirun(t, nil, append(append([]string{"-np", "2", exe, "query", "--strategy", "mpi", "--json"}, q...), in)...)
+		if err != nil {
+			t.Fatalf("%s over 2 ranks: %v\n%s", in, err, errOut)
+		}
+		want, err := exec.Command(exe, append(append([]string{"query", "--strategy", "seq", "--json"}, q...), in)...).Output()
+		if err != nil {
+			t.Fatalf("seq %s: %v", in, err)
+		}
+		if got, want := answerOf(t, out), answerOf(t, string(want)); got != want {
+			t.Errorf("%s over 2 ranks:\n%s\nwant (seq)\n%s", in, got, want)
 		}
 	}
 
