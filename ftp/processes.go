@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,13 +20,61 @@ const SessionArg = "__parlab_ftp_session"
 
 func init() { child.Register(SessionArg, sessionMain) }
 
-// The session child's descriptors: the connection, its configuration (child.WriteJob),
-// and the log (if any).
+// The session child's descriptors: the connection, its configuration
+// (child.WriteJob), the stop pipe's read end (stopPipe) and the log (if
+// any).
 const (
 	childConnFd   = 3
 	childConfigFd = 4
-	childLogFd    = 5
+	childStopFd   = 5
+	childLogFd    = 6
 )
+
+// stopPipe tells every session process at once that the server is
+// shutting down: the parent holds the write end, each session the read
+// end (non-blocking, so it waits in its poller); closing the write end
+// (Shutdown, or the parent's death) is end-of-file in every one. A signal
+// would do the same at the price of a thread in every session: Go's
+// os/signal keeps one blocked for the process's life, and a session
+// process must stay within four (issue 43; docs/ftp.md). One pipe serves
+// every session: one descriptor in the parent, not one a session.
+type stopPipe struct {
+	mu sync.Mutex
+	r  int      // the read end, O_NONBLOCK, passed to each child; -1 once closed
+	w  *os.File // nil once closed (the stop)
+}
+
+func newStopPipe() (*stopPipe, error) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		return nil, err
+	}
+	return &stopPipe{r: p[0], w: os.NewFile(uintptr(p[1]), "stop")}, nil
+}
+
+// stop closes the write end (idempotent, nil-safe).
+func (p *stopPipe) stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w != nil {
+		p.w.Close()
+		p.w = nil
+	}
+}
+
+// close closes both ends, once no child is being started with them.
+func (p *stopPipe) close() {
+	p.stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.r >= 0 {
+		syscall.Close(p.r)
+		p.r = -1
+	}
+}
 
 // childConfig is what a session process needs of the server's Config.
 type childConfig struct {
@@ -65,11 +112,23 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
+	stop, err := newStopPipe()
+	if err != nil {
+		devnull.Close()
+		return err
+	}
+	s.mu.Lock()
+	s.stop = stop
+	if s.closing.Load() {
+		stop.stop()
+	}
+	s.mu.Unlock()
 	q := newConnQueue(0)
 	s.kids.Add(1)
 	go func() {
 		defer s.kids.Done()
 		defer devnull.Close()
+		defer stop.close()
 		for {
 			ws := q.pop(1)
 			if ws == nil {
@@ -77,7 +136,7 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 			}
 			w := ws[0]
 			s.queued.Add(-1)
-			if err := s.forkSession(exe, devnull, w.take(), w.release); err != nil {
+			if err := s.forkSession(exe, devnull, stop, w.take(), w.release); err != nil {
 				s.fault("cannot start a session process: %v", err)
 				refuse(w.c, "421 Cannot start a session process; try again later.")
 				w.release()
@@ -106,7 +165,7 @@ func sessionEnv() []string {
 // forkSession starts one session process for c. The parent's copy of the
 // connection is closed once the child has it; on an error c is left open,
 // for the caller's 421.
-func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release func()) error {
+func (s *Server) forkSession(exe string, devnull *os.File, stop *stopPipe, c net.Conn, release func()) error {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return fmt.Errorf("not a TCP connection")
@@ -122,7 +181,7 @@ func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release f
 	}
 	defer pr.Close()
 	defer pw.Close()
-	files := []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), cf.Fd(), pr.Fd()}
+	files := []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), cf.Fd(), pr.Fd(), uintptr(stop.r)}
 	if f, ok := s.cfg.Log.(*os.File); ok {
 		files = append(files, f.Fd())
 	}
@@ -134,7 +193,7 @@ func (s *Server) forkSession(exe string, devnull *os.File, c net.Conn, release f
 	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Dummy: s.dummy, Anonymous: s.cfg.Anonymous,
 		PasvMin: s.cfg.PasvMin, PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout,
 		LoginDelay: s.cfg.LoginDelay, MaxLine: s.cfg.MaxLine, TLSChain: s.tlsChain, TLSKey: s.tlsKey,
-		Log: len(files) > 5, Active: s.active.Load(), Served: s.served.Load()}
+		Log: len(files) > childLogFd, Active: s.active.Load(), Served: s.served.Load()}
 	if err := child.WriteJob(pw, &cc); err != nil {
 		kid.Signal(syscall.SIGKILL)
 	}
@@ -168,9 +227,13 @@ func (s *Server) signalChildren(sig syscall.Signal) {
 }
 
 // sessionMain is a session process's whole life: read the configuration,
-// serve the one connection, exit. SIGTERM (the parent's shutdown) closes
-// the session with 421.
+// serve the one connection, exit. The stop pipe's end (the parent's
+// shutdown, or its death) closes the session with 421.
 func sessionMain([]string) int {
+	// The configuration pipe is this session's own: made non-blocking, it
+	// is read in the poller, not in a blocking read that would cost the
+	// process a thread (the parent may write after the child has started).
+	syscall.SetNonblock(childConfigFd, true)
 	cfgFile := os.NewFile(childConfigFd, "config")
 	var cc childConfig
 	if err := child.ReadJob(cfgFile, &cc); err != nil {
@@ -206,18 +269,15 @@ func sessionMain([]string) int {
 		fmt.Fprintf(os.Stderr, "parlab ftp session: %v\n", err)
 		return 2
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM)
-	var once sync.Once
+	stopped := os.NewFile(childStopFd, "stop") // non-blocking: read in the poller
 	go func() {
-		<-sigs
-		once.Do(func() {
-			srv.mu.Lock()
-			for ss := range srv.sessions {
-				ss.kill("421 Server shutting down.")
-			}
-			srv.mu.Unlock()
-		})
+		var b [1]byte
+		stopped.Read(b[:]) // end of file: the server is stopping
+		srv.mu.Lock()
+		for ss := range srv.sessions {
+			ss.kill("421 Server shutting down.")
+		}
+		srv.mu.Unlock()
 	}()
 	srv.run(c)
 	srv.root.Close()

@@ -35,6 +35,7 @@ type Server struct {
 	kids     sync.WaitGroup            // the processes model's spawner, which outlives its children
 	kidsDone sync.WaitGroup            // the processes model's session processes
 	pidfds   map[*child.Pidfd]struct{} // theirs, for signals
+	stop     *stopPipe                 // theirs, for the shutdown: under mu
 	dummy    []byte                    // compared against for an unknown user (see cmdPass)
 	tlsChain [][]byte                  // cfg.TLS's certificate, for the session processes
 	tlsKey   []byte                    // and its key (PKCS #8)
@@ -334,8 +335,9 @@ func (s *Server) Shutdown(grace time.Duration) {
 		for ss := range s.sessions {
 			ss.kill("421 Server shutting down.")
 		}
+		stop := s.stop
 		s.mu.Unlock()
-		s.signalChildren(syscall.SIGTERM) // a session process says 421 and exits
+		stop.stop() // a session process says 421 and exits
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):

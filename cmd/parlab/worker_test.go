@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -28,6 +29,7 @@ func TestWorkerBinary(t *testing.T) {
 	build := func(stamp, out, pkg string) {
 		t.Helper()
 		cmd := exec.Command("go", "build", "-ldflags", "-X parlab/internal/child.stamp="+stamp, "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build's
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
@@ -79,6 +81,10 @@ func TestWorkerBinary(t *testing.T) {
 	session := filepath.Join(dir, "parlab-session")
 	build("s1", session, "parlab/cmd/parlab-session")
 	root := t.TempDir()
+	file := strings.Repeat("parlab\n", 300000)
+	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	srv := exec.Command(parlab, "ftp", "serve", "--model", "processes", "--anonymous", "--root", root, "--listen", "127.0.0.1:0")
 	sout, err := srv.StdoutPipe()
 	if err != nil {
@@ -104,25 +110,62 @@ func TestWorkerBinary(t *testing.T) {
 		t.Fatalf("greeting %q, %v", greet, err)
 	}
 	// (a child is listed under the thread that forked it: the spawner's)
-	var exes []string
+	var exes, pids []string
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", srv.Process.Pid))
 	for _, tf := range tasks {
 		b, _ := os.ReadFile(tf)
 		for _, f := range strings.Fields(string(b)) {
 			if p, err := os.Readlink("/proc/" + f + "/exe"); err == nil {
-				exes = append(exes, p)
+				exes, pids = append(exes, p), append(pids, f)
 			}
 		}
 	}
 	if len(exes) != 1 || exes[0] != session {
-		t.Errorf("the session's process runs %q, want %q", exes, session)
+		t.Fatalf("the session's process runs %q, want %q", exes, session)
 	}
-	fmt.Fprintf(c, "USER anonymous\r\nPASS x\r\nQUIT\r\n")
-	for _, want := range []string{"331", "230", "221"} {
-		if l, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(l, want) {
-			t.Errorf("reply %q, %v; want %s", l, err, want)
+	reply := func(cmd, want string) string {
+		t.Helper()
+		if cmd != "" {
+			fmt.Fprintf(c, "%s\r\n", cmd)
+		}
+		l, err := r.ReadString('\n')
+		if err != nil || !strings.HasPrefix(l, want) {
+			t.Fatalf("%s: reply %q, %v; want %s", cmd, l, err, want)
+		}
+		return l
+	}
+	reply("USER anonymous", "331")
+	reply("PASS x", "230")
+	reply("TYPE I", "200")
+	// Issue 43: a session process holds at most four threads (tasks), after
+	// a transfer too; five when its shutdown came as a signal (os/signal
+	// keeps a thread). A cgo build would add the runtime's template thread:
+	// make build's binaries are static, as this one.
+	for range 2 {
+		var port int
+		if _, err := fmt.Sscanf(reply("EPSV", "229")[4:], "Entering Extended Passive Mode (|||%d|)", &port); err != nil {
+			t.Fatal(err)
+		}
+		d, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply("RETR f.txt", "150")
+		got, _ := io.ReadAll(d)
+		d.Close()
+		reply("", "226")
+		if string(got) != file {
+			t.Fatalf("RETR: %d bytes, want %d", len(got), len(file))
 		}
 	}
+	if b, err := os.ReadFile("/proc/" + pids[0] + "/status"); err != nil {
+		t.Error(err)
+	} else if m := regexp.MustCompile(`Threads:\s+(\d+)`).FindSubmatch(b); m == nil || len(m[1]) != 1 || m[1][0] > '4' {
+		t.Errorf("a session process holds more than 4 threads: %q", b)
+	} else {
+		t.Logf("a session process holds %s threads", m[1])
+	}
+	reply("QUIT", "221")
 	// the load generator's client processes run parlab-session too: they
 	// work only if it has their mode
 	b, err := exec.Command(parlab, "ftp", "load", "--addr", m[1], "--users", "3", "--delay", "1ms", "--script", "PWD",
