@@ -29,6 +29,7 @@ import (
 
 	"parlab/ftp"
 	"parlab/ftp/load"
+	"parlab/internal/child"
 )
 
 // Config is one experiment.
@@ -606,28 +607,27 @@ func (s *server) stop() error {
 	return fmt.Errorf("%d processes of the server were left running after it stopped (killed)", len(left))
 }
 
-// orphans are this process's children that are not its own commands:
-// server sessions reparented here. It reaps those that already exited.
+// orphans are this process's children that are a server's sessions,
+// reparented here (this process is their subreaper) when the server ended;
+// it reaps those that have exited. It waits for no other child, so no
+// other waiter loses a status: a child of child.Start (a load client
+// process) is its starter's, and a live command of this program's
+// (ourCommand) is left alone. An exited child that is neither is a
+// session: stop runs after the server's own Wait, and the experiment runs
+// one server at a time.
 func orphans() []int {
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-		if err != nil || pid <= 0 {
-			break
-		}
-	}
 	var out []int
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join("/proc/self/task", t.Name(), "children"))
-		if err != nil {
+	for _, pid := range child.Children() {
+		if child.Started(pid) {
 			continue
 		}
-		for _, f := range strings.Fields(string(b)) {
-			pid, _ := strconv.Atoi(f)
-			if pid > 0 && !ourCommand(pid) {
-				out = append(out, pid)
-			}
+		if _, state, _ := child.Stat(pid); state == 'Z' {
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			continue
+		}
+		if !ourCommand(pid) {
+			out = append(out, pid)
 		}
 	}
 	return out

@@ -13,11 +13,14 @@
 package child
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
-	"syscall"
 )
 
 var (
@@ -70,16 +73,60 @@ func Modes() []string {
 	return out
 }
 
-// Unreaped returns an error if this process has a child that is running or
-// not yet waited for (wait4 with WNOHANG finds one): the tests' check that
-// nothing was left behind. A child that has exited is reaped by asking.
+// Unreaped returns an error naming every child this process has, running
+// or exited and not yet waited for: the tests' check that nothing was left
+// behind. It only looks (/proc/self/task/*/children), and never reaps: a
+// wait4(-1) would take another goroutine's child and its status from under
+// it. Every child of the process counts, so it is a check for a test that
+// is not parallel (Go runs a package's parallel tests only after its
+// sequential ones, so a sequential test sees its own children alone).
 func Unreaped() error {
-	var ws syscall.WaitStatus
-	pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-	if errors.Is(err, syscall.ECHILD) {
+	kids := Children()
+	if len(kids) == 0 {
 		return nil
 	}
-	return fmt.Errorf("a child is left: wait4 gave pid %d, %v", pid, err)
+	var b strings.Builder
+	for i, pid := range kids {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "pid %d", pid)
+		if comm, state, ok := Stat(pid); ok {
+			fmt.Fprintf(&b, " (%s, state %c)", comm, state)
+		}
+	}
+	return fmt.Errorf("%d children left: %s", len(kids), b.String())
+}
+
+// Stat is process pid's command name and state (R, S, D, Z, …) from
+// /proc/PID/stat; ok is false if there is no such process.
+func Stat(pid int) (comm string, state byte, ok bool) {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i, j := bytes.IndexByte(st, '('), bytes.LastIndexByte(st, ')')
+	if err != nil || i < 0 || j < i || j+2 >= len(st) {
+		return "", 0, false
+	}
+	return string(st[i+1 : j]), st[j+2], true
+}
+
+// Children lists this process's child processes (every thread's), running
+// or exited and not yet waited for, without waiting for any.
+func Children() []int {
+	var out []int
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, w := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(w); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 // Reaped fails t (a *testing.T) if this process has a child left, as

@@ -57,7 +57,11 @@ func (p *Pidfd) Wait() (syscall.WaitStatus, syscall.Rusage, error) {
 				werr = err
 				return true
 			}
-			return pid == p.pid // 0: still running, wait for the pidfd
+			if pid == p.pid {
+				started.remove(pid)
+				return true
+			}
+			return false // 0: still running, wait for the pidfd
 		}
 	})
 	if err == nil {
