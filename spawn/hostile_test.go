@@ -34,26 +34,36 @@ func (w way) String() string {
 
 // everyWay lists seq and the parallel strategies with every split, 1 to 3
 // workers, in every I/O mode; the keys and auto splits only for a group-by
-// (groups). Real child processes run pairwise: 2 workers, one split a mode,
-// and the keys split; the harness (in-process workers) runs the whole
-// cross-product, as goroutines do. Under -short (the race run, which
-// looks for races inside this process) no real children, and the
-// in-process ways at 3 workers only.
+// (groups). Goroutines run the whole cross-product: they share Set, Plan
+// and the merge with every other strategy. The harness (the processes'
+// code in-process) and the in-process MPI ranks run pairwise: every split
+// in every mode, the worker count turning with them, so that each pair of
+// split, mode and worker count comes once. Real child processes run 2
+// workers, one split a mode, and the keys split. Under -short (the race
+// run, which looks for races inside this process) no real children, and
+// goroutines at 3 workers only.
 func everyWay(groups bool) []way {
 	var ws []way
 	splits := []Split{SplitFileNaive, SplitFile, SplitRows, SplitDynamic}
 	if groups {
 		splits = append(splits, SplitKeys, SplitAuto)
 	}
-	for _, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
+	for mi, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
 		ws = append(ws, way{Sequential{}, SplitFile, 1, m})
 		for _, st := range parallel {
-			for _, sp := range splits {
+			_, full := st.(Goroutines)
+			for si, sp := range splits {
 				for _, n := range []int{1, 2, 3} {
-					if isReal(st) && (testing.Short() || n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[m] && sp != SplitKeys) {
-						continue
-					}
-					if !isReal(st) && testing.Short() && n != 3 {
+					switch {
+					case isReal(st):
+						if testing.Short() || n != 2 || sp != []Split{SplitRows, SplitDynamic, SplitFile}[mi] && sp != SplitKeys {
+							continue
+						}
+					case full:
+						if testing.Short() && n != 3 {
+							continue
+						}
+					case n != 1+(mi+si)%3: // pairwise
 						continue
 					}
 					ws = append(ws, way{st, sp, n, m})
