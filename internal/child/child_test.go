@@ -41,7 +41,12 @@ func TestUnreaped(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // exited, not reaped
+	for range 500 { // until it has exited, not reaped
+		if _, state, _ := Stat(cmd.Process.Pid); state == 'Z' {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := Unreaped(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d (true, state Z)", cmd.Process.Pid)) {
 		t.Errorf("an unreaped child: %v", err)
 	}
