@@ -26,10 +26,12 @@ import (
 func TestWorkerBinary(t *testing.T) {
 	testrun.FullRunOnly(t, "builds two binaries")
 	dir := t.TempDir()
-	build := func(stamp, out, pkg string) {
+	build := func(stamp, out, pkg string, env ...string) {
 		t.Helper()
 		cmd := exec.Command("go", "build", "-ldflags", "-X parlab/internal/child.stamp="+stamp, "-o", out, pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build's
+		// not -trimpath (make test's): it leaves -ldflags, and so the
+		// stamp, out of the build information
+		cmd.Env = append(append(os.Environ(), "GOFLAGS="+strings.ReplaceAll(os.Getenv("GOFLAGS"), "-trimpath", "")), env...)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
@@ -79,7 +81,7 @@ func TestWorkerBinary(t *testing.T) {
 	// The FTP processes model's sessions run parlab-session: a session
 	// greets, logs in and lists, and its process is that binary.
 	session := filepath.Join(dir, "parlab-session")
-	build("s1", session, "parlab/cmd/parlab-session")
+	build("s1", session, "parlab/cmd/parlab-session", "CGO_ENABLED=0") // static, as make build's: see below
 	root := t.TempDir()
 	file := strings.Repeat("parlab\n", 300000)
 	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(file), 0o644); err != nil {
@@ -140,7 +142,7 @@ func TestWorkerBinary(t *testing.T) {
 	// Issue 43: a session process holds at most four threads (tasks), after
 	// a transfer too; five when its shutdown came as a signal (os/signal
 	// keeps a thread). A cgo build would add the runtime's template thread:
-	// make build's binaries are static, as this one.
+	// make build's binaries are static, as this session's.
 	for range 2 {
 		var port int
 		if _, err := fmt.Sscanf(reply("EPSV", "229")[4:], "Entering Extended Passive Mode (|||%d|)", &port); err != nil {

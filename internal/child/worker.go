@@ -23,7 +23,8 @@ import (
 // could answer differently. So every binary carries a stamp (a hash of the
 // sources, which make build sets with -ldflags -X), and Exe takes a lean
 // binary only if its stamp is this program's, read from its build
-// information without running it. Without a stamp (go build, go test)
+// information without running it. Without a stamp (go build, go test,
+// and a -trimpath build, whose build information leaves -ldflags out)
 // children are this program itself.
 
 // The lean child binaries, by name, beside the parlab binary: the query
