@@ -93,16 +93,15 @@ func TestPoints(t *testing.T) {
 func TestExperiment(t *testing.T) {
 	testrun.FullRunOnly(t, "its servers are parlab and vsftpd processes")
 	bin := parlabBin(t)
-	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Peers: []string{"vsftpd"}, Sweeps: []string{"users"},
+	// (vsftpd, a peer, runs in TestIdleSweep: here it cost half the test's
+	// CPU, a process pair forked for each of its 840 sessions)
+	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Sweeps: []string{"users"},
 		Quick: true, Think: 10 * time.Millisecond, MaxUsers: 90}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	servers := 2
-	if len(doc.Notes) == 0 {
-		servers = 3 // vsftpd ran
-	}
 	// 10 and 40 users, then on to 90 for the servers with no failure yet:
 	// all of them, with and without think time
 	if len(doc.Runs) != 6*servers {
@@ -167,14 +166,20 @@ func TestIdleSweep(t *testing.T) {
 	if err != nil || len(ps) != 4 || ps[3].Value != 10000 || ps[0].Think != 0 {
 		t.Fatalf("the idle points: %+v, %v", ps, err)
 	}
-	cfg := Config{Bin: parlabBin(t), Models: []string{"goroutines", "processes"}, Sweeps: []string{"idle"}, Quick: true,
-		Idle: []int{10, 30}, IdleHold: 200 * time.Millisecond}
+	cfg := Config{Bin: parlabBin(t), Models: []string{"goroutines", "processes"}, Peers: []string{"vsftpd"}, Sweeps: []string{"idle"},
+		Quick: true, Idle: []int{10, 30}, IdleHold: 200 * time.Millisecond}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Runs) != 4 {
-		t.Fatalf("%d runs, want 2 servers x 2 points: %v", len(doc.Runs), doc.Notes)
+	servers := 2
+	if len(doc.Notes) == 0 {
+		servers = 3 // vsftpd ran (where it is installed and may run: a note says why not)
+	} else {
+		t.Logf("notes: %q", doc.Notes)
+	}
+	if len(doc.Runs) != 2*servers {
+		t.Fatalf("%d runs, want %d servers x 2 points: %v", len(doc.Runs), servers, doc.Notes)
 	}
 	per := map[string]float64{}
 	for _, r := range doc.Runs {
@@ -204,7 +209,7 @@ func TestIdleSweep(t *testing.T) {
 		} `json:"runs"`
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
-	if err := json.Unmarshal(b, &j); err != nil || len(j.Runs) != 4 || j.Runs[0].Idle == nil || j.Runs[0].Idle.LoggedIn != 10 {
+	if err := json.Unmarshal(b, &j); err != nil || len(j.Runs) != 2*servers || j.Runs[0].Idle == nil || j.Runs[0].Idle.LoggedIn != 10 {
 		t.Fatalf("JSON: %v %s", err, b)
 	}
 	for _, f := range []string{"memory-idle.png", "p99-idle.svg"} {
