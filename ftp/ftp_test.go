@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/jlaffaye/ftp"
-
 	"golang.org/x/crypto/bcrypt"
+
 	"parlab/internal/child"
+	"parlab/internal/testrun"
 )
 
 var models = []Model{Single, Goroutines, Batch, Pool, Processes}
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
+	testrun.LessGC()
 	os.Exit(m.Run())
 }
 

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PARLAB_TEST_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	testrun.LessGC()
 	os.Exit(m.Run())
 }
 

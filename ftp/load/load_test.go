@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
+	testrun.LessGC()
 	os.Exit(m.Run())
 }
 

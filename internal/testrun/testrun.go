@@ -10,7 +10,10 @@
 // the plan and its timing.
 package testrun
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
 // FullRunOnly skips t under -short (the race run), saying why in the
 // test's output.
@@ -20,3 +23,13 @@ func FullRunOnly(t testing.TB, why string) {
 		t.Skip("-short (the race run): " + why + "; the full run covers it")
 	}
 }
+
+// LessGC lets the test process's heap grow to five times what is live
+// before a collection (GOGC=400), for the rest of its life. The tests'
+// heaps are small and short-lived: at the default, collections took about
+// 15% of the CPU of scan's and spawn's tests (2026-12-06, docs/tests.md),
+// and make test is CPU-bound. It is called from TestMain after a child
+// mode has had its turn, so the processes that the tests start (workers,
+// sessions, servers) keep the default, and what they measure of memory
+// does not change.
+func LessGC() { debug.SetGCPercent(400) }
