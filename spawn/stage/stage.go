@@ -262,7 +262,11 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		defer zr.Close()
 		src = zr
 	case ".zst":
-		zr, err := zstd.NewReader(src)
+		// Synchronous decoding: on 2 cores the decoder's goroutines
+		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
+		// into a memory file, against 195 ms in one (zstd -dc: 168 ms to
+		// /dev/null): docs/experiments.md, 2026-12-06.
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
