@@ -242,17 +242,27 @@ func TestMPIJob(t *testing.T) {
 	if out, err := exec.Command(exe, "query", "--strategy", "mpi", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "mpirun -np R") {
 		t.Errorf("the mpi strategy outside mpirun: %v, %s", err, out)
 	}
-	plain := filepath.Join(filepath.Dir(exe), "parlab") // parlab-mpi beside it, as make build leaves them
-	if b, err := exec.Command("go", "build", "-o", plain, "parlab/cmd/parlab").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
+	// a parlab without MPI: this test binary as parlab (TestMain), linked
+	// beside parlab-mpi, as make build leaves them
+	plain := filepath.Join(filepath.Dir(exe), "parlab")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, errOut, err := mpirun(t, nil, "-np", "1", plain, "query", "--strategy", "mpi", dir); err == nil || !strings.Contains(errOut, "built without MPI") {
+	if err := os.Link(self, plain); err != nil {
+		b, err := os.ReadFile(self)
+		if err != nil || os.WriteFile(plain, b, 0o755) != nil {
+			t.Fatalf("a copy of the test binary: %v", err)
+		}
+	}
+	asParlab := []string{"PARLAB_TEST_MAIN=1"}
+	if _, errOut, err := mpirun(t, asParlab, "-np", "1", plain, "query", "--strategy", "mpi", dir); err == nil || !strings.Contains(errOut, "built without MPI") {
 		t.Errorf("parlab without MPI under mpirun: %v\n%s", err, errOut)
 	}
 
 	// the spawn lab times mpirun of N ranks of parlab-mpi, beside parlab
 	lab := exec.Command(plain, "spawn", "--methods", "forkexec-self,mpirun", "--modes", "batch", "--n", "2", "--rounds", "1", "--json")
-	lab.Env = append(os.Environ(), mpiEnv...)
+	lab.Env = append(append(os.Environ(), mpiEnv...), asParlab...)
 	out8, err := lab.Output()
 	var labDoc struct {
 		Ratios  map[string]float64
