@@ -273,11 +273,7 @@ func sessionMain([]string) int {
 	go func() {
 		var b [1]byte
 		stopped.Read(b[:]) // end of file: the server is stopping
-		srv.mu.Lock()
-		for ss := range srv.sessions {
-			ss.kill("421 Server shutting down.")
-		}
-		srv.mu.Unlock()
+		srv.closeSessions()
 	}()
 	srv.run(c)
 	srv.root.Close()

@@ -36,6 +36,7 @@ type Server struct {
 	kidsDone sync.WaitGroup            // the processes model's session processes
 	pidfds   map[*child.Pidfd]struct{} // theirs, for signals
 	stop     *stopPipe                 // theirs, for the shutdown: under mu
+	ended    bool                      // closeSessions has run: under mu
 	dummy    []byte                    // compared against for an unknown user (see cmdPass)
 	tlsChain [][]byte                  // cfg.TLS's certificate, for the session processes
 	tlsKey   []byte                    // and its key (PKCS #8)
@@ -293,6 +294,9 @@ func (s *Server) session(c net.Conn, release func()) {
 	ss := newSession(s, c)
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
+	if s.ended {
+		ss.kill("421 Server shutting down.") // admitted just before closeSessions
+	}
 	s.mu.Unlock()
 	s.active.Add(1)
 	defer func() {
@@ -331,12 +335,7 @@ func (s *Server) Shutdown(grace time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(grace):
-		s.mu.Lock()
-		for ss := range s.sessions {
-			ss.kill("421 Server shutting down.")
-		}
-		stop := s.stop
-		s.mu.Unlock()
+		stop := s.closeSessions()
 		stop.stop() // a session process says 421 and exits
 		select {
 		case <-done:
@@ -348,6 +347,20 @@ func (s *Server) Shutdown(grace time.Duration) {
 	s.kids.Wait()
 	s.wg.Wait()
 	s.root.Close()
+}
+
+// closeSessions answers every session 421 and closes it, and every one
+// admitted later as soon as it starts; it returns the stop pipe (the
+// processes model's), for the caller to close outside the lock.
+func (s *Server) closeSessions() *stopPipe {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing.Store(true)
+	s.ended = true
+	for ss := range s.sessions {
+		ss.kill("421 Server shutting down.")
+	}
+	return s.stop
 }
 
 // Stats is what STAT without an argument reports of the server.
