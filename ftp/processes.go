@@ -119,7 +119,7 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	}
 	s.mu.Lock()
 	s.stop = stop
-	if s.closing.Load() {
+	if s.ended { // closeSessions ran before there was a pipe to close
 		stop.stop()
 	}
 	s.mu.Unlock()

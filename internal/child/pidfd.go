@@ -58,7 +58,7 @@ func (p *Pidfd) Wait() (syscall.WaitStatus, syscall.Rusage, error) {
 				return true
 			}
 			if pid == p.pid {
-				started.remove(pid)
+				setStarted(pid, false)
 				return true
 			}
 			return false // 0: still running, wait for the pidfd

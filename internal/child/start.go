@@ -75,7 +75,7 @@ func spawn(req chan startReq) {
 			var ws syscall.WaitStatus
 			syscall.Wait4(pid, &ws, 0, nil)
 		} else {
-			started.add(pid)
+			setStarted(pid, true)
 		}
 		r.done <- startRes{p, err}
 	}
@@ -84,30 +84,27 @@ func spawn(req chan startReq) {
 // started holds the children Start made that their Pidfd has not yet
 // reaped: whose they are, for code that must tell them from other
 // children of the process (Started).
-var started = pidSet{m: map[int]struct{}{}}
-
-type pidSet struct {
-	mu sync.Mutex
-	m  map[int]struct{}
-}
-
-func (s *pidSet) add(pid int) {
-	s.mu.Lock()
-	s.m[pid] = struct{}{}
-	s.mu.Unlock()
-}
-
-func (s *pidSet) remove(pid int) {
-	s.mu.Lock()
-	delete(s.m, pid)
-	s.mu.Unlock()
-}
+var started = struct {
+	sync.Mutex
+	m map[int]struct{}
+}{m: map[int]struct{}{}}
 
 // Started reports whether pid is a child that Start made and its Pidfd's
 // Wait has not yet reaped: a child whose status belongs to its starter.
 func Started(pid int) bool {
-	started.mu.Lock()
-	defer started.mu.Unlock()
+	started.Lock()
+	defer started.Unlock()
 	_, ok := started.m[pid]
 	return ok
+}
+
+// setStarted records (or, with false, forgets) pid as Start's.
+func setStarted(pid int, on bool) {
+	started.Lock()
+	defer started.Unlock()
+	if on {
+		started.m[pid] = struct{}{}
+	} else {
+		delete(started.m, pid)
+	}
 }
