@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var refNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$`)
@@ -36,7 +37,23 @@ var maxI64 = big.NewInt(math.MaxInt64)
 
 func fits(v *big.Int) bool { return new(big.Int).Abs(v).Cmp(maxI64) <= 0 }
 
-func pow10big(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+// pow10big is 10^n, a new Int each call; the powers are made once.
+func pow10big(n int) *big.Int {
+	pow10bigOnce.Do(func() {
+		for i := range pow10bigs {
+			pow10bigs[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+		}
+	})
+	if n < len(pow10bigs) {
+		return new(big.Int).Set(pow10bigs[n])
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+var (
+	pow10bigOnce sync.Once
+	pow10bigs    [80]*big.Int
+)
 
 // add follows the documented rule: a value must fit in an int64 at its own
 // scale (at most MaxScale); a sum is exact and unbounded.
@@ -71,8 +88,13 @@ func (s *refSum) add(text string) error {
 	}
 	fp = strings.Repeat("0", scale) // (only its length counts below)
 	sc := max(s.scale, len(fp))
-	acc := new(big.Int).Mul(s.v, pow10big(sc-s.scale))
-	m.Mul(m, pow10big(sc-len(fp)))
+	acc := new(big.Int).Set(s.v)
+	if sc > s.scale {
+		acc.Mul(acc, pow10big(sc-s.scale))
+	}
+	if sc > len(fp) {
+		m.Mul(m, pow10big(sc-len(fp)))
+	}
 	s.v, s.scale = acc.Add(acc, m), sc
 	return nil
 }

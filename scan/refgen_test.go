@@ -51,9 +51,6 @@ func refCol(header []string, name string) (int, error) {
 
 // refNum parses a number of the grammar: its value, its scale, or the error.
 func refNum(text string) (*big.Rat, int, error) {
-	if !refNumber.MatchString(text) {
-		return nil, 0, ErrSyntax
-	}
 	var s refSum
 	s.v = new(big.Int)
 	if err := s.add(text); err != nil {
@@ -317,14 +314,19 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				return out, ErrShortRow
 			}
 			// every aggregated value must parse, in the order of the columns'
-			// first appearance (the scanner's slots)
-			for _, c := range aggCols {
+			// first appearance (the scanner's slots); vals[k] is aggregate
+			// k's value read for min and max
+			vals := make([]refExt, len(aggCols))
+			for k, c := range aggCols {
 				if rec[c] == "" {
 					continue // missing: skipped by every aggregate
 				}
-				_, _, err := refNum(rec[c])
-				if err != nil && !numeric[c] {
-					_, err = refValue(rec[c])
+				var err error
+				if numeric[c] {
+					_, _, err = refNum(rec[c])
+				}
+				if err == nil && (aggs[k].fn == "min" || aggs[k].fn == "max") {
+					vals[k], err = refValue(rec[c])
 				}
 				if err != nil {
 					return out, fmt.Errorf("%s: %w", f.name, err)
@@ -358,12 +360,13 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				if numeric[c] {
 					g.sums[k].add(text)
 				}
-				e, _ := refValue(text)
-				if m := g.min[k]; !m.set || refLess(e, m, false) {
-					g.min[k] = e
-				}
-				if m := g.max[k]; !m.set || refLess(e, m, true) {
-					g.max[k] = e
+				if e := vals[k]; e.set {
+					if m := g.min[k]; !m.set || refLess(e, m, false) {
+						g.min[k] = e
+					}
+					if m := g.max[k]; !m.set || refLess(e, m, true) {
+						g.max[k] = e
+					}
 				}
 			}
 		}
@@ -443,23 +446,37 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	for j := range kinds {
 		kinds[j] = kindOf(j)
 	}
+	type keyVal struct { // a group's key j read as its kind says
+		num *big.Rat
+		day time.Time
+	}
+	keyVals := map[*refGroup][]keyVal{}
+	for _, id := range order {
+		g := groups[id]
+		kv := make([]keyVal, len(q.By))
+		for j, k := range g.keys {
+			switch kinds[j] {
+			case "num":
+				kv[j].num, _, _ = refNum(k)
+			case "date":
+				kv[j].day, _ = refDate(k)
+			}
+		}
+		keyVals[g] = kv
+	}
 	cmpKey := func(a, b *refGroup, j int) int {
-		x, y := a.keys[j], b.keys[j]
+		x, y := keyVals[a][j], keyVals[b][j]
 		switch kinds[j] {
 		case "num":
-			vx, _, _ := refNum(x)
-			vy, _, _ := refNum(y)
-			if c := vx.Cmp(vy); c != 0 {
+			if c := x.num.Cmp(y.num); c != 0 {
 				return c
 			}
 		case "date":
-			tx, _ := refDate(x)
-			ty, _ := refDate(y)
-			if c := tx.Compare(ty); c != 0 {
+			if c := x.day.Compare(y.day); c != 0 {
 				return c
 			}
 		}
-		return strings.Compare(x, y)
+		return strings.Compare(a.keys[j], b.keys[j])
 	}
 	labels := append(slices.Clone(q.By), "count")
 	for _, a := range aggs {
