@@ -137,6 +137,9 @@ func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, 
 		return append(dst, noValue(group)...)
 	case kind != kindOfNumber:
 		return append(dst, word.Text...)
+	case word.Text != "": // a number of more than 18 digits
+		m, sc := numOf(x, word)
+		return Fixed{C: m, Scale: int64(sc)}.Append(dst, group)
 	}
 	return Fixed{V: x.M, Scale: int64(x.S)}.Append(dst, group)
 }

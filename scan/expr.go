@@ -216,6 +216,8 @@ type cond struct {
 	val   []byte
 	m     int64 // kindNumber: Value's mantissa and scale
 	s     int
+	wm    wide // kindNumber, wide: Value's mantissa, of more than 18 digits
+	wide  bool
 	day   int64 // kindDate: parseDate's
 	name  string
 	field int // column index, for errors
@@ -232,6 +234,12 @@ func bindCond(c Cond) (cond, error) {
 	}
 	order := c.Op != OpEq && c.Op != OpNe
 	m, s, err := ParseFixed(k.val)
+	if errors.Is(err, ErrOverflow) {
+		if wm, ws, werr := parseWide(k.val); werr == nil {
+			k.kind, k.wm, k.s, k.wide = kindNumber, wm, ws, true
+			return k, nil
+		}
+	}
 	if err == nil {
 		k.kind, k.m, k.s = kindNumber, m, s
 	} else if order && errors.Is(err, ErrOverflow) {
@@ -257,7 +265,7 @@ func bindCond(c Cond) (cond, error) {
 func notQuite(v string) string {
 	t := strings.Trim(v, " ")
 	if t != v && t != "" {
-		if _, _, err := ParseFixed([]byte(t)); err == nil {
+		if _, _, err := parseWide([]byte(t)); err == nil {
 			return "a number with spaces at its ends (write it without them)"
 		}
 		if _, ok := parseDate([]byte(t)); ok {
@@ -296,11 +304,10 @@ func (c *cond) test(f []byte) (bool, error) {
 	}
 	switch c.kind {
 	case kindNumber:
-		m, s, err := ParseFixed(f)
-		if err != nil {
+		var err error
+		if r, err = c.cmpNum(f); err != nil {
 			return false, fmt.Errorf("%w: %s is compared as a number (%s %s): %w", ErrNotComparable, clipQuote(string(f)), c.op, c.val, err)
 		}
-		r = cmpDec(m, s, c.m, c.s)
 	case kindDate:
 		d, ok := parseDate(f)
 		if !ok {
@@ -330,13 +337,31 @@ func (c *cond) equal(f []byte) bool {
 	}
 	switch c.kind {
 	case kindNumber:
-		m, s, err := ParseFixed(f)
-		return err == nil && cmpDec(m, s, c.m, c.s) == 0
+		r, err := c.cmpNum(f)
+		return err == nil && r == 0
 	case kindDate:
 		d, ok := parseDate(f)
 		return ok && d == c.day
 	}
 	return false
+}
+
+// cmpNum compares the number f with c's value (kindNumber), or says why f
+// is not a number.
+func (c *cond) cmpNum(f []byte) (int, error) {
+	m, s, err := ParseFixed(f)
+	if err == nil && !c.wide {
+		return cmpDec(m, s, c.m, c.s), nil
+	}
+	wm, ws, err := parseWide(f)
+	if err != nil {
+		return 0, err
+	}
+	cm := c.wm
+	if !c.wide {
+		cm = wideOf(c.m)
+	}
+	return cmpWide(wm, ws, cm, c.s), nil
 }
 
 // leadOK says whether c can lead the fast paths (bulk's sp bits, a

@@ -57,14 +57,14 @@ func TestParseCond(t *testing.T) {
 	// an order comparison's value that reads as a failed number or date
 	// (as bytes it would order them wrongly, silently): the error names it
 	for bad, why := range map[string]string{
-		"Order Date>13/45/2010":           "calendar day",
-		"Order Date>=2015-02-30":          "calendar day",
-		"Order Date<2/29/2015":            "calendar day",
-		"Units Sold>1,000":                "decimal number",
-		"Units Sold>5 000":                "decimal number",
-		"Units Sold>=5_000":               "decimal number",
-		"Unit Price<1.2.3":                "decimal number",
-		"Units Sold>99999999999999999999": "out of range",
+		"Order Date>13/45/2010":  "calendar day",
+		"Order Date>=2015-02-30": "calendar day",
+		"Order Date<2/29/2015":   "calendar day",
+		"Units Sold>1,000":       "decimal number",
+		"Units Sold>5 000":       "decimal number",
+		"Units Sold>=5_000":      "decimal number",
+		"Unit Price<1.2.3":       "decimal number",
+		"Units Sold>999999999999999999999999999999999999999": "out of range",
 	} {
 		_, err := ParseCond(bad)
 		if !errors.Is(err, ErrFilter) || !strings.Contains(err.Error(), why) {

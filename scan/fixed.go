@@ -12,10 +12,16 @@ import (
 // 10^18 is the largest power of ten an int64 holds.
 const MaxScale = 18
 
+// MaxDigits is the most significant digits a number may have (DuckDB's
+// DECIMAL(38)). A value of up to 18 digits is an int64 mantissa
+// (ParseFixed); a longer one is a wide (parseWide), which only the general
+// paths meet.
+const MaxDigits = 38
+
 // Errors a number can cause. They are wrapped in a *ParseError that says where.
 var (
 	ErrSyntax   = errors.New("not a decimal number")
-	ErrOverflow = errors.New("number out of range (a value may have at most 18 digits after the point and a magnitude below 2^63 units of its last digit, about 9.2e18)")
+	ErrOverflow = errors.New("number out of range (a value may have at most 38 significant digits, at most 18 of them after the point)")
 )
 
 var pow10 = [MaxScale + 1]int64{
@@ -39,7 +45,9 @@ type Fixed struct {
 }
 
 // ParseFixed parses a number of the grammar in the package comment and returns
-// its mantissa and scale: "-12.50" gives (-1250, 2). It is the parser every
+// its mantissa and scale: "-12.50" gives (-1250, 2). A number whose
+// mantissa does not fit an int64 is ErrOverflow here, after its syntax was
+// checked; parseWide reads it. It is the parser every
 // path ends in: Table.hit calls its cents path (parseCents) directly, and
 // hotWalk (hot_amd64.s) checks and converts cents its own way, declining what
 // parseCents would; the tests run every input through each and compare them
@@ -313,6 +321,94 @@ func (f *Fixed) addSlow(m wide, s int64) {
 		m.mul(uint64(pow10[f.Scale-s]))
 	}
 	f.C.add(m)
+}
+
+// parseWide is ParseFixed for every number of the grammar: its mantissa as
+// a wide, of at most MaxDigits significant digits, and its scale, at most
+// MaxScale, once the exponent is applied (ErrOverflow beyond either).
+// Values that fit an int64 take ParseFixed's paths; the rest, digit by
+// digit, here (rare, and only on the general paths).
+func parseWide(b []byte) (wide, int, error) {
+	m, s, err := ParseFixed(b)
+	if err == nil {
+		return wideOf(m), s, nil
+	}
+	if !errors.Is(err, ErrOverflow) {
+		return wide{}, 0, err
+	}
+	// ParseFixed checks the syntax before the range: b is a number.
+	mant, exp := b, 0
+	if k := bytes.IndexAny(b, "eE"); k >= 0 {
+		mant = b[:k]
+		for _, c := range b[k+1:] {
+			if c != '+' && c != '-' {
+				exp = exp*10 + int(c-'0')
+			}
+		}
+		if b[k+1] == '-' {
+			exp = -exp
+		}
+	}
+	neg := mant[0] == '-'
+	if mant[0] == '-' || mant[0] == '+' {
+		mant = mant[1:]
+	}
+	var w wide
+	sig, scale, point := 0, 0, false
+	for _, c := range mant {
+		if c == '.' {
+			point = true
+			continue
+		}
+		if point {
+			scale++
+		}
+		if sig == 0 && c == '0' {
+			continue // leading zeros are not significant
+		}
+		if sig++; sig > MaxDigits {
+			return wide{}, 0, ErrOverflow
+		}
+		w.mul(10)
+		w.add(wideOf(int64(c - '0')))
+	}
+	for scale -= exp; scale < 0; scale++ { // a positive exponent past the point's digits
+		if !w.isZero() {
+			if sig++; sig > MaxDigits {
+				return wide{}, 0, ErrOverflow
+			}
+		}
+		w.mul(10)
+	}
+	if scale > MaxScale {
+		return wide{}, 0, ErrOverflow
+	}
+	if neg {
+		w = w.neg()
+	}
+	return w, scale, nil
+}
+
+// AddWide adds m·10^-scale (as parseWide gives) to f exactly.
+func (f *Fixed) AddWide(m wide, scale int) {
+	if v, ok := m.int64(); ok {
+		f.Add(v, scale)
+		return
+	}
+	f.addSlow(m, int64(scale))
+}
+
+// cmpWide compares a·10^-sa with b·10^-sb exactly (scales at most
+// MaxScale, mantissas as parseWide gives: the larger-scale product fits,
+// see wide).
+func cmpWide(a wide, sa int, b wide, sb int) int {
+	switch {
+	case sa < sb:
+		a.mul(uint64(pow10[sb-sa]))
+	case sb < sa:
+		b.mul(uint64(pow10[sa-sb]))
+	}
+	return a.cmp(b)
 }
 
 // AddFixed adds o to f exactly.

@@ -88,7 +88,8 @@ func fuzzScanOnce(t *testing.T, in, body []byte, q Query) {
 // FuzzParseFixed checks the number parser against a regular expression and
 // math/big.
 func FuzzParseFixed(f *testing.F) {
-	for _, s := range []string{"0", "-12.50", ".5", "5.", "+1", "9223372036854775807", "9223372036854775808", "1e5", "", "0.0000000000000000001", "1234567.89", "12345678.90", "0.0a", "1.2.3"} {
+	for _, s := range []string{"0", "-12.50", ".5", "5.", "+1", "9223372036854775807", "9223372036854775808", "1e5", "", "0.0000000000000000001", "1234567.89", "12345678.90", "0.0a", "1.2.3",
+		"99999999999999999999999999999999999999", "-999999999999999999999999999999999999999", "1.5e30", "0.0000000000000000001e5", "123456789012345678901234567890.123456789"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -102,12 +103,22 @@ func FuzzParseFixed(f *testing.F) {
 		}
 		var r refSum
 		r.v = new(big.Int)
-		werr := r.add(s)
-		if err != werr {
-			t.Fatalf("ParseFixed(%q) error %v, reference %v", s, err, werr)
+		rerr := r.add(s)
+		// parseWide is the grammar's whole range
+		w, wsc, werr := parseWide([]byte(s))
+		if werr != rerr || (werr == nil && (w.big().Cmp(r.v) != 0 || wsc != r.scale)) {
+			t.Fatalf("parseWide(%q) = %s, %d, %v; reference %s, %d, %v", s, w.big(), wsc, werr, r.v, r.scale, rerr)
 		}
-		if err == nil && (m != r.v.Int64() || sc != r.scale) {
-			t.Fatalf("ParseFixed(%q) = %d, %d; reference %s, %d", s, m, sc, r.v, r.scale)
+		// ParseFixed: the same value, or ErrOverflow for a valid number
+		// it leaves to parseWide, which it must not for a plain one of 18
+		// digits or fewer
+		switch {
+		case err == nil && (rerr != nil || m != r.v.Int64() || sc != r.scale):
+			t.Fatalf("ParseFixed(%q) = %d, %d; reference %s, %d, %v", s, m, sc, r.v, r.scale, rerr)
+		case err == ErrOverflow && rerr == ErrSyntax, err == ErrSyntax && rerr != ErrSyntax:
+			t.Fatalf("ParseFixed(%q) error %v, reference %v", s, err, rerr)
+		case err != nil && rerr == nil && !strings.ContainsAny(s, "eE") && len(r.v.String()) <= 18:
+			t.Fatalf("ParseFixed(%q) error %v on a value of 18 digits (%s)", s, err, r.v)
 		}
 	})
 }
@@ -128,6 +139,7 @@ func FuzzQuery(f *testing.F) {
 		{"a,2015-01,2\nb,2015/1/3,4\nc,1-Mar-2015,1\n", "2015-01-01 00:00:00Z", 3, 9},
 		{"a,,2\n,3,4\nb,\"\",1\na,5,\n", "a", 1 + 6*1, 64 + 1}, // empty cells: missing
 		{"x,,2\ny,7,3\n", "", 0, 2 + 64},
+		{"a,12345678901234567890123,2\nb,-1e30,99999999999999999999.5\nc,7,3\n", "99999999999999999999", 4, 9}, // numbers of 19 to 38 digits
 		{"a,7.1,2\nb,7.10,4\na,-0,1\n", "7.1", 3, 15},
 		{"x,1,2\ny,2,3\nx,3,4\n", "y", 2, 31},
 		{"Europe,1,Online\nAsia,2,Online\nEurope,3,Offline\nEurope,4,Online\n", "Online", 6, 64 + 128 + 1},

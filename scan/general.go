@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -314,12 +315,19 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	words := 0   // a bit a slot whose value is a date or text (see Word)
 	var days [MaxSums]int64
 	dates := 0 // of words, the dates
+	wides := 0 // a bit a slot whose value is a number of more than 18 digits
 	for k, s := range g.slots {
 		if len(fields[s.fi]) == 0 {
 			missing |= 1 << k
 			continue
 		}
 		m, sc, err := ParseFixed(fields[s.fi])
+		if err != nil && errors.Is(err, ErrOverflow) {
+			if _, _, err = parseWide(fields[s.fi]); err == nil {
+				wides |= 1 << k // read again below: rare
+				continue
+			}
+		}
 		if err != nil && s.need&NeedSum == 0 {
 			var isDate bool
 			if days[k], isDate, err = wordValue(fields[s.fi], err); err == nil {
@@ -378,13 +386,23 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			}
 			continue
 		}
-		if words&(1<<k) != 0 {
+		if (words|wides)&(1<<k) != 0 {
 			w := &r.Words
 			at := k
 			if group >= 0 {
 				w, at = &r.Groups.Words, group*n+k
 			}
-			slotWords(w, at).take(fields[s.fi], days[k], dates&(1<<k) != 0)
+			if words&(1<<k) != 0 {
+				slotWords(w, at).take(fields[s.fi], days[k], dates&(1<<k) != 0)
+				continue
+			}
+			m, sc, _ := parseWide(fields[s.fi])
+			if s.need&NeedSum != 0 {
+				sums[k].AddWide(m, sc)
+			}
+			if s.need&(NeedMin|NeedMax) != 0 {
+				slotWords(w, at).takeNum(m, sc)
+			}
 			continue
 		}
 		if s.need&NeedSum != 0 {

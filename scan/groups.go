@@ -435,7 +435,7 @@ func (g *Groups) Equal(o *Groups) bool {
 //	uvarint slots, need, groups
 //	per group: uvarint key length, the key's bytes, varint count,
 //	  per slot, in order: if NeedSum, the sum (varint V, uvarint Scale,
-//	  3 × uvarint C); if NeedMin, then NeedMax, the extreme (byte set;
+//	  4 × uvarint C); if NeedMin, then NeedMax, the extreme (byte set;
 //	  if set, varint M, byte S)
 //	uvarint the Skipped entries, each uvarint i·Slots+k and uvarint n
 //	the Words (appendWords), keyed i·Slots+k

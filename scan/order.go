@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math/bits"
 	"slices"
 )
@@ -294,7 +295,8 @@ type keyOrder struct {
 	kind     kind
 	m        []int64
 	s        []int8
-	oneScale bool // every m is at one scale: m alone orders them
+	w        []wide // kindNumber, if a key has more than 18 digits: the mantissas (m nil)
+	oneScale bool   // every m is at one scale: m alone orders them
 	d        []int64
 }
 
@@ -305,6 +307,12 @@ func newKeyOrder(g *Groups, j, n int) keyOrder {
 	var buf [64]byte
 	for i := range l {
 		m, s, err := ParseFixed(append(buf[:0], o.field(i)...))
+		if errors.Is(err, ErrOverflow) {
+			if _, _, err = parseWide(append(buf[:0], o.field(i)...)); err == nil {
+				o.wideKeys()
+				break
+			}
+		}
 		if err != nil {
 			o.kind = kindDate
 			break
@@ -328,6 +336,22 @@ func newKeyOrder(g *Groups, j, n int) keyOrder {
 	return o
 }
 
+// wideKeys makes o order numbers of more than 18 digits: every key as a
+// wide, or as dates or bytes if one is no number.
+func (o *keyOrder) wideKeys() {
+	o.m, o.oneScale = nil, false
+	o.w = make([]wide, len(o.s))
+	var buf [64]byte
+	for i := range o.w {
+		m, s, err := parseWide(append(buf[:0], o.field(i)...))
+		if err != nil {
+			o.w, o.kind = nil, kindDate
+			return
+		}
+		o.w[i], o.s[i] = m, int8(s)
+	}
+}
+
 // field is group i's value of the column; valid until a group is added.
 func (o *keyOrder) field(i int) []byte {
 	if o.n == 1 {
@@ -339,7 +363,13 @@ func (o *keyOrder) field(i int) []byte {
 func (o *keyOrder) cmp(x, y int) int {
 	switch o.kind {
 	case kindNumber:
-		if c := cmpDec(o.m[x], int(o.s[x]), o.m[y], int(o.s[y])); c != 0 {
+		c := 0
+		if o.w != nil {
+			c = cmpWide(o.w[x], int(o.s[x]), o.w[y], int(o.s[y]))
+		} else {
+			c = cmpDec(o.m[x], int(o.s[x]), o.m[y], int(o.s[y]))
+		}
+		if c != 0 {
 			return c
 		}
 	case kindDate:

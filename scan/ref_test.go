@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/big"
 	"regexp"
 	"sort"
@@ -33,10 +32,6 @@ type refAnswer struct {
 	skipped       []int64 // per sum, the matching rows whose value was missing (empty)
 }
 
-var maxI64 = big.NewInt(math.MaxInt64)
-
-func fits(v *big.Int) bool { return new(big.Int).Abs(v).Cmp(maxI64) <= 0 }
-
 // pow10big is 10^n, a new Int each call; the powers are made once.
 func pow10big(n int) *big.Int {
 	pow10bigOnce.Do(func() {
@@ -55,8 +50,9 @@ var (
 	pow10bigs    [80]*big.Int
 )
 
-// add follows the documented rule: a value must fit in an int64 at its own
-// scale (at most MaxScale); a sum is exact and unbounded.
+// add follows the documented rule: a value has at most MaxDigits
+// significant digits and MaxScale after the point, once its exponent is
+// applied; a sum is exact and unbounded.
 func (s *refSum) add(text string) error {
 	if !refNumber.MatchString(text) {
 		return ErrSyntax
@@ -65,26 +61,22 @@ func (s *refSum) add(text string) error {
 	text = strings.TrimLeft(text, "+-")
 	text, exp, hasExp := strings.Cut(strings.ToLower(text), "e")
 	ip, fp, _ := strings.Cut(text, ".")
-	if len(fp) > MaxScale {
-		return ErrOverflow
-	}
 	m, _ := new(big.Int).SetString("0"+ip+fp, 10)
 	if neg {
 		m.Neg(m)
 	}
-	if !fits(m) {
-		return ErrOverflow
-	}
 	scale := len(fp)
-	if hasExp { // the mantissa's value must fit first, then the exponent's
+	if hasExp {
 		x, _ := strconv.Atoi(exp)
 		if scale -= x; scale < 0 {
 			m.Mul(m, pow10big(-scale))
 			scale = 0
 		}
-		if !fits(m) || scale > MaxScale {
-			return ErrOverflow
-		}
+	}
+	// the mantissa's digits, its leading zeros not counted but its
+	// trailing ones (1.50 is 150 at scale 2: 3 digits)
+	if len(new(big.Int).Abs(m).String()) > MaxDigits || scale > MaxScale {
+		return ErrOverflow
 	}
 	fp = strings.Repeat("0", scale) // (only its length counts below)
 	sc := max(s.scale, len(fp))

@@ -399,7 +399,8 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			if e.kind != 0 {
 				return e.text, nil
 			}
-			m, _ := new(big.Int).SetString(strings.ReplaceAll(strings.TrimLeft(e.text, "+"), ".", ""), 10)
+			m := new(big.Int).Mul(e.v.Num(), pow10big(e.scale)) // the value at its scale (exact)
+			m.Quo(m, e.v.Denom())
 			return refSum{v: m, scale: e.scale}.String(), e.v
 		}
 		if g.present[k] == 0 {

@@ -72,6 +72,59 @@ func TestParseFixed(t *testing.T) {
 	}
 }
 
+// parseWide reads every number of up to 38 significant digits, at most 18
+// after the point once the exponent is applied.
+func TestParseWide(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // the mantissa in decimal, "" for an error
+		sc   int
+		err  error
+	}{
+		{"7", "7", 0, nil},
+		{"9223372036854775808", "9223372036854775808", 0, nil},
+		{"-99999999999999999999999999999999999999", "-99999999999999999999999999999999999999", 0, nil},
+		{"999999999999999999999999999999999999999", "", 0, ErrOverflow},
+		{"0000000000000000000000000000000000000000012.5", "125", 1, nil},
+		{"12345678901234567890.123456789012345678", "12345678901234567890123456789012345678", 18, nil},
+		{"1.0000000000000000000", "", 0, ErrOverflow}, // 19 after the point
+		{"0.0000000000000000001e5", "1", 14, nil},
+		{"1.5e30", "1500000000000000000000000000000", 0, nil},
+		{"1e37", "10000000000000000000000000000000000000", 0, nil},
+		{"1e38", "", 0, ErrOverflow},
+		{"0e900", "0", 0, nil},
+		{"-2.5E-3", "-25", 4, nil},
+		{"12345678901234567890x", "", 0, ErrSyntax},
+		{"1e", "", 0, ErrSyntax},
+	} {
+		m, sc, err := parseWide([]byte(tt.in))
+		if err != tt.err || (err == nil && (m.big().String() != tt.want || sc != tt.sc)) {
+			t.Errorf("parseWide(%q) = %s, %d, %v; want %s, %d, %v", tt.in, m.big(), sc, err, tt.want, tt.sc, tt.err)
+		}
+	}
+}
+
+// A sum of the largest values at both ends of the scales stays exact: 2^20
+// of them, each brought to scale 18.
+func TestWideSumExact(t *testing.T) {
+	var f Fixed
+	want := new(big.Int)
+	top, _ := new(big.Int).SetString("-99999999999999999999999999999999999999", 10)
+	m, _, _ := parseWide([]byte(top.String()))
+	for i := range 1 << 20 {
+		if i%2 == 0 {
+			f.AddWide(m, 0)
+			want.Add(want, new(big.Int).Mul(top, pow10big(18)))
+		} else {
+			f.Add(-1, 18)
+			want.Sub(want, big.NewInt(1))
+		}
+	}
+	if f.Scale != 18 || f.total().big().Cmp(want) != 0 {
+		t.Fatalf("sum %s at scale %d, want %s at 18", f.total().big(), f.Scale, want)
+	}
+}
+
 func TestFixedAddAndFormat(t *testing.T) {
 	var f Fixed
 	for _, s := range []string{"7", "3.5", "0.25"} {
@@ -409,7 +462,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"bad number", h + "Europe,1.00,2.00\nEurope,12x.5,1\n", ErrSyntax, 3, 8, "Total Revenue"},
 		{"not a number", h + "Europe,x,1\n", ErrSyntax, 2, 8, "Total Revenue"},
-		{"overflow value", h + "Europe,99999999999999999999,1\n", ErrOverflow, 2, 8, "Total Revenue"},
+		{"overflow value", h + "Europe,999999999999999999999999999999999999999,1\n", ErrOverflow, 2, 8, "Total Revenue"},
 		{"short matching row", h + "Europe,1.00,2.00\nEurope,5\n", ErrShortRow, 3, 9, "Total Profit"},
 		{"short row, no filter column", "Total Revenue,Total Profit,Region\n1,2\n", ErrShortRow, 2, 4, "Region"},
 		{"short quoted row", h + "\"Europe\",\"1\"\n", ErrShortRow, 2, 13, "Total Profit"},

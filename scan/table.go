@@ -387,7 +387,12 @@ func (t *Table) add(r *Result, slot int, f []byte, off int) error {
 	}
 	m, s, err := ParseFixed(f)
 	if err != nil {
-		return errAt(t.name, t.data, off, t.b.names[slot], f, err)
+		w, s, err := parseWide(f) // more than 18 digits, or an error
+		if err != nil {
+			return errAt(t.name, t.data, off, t.b.names[slot], f, err)
+		}
+		r.Sums[slot].AddWide(w, s)
+		return nil
 	}
 	r.Sums[slot].Add(m, s)
 	return nil

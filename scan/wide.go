@@ -5,23 +5,28 @@ import (
 	"math/bits"
 )
 
-// wide is a signed 192-bit integer in two's complement, least significant
-// word first. It is the carried part of a sum (see Fixed), and it cannot
-// overflow: every value added is an int64 mantissa rescaled by at most 10^18
-// (|term| < 2^63·10^18 < 2^123), and no input holds 2^63 rows, so every
-// partial sum, in any order, stays below 2^186 in magnitude.
-type wide [3]uint64
+// wide is a signed 256-bit integer in two's complement, least significant
+// word first. It is the carried part of a sum (see Fixed), a mantissa of
+// more than 18 digits (ParseWide), and two such brought to one scale to be
+// compared (cmpWide). It cannot overflow: a value's mantissa is below
+// 10^38 < 2^127 and its scale at most MaxScale, so a term brought to a
+// sum's scale is below 2^127·10^18 < 2^187; an input of 2^47 bytes (more
+// than a process can map) holds fewer than 2^43 values of 19 digits or
+// more and fewer than 2^47 others (each below 2^63·10^18 < 2^123 at the
+// sum's scale), so every partial sum, in any order, stays below 2^231.
+type wide [4]uint64
 
 func wideOf(v int64) wide {
 	s := uint64(v >> 63) // all ones if negative
-	return wide{uint64(v), s, s}
+	return wide{uint64(v), s, s, s}
 }
 
 func (w *wide) add(o wide) {
 	var c uint64
 	w[0], c = bits.Add64(w[0], o[0], 0)
 	w[1], c = bits.Add64(w[1], o[1], c)
-	w[2], _ = bits.Add64(w[2], o[2], c)
+	w[2], c = bits.Add64(w[2], o[2], c)
+	w[3], _ = bits.Add64(w[3], o[3], c)
 }
 
 func (w wide) neg() wide {
@@ -29,13 +34,39 @@ func (w wide) neg() wide {
 	var r wide
 	r[0], b = bits.Sub64(0, w[0], 0)
 	r[1], b = bits.Sub64(0, w[1], b)
-	r[2], _ = bits.Sub64(0, w[2], b)
+	r[2], b = bits.Sub64(0, w[2], b)
+	r[3], _ = bits.Sub64(0, w[3], b)
 	return r
 }
 
-func (w wide) negative() bool { return int64(w[2]) < 0 }
+func (w wide) negative() bool { return int64(w[3]) < 0 }
 
-func (w wide) isZero() bool { return w[0]|w[1]|w[2] == 0 }
+func (w wide) isZero() bool { return w[0]|w[1]|w[2]|w[3] == 0 }
+
+// int64 returns w and true if w fits an int64.
+func (w wide) int64() (int64, bool) {
+	s := uint64(int64(w[0]) >> 63)
+	return int64(w[0]), w[1] == s && w[2] == s && w[3] == s
+}
+
+// cmp compares w and o as signed integers.
+func (w wide) cmp(o wide) int {
+	if w.negative() != o.negative() {
+		if w.negative() {
+			return -1
+		}
+		return 1
+	}
+	for i := 3; i >= 0; i-- { // same sign: two's complement orders as unsigned
+		if w[i] != o[i] {
+			if w[i] < o[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
 
 // mul multiplies w by p (a power of ten up to 10^18); see wide for why the
 // product fits.
@@ -45,13 +76,14 @@ func (w *wide) mul(p uint64) {
 	if neg {
 		a = a.neg()
 	}
-	h0, l0 := bits.Mul64(a[0], p)
-	h1, l1 := bits.Mul64(a[1], p)
-	_, l2 := bits.Mul64(a[2], p)
-	var c uint64
-	r := wide{l0}
-	r[1], c = bits.Add64(l1, h0, 0)
-	r[2], _ = bits.Add64(l2, h1, c)
+	var r wide
+	var carry uint64
+	for i := range a {
+		h, l := bits.Mul64(a[i], p)
+		var c uint64
+		r[i], c = bits.Add64(l, carry, 0)
+		carry = h + c
+	}
 	if neg {
 		r = r.neg()
 	}
@@ -65,7 +97,8 @@ func (w wide) big() *big.Int {
 	if neg {
 		a = a.neg()
 	}
-	b := new(big.Int).SetUint64(a[2])
+	b := new(big.Int).SetUint64(a[3])
+	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[2]))
 	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[1]))
 	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[0]))
 	if neg {

@@ -36,12 +36,60 @@ type Word struct {
 	Day  int64
 }
 
-// Words are one aggregate slot's minimum and maximum among its dates and
-// among its text values. A Result or Groups holds them only for the slots
-// and groups that saw such a value (nil maps otherwise), so a numeric
-// column pays nothing for them.
+// Words are one aggregate slot's minimum and maximum among its dates,
+// among its text values, and among its numbers of more than 18 digits
+// (MinNum, MaxNum: numbers whose mantissa an Extreme cannot hold, their
+// Text the exact decimal at the value's scale, as Fixed writes it, so that
+// equal values keep equal Words whatever their spelling). A Result or
+// Groups holds them only for the slots and groups that saw such a value
+// (nil maps otherwise), so a column of dates, text or long numbers pays
+// for them, and any other nothing.
 type Words struct {
 	MinDate, MaxDate, MinText, MaxText Word
+	MinNum, MaxNum                     Word
+}
+
+// takeNum folds in m·10^-sc (parseWide's), a number of more than 18
+// digits. Of equal values the one at the larger scale stays (as in
+// Extreme.takeMin).
+func (w *Words) takeNum(m wide, sc int) {
+	var text string // made only when the value becomes an extreme
+	for _, x := range [2]struct {
+		w    *Word
+		sign int
+	}{{&w.MinNum, -1}, {&w.MaxNum, +1}} {
+		if beyondNum(m, sc, *x.w, x.sign) {
+			if text == "" {
+				text = Fixed{C: m, Scale: int64(sc)}.String()
+			}
+			*x.w = Word{Text: text}
+		}
+	}
+}
+
+// beyondNum reports whether m·10^-sc replaces the number x (a MinNum or
+// MaxNum, none if its Text is empty) as a minimum (sign -1) or maximum:
+// it is beyond it, or equal at a larger scale.
+func beyondNum(m wide, sc int, x Word, sign int) bool {
+	if x.Text == "" {
+		return true
+	}
+	xm, xs, err := parseWide([]byte(x.Text))
+	if err != nil {
+		panic("scan: a Words number that does not parse: " + x.Text) // takeNum and decodeWords write only numbers
+	}
+	c := cmpWide(m, sc, xm, xs)
+	return c*sign > 0 || (c == 0 && sc > xs)
+}
+
+// mergeNum folds o, a MinNum or MaxNum, into *x.
+func mergeNum(x *Word, o Word, sign int) {
+	if o.Text == "" {
+		return
+	}
+	if m, sc, err := parseWide([]byte(o.Text)); err == nil && beyondNum(m, sc, *x, sign) {
+		*x = o
+	}
 }
 
 // cmpDateWord orders two dates by their instants, then by their bytes (2005-01-01 and
@@ -106,6 +154,8 @@ func (w *Words) merge(o *Words) {
 	takeWord(&w.MaxDate, o.MaxDate, cmpDateWord, +1)
 	takeWord(&w.MinText, o.MinText, cmpTextWord, -1)
 	takeWord(&w.MaxText, o.MaxText, cmpTextWord, +1)
+	mergeNum(&w.MinNum, o.MinNum, -1)
+	mergeNum(&w.MaxNum, o.MaxNum, +1)
 }
 
 // Kinds of a minimum's or maximum's value, in their order (see above).
@@ -116,17 +166,18 @@ const (
 )
 
 // pickExtreme is the minimum (fn "min") or maximum of a slot whose numeric
-// extreme is x and whose other values' are w (nil for none), by the kinds'
-// order: its kind, and for a date or text the Word; ok false if the slot
-// saw no value. A number is x itself.
+// extreme of up to 18 digits is x and whose other values' are w (nil for
+// none), by the kinds' order: its kind, and for a date or text the Word;
+// ok false if the slot saw no value. A number is x itself if its Word's
+// Text is empty, else the Word (a number of more than 18 digits).
 func pickExtreme(fn string, x Extreme, w *Words) (word Word, kind int, ok bool) {
 	if w == nil {
 		return Word{}, kindOfNumber, x.Set
 	}
 	if fn == "min" {
 		switch {
-		case x.Set:
-			return Word{}, kindOfNumber, true
+		case x.Set || w.MinNum.Text != "":
+			return pickNum(x, w.MinNum, -1), kindOfNumber, true
 		case w.MinDate.Text != "":
 			return w.MinDate, kindOfDate, true
 		}
@@ -138,7 +189,33 @@ func pickExtreme(fn string, x Extreme, w *Words) (word Word, kind int, ok bool) 
 	case w.MaxDate.Text != "":
 		return w.MaxDate, kindOfDate, true
 	}
-	return Word{}, kindOfNumber, x.Set
+	return pickNum(x, w.MaxNum, +1), kindOfNumber, x.Set || w.MaxNum.Text != ""
+}
+
+// pickNum is the minimum (sign -1) or maximum of the numbers x and n (a
+// MinNum or MaxNum), as pickExtreme returns it: Word{} for x.
+func pickNum(x Extreme, n Word, sign int) Word {
+	if n.Text == "" {
+		return Word{}
+	}
+	if !x.Set {
+		return n
+	}
+	nm, ns := numOf(x, n)
+	c := cmpWide(nm, ns, wideOf(x.M), int(x.S))
+	if c*sign > 0 || (c == 0 && ns > int(x.S)) {
+		return n
+	}
+	return Word{}
+}
+
+// numOf is the number that pickExtreme picked: x, or its Word's.
+func numOf(x Extreme, w Word) (wide, int) {
+	if w.Text == "" {
+		return wideOf(x.M), int(x.S)
+	}
+	m, sc, _ := parseWide([]byte(w.Text))
+	return m, sc
 }
 
 // cmpPicked orders two set values that pickExtreme returned: by kind, then
@@ -149,7 +226,12 @@ func cmpPicked(x Extreme, a Word, ka int, y Extreme, b Word, kb int) int {
 	}
 	switch ka {
 	case kindOfNumber:
-		return x.cmp(y)
+		if a.Text == "" && b.Text == "" {
+			return x.cmp(y)
+		}
+		am, as := numOf(x, a)
+		bm, bs := numOf(y, b)
+		return cmpWide(am, as, bm, bs)
 	case kindOfDate:
 		return cmpDateWord(a, b)
 	}
@@ -189,7 +271,7 @@ func moneyish(v string) bool {
 	if t == v || t == "" {
 		return false
 	}
-	_, _, err := ParseFixed([]byte(t))
+	_, _, err := parseWide([]byte(t))
 	return err == nil || notQuite(t) != ""
 }
 
@@ -229,13 +311,14 @@ func equalWords(a, b map[int]*Words) bool {
 
 // appendWords appends m's binary form: uvarint the entries, then each in
 // key order: uvarint its key, then per word (MinDate, MaxDate, MinText,
-// MaxText) uvarint its length, its bytes and, for the dates, varint Day.
+// MaxText, MinNum, MaxNum) uvarint its length, its bytes and, for the
+// dates, varint Day.
 func appendWords(b []byte, m map[int]*Words) []byte {
 	b = binary.AppendUvarint(b, uint64(len(m)))
 	for _, at := range slices.Sorted(maps.Keys(m)) {
 		w := m[at]
 		b = binary.AppendUvarint(b, uint64(at))
-		for i, x := range [4]Word{w.MinDate, w.MaxDate, w.MinText, w.MaxText} {
+		for i, x := range [6]Word{w.MinDate, w.MaxDate, w.MinText, w.MaxText, w.MinNum, w.MaxNum} {
 			b = binary.AppendUvarint(b, uint64(len(x.Text)))
 			b = append(b, x.Text...)
 			if i < 2 {
@@ -266,13 +349,16 @@ func decodeWords(b []byte, limit int) (map[int]*Words, []byte, error) {
 			return nil, nil, bad
 		}
 		w := slotWords(&m, int(at))
-		for i, x := range [4]*Word{&w.MinDate, &w.MaxDate, &w.MinText, &w.MaxText} {
+		for i, x := range [6]*Word{&w.MinDate, &w.MaxDate, &w.MinText, &w.MaxText, &w.MinNum, &w.MaxNum} {
 			l, k := binary.Uvarint(b)
 			if k <= 0 || l > uint64(len(b)-k) {
 				return nil, nil, bad
 			}
 			x.Text = string(b[k : k+int(l)])
 			b = b[k+int(l):]
+			if _, _, err := parseWide([]byte(x.Text)); i >= 4 && x.Text != "" && err != nil {
+				return nil, nil, bad // beyondNum relies on it
+			}
 			if i < 2 {
 				d, k := binary.Varint(b)
 				if k <= 0 {

@@ -195,7 +195,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 // every scanner path against the reference; this checks the strategies.)
 func TestEmptyCellsEveryWay(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("city,km,fare,day\n")
+	b.WriteString("city,km,fare,day,big\n")
 	for i := range 4000 {
 		km, fare := fmt.Sprint(i%17), fmt.Sprintf("%d.%02d", i%5, i%100)
 		if i%7 == 0 {
@@ -205,7 +205,9 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 			fare = ""
 		}
 		day := []string{fmt.Sprintf("%d/%d/2015", i%12+1, i%28+1), fmt.Sprintf("2014-%02d-%02d", i%12+1, i%28+1), "", fmt.Sprintf("Jan %d 2016", i%31+1)}[i%4]
-		fmt.Fprintf(&b, "%s,%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare, day)
+		// numbers of up to 38 digits among short ones and empty cells
+		big := []string{"", fmt.Sprintf("%d%020d", i, i), fmt.Sprint(i), fmt.Sprintf("-%d%030d", i%9, i), fmt.Sprintf("%d.%018d", i, i)}[i%5]
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare, day, big)
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "e.csv"), b.String())
 	keys := append(slices.Clone(stagedWays), way{Goroutines{}, SplitKeys, 2, shm.Mmap}, way{Processes{}, SplitKeys, 2, shm.Mmap})
@@ -232,6 +234,34 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		}
 		if slices.Contains(q.Min, "day") && len(got.Words) == 0 && (got.Groups == nil || len(got.Groups.Words) == 0) {
 			t.Errorf("%+v: no date or text extreme", q)
+		}
+	}
+	// numbers of 19 to 38 digits: sums, averages, extremes (in the Words
+	// of the variable part), filters and keys, every way
+	for _, q := range []scan.Query{
+		{Sum: []string{"big"}, Avg: []string{"big"}, Min: []string{"big"}, Max: []string{"big"}},
+		{Filters: []scan.Cond{{Col: "big", Op: scan.OpGt, Value: "1e22"}}, By: []string{"city"}, Sum: []string{"big"}, Max: []string{"big"}},
+		{By: []string{"big"}, Min: []string{"big"}},
+	} {
+		ways := stagedWays
+		if q.By != nil {
+			ways = keys
+		}
+		got, err := runWays(t, ways, []string{p}, 0, nil, q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		wide := 0
+		for _, w := range got.Words {
+			wide += len(w.MinNum.Text + w.MaxNum.Text)
+		}
+		if got.Groups != nil {
+			for _, w := range got.Groups.Words {
+				wide += len(w.MinNum.Text + w.MaxNum.Text)
+			}
+		}
+		if wide == 0 || got.Matched == 0 {
+			t.Errorf("%+v: %d rows matched, no extreme of more than 18 digits", q, got.Matched)
 		}
 	}
 }

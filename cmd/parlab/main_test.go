@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 		{"open quote", []string{"query", "--where", `"Units Sold<5`, "testdata/sales"}, exitUsage, `the column's quote is not closed`},
 		{"not a calendar day", []string{"query", "--where", "Order Date>13/45/2010", "testdata/sales"}, exitUsage, `--where: bad filter "Order Date>13/45/2010": not a calendar day`},
 		{"a number with separators", []string{"query", "--where", "Units Sold > 1_000", "testdata/sales"}, exitUsage, `bad filter "Units Sold>1_000": neither a decimal number`},
-		{"a value out of range", []string{"query", "--where", "Units Sold>99999999999999999999", "testdata/sales"}, exitUsage, `--where: bad filter "Units Sold>99999999999999999999": number out of range`},
+		{"a value out of range", []string{"query", "--where", "Units Sold>999999999999999999999999999999999999999", "testdata/sales"}, exitUsage, `--where: bad filter "Units Sold>999999999999999999999999999999999999999": number out of range`},
 		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `xaa.csv:2:1: column "Region": field cannot be compared: "Sub-Saharan Africa" is compared as a number`},
 		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
 		{"sort unknown", []string{"query", "--by", "Region", "--sort", "Nope:desc", "testdata/sales"}, exitFail, `cannot sort by "Nope"`},
@@ -1094,6 +1094,27 @@ func TestInputsCLI(t *testing.T) {
 	for _, args := range [][]string{{"query", "--delimiter", "x", "-"}, {"query", "-", "-"}} {
 		if code, _, errs := run(t, csv, args...); code == 0 || errs == "" {
 			t.Errorf("%q: exit %d", args, code)
+		}
+	}
+}
+
+// Numbers of up to 38 digits, from the command line to the text, CSV and
+// JSON writers, in worker processes too.
+func TestWideNumbersCLI(t *testing.T) {
+	csv := "team,amount\na,12345678901234567890123.5\nb,-1e30\na,0.000000000000000001\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--by", "team", "--sum", "amount", "--max", "amount", "--csv", "--strategy", "processes", "-"},
+			"team,count,amount,max(amount)\na,2,12345678901234567890123.500000000000000001,12345678901234567890123.5\nb,1,-1000000000000000000000000000000,-1000000000000000000000000000000\n"},
+		{[]string{"query", "--where", "amount<-99999999999999999999999999999", "--min", "amount", "--json", "-"},
+			`"matched":1,"min":{"amount":"-1000000000000000000000000000000"}`},
+		{[]string{"query", "--sum", "amount", "-"}, "amount         -999,999,987,654,321,098,765,432,109,876.499999999999999999"},
+	} {
+		code, out, errs := run(t, csv, c.args...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%q: exit %d, %s\n%s\nwant %s", c.args, code, errs, out, c.want)
 		}
 	}
 }
