@@ -78,9 +78,14 @@ func beyondNum(m wide, sc int, x Word, sign int) bool {
 	if err != nil {
 		panic("scan: a Words number that does not parse: " + x.Text) // takeNum and decodeWords write only numbers
 	}
-	c := cmpWide(m, sc, xm, xs)
-	return c*sign > 0 || (c == 0 && sc > xs)
+	return replaces(cmpWide(m, sc, xm, xs), sc, xs, sign)
 }
+
+// replaces says whether a value at scale sc that compares c with the
+// extreme at scale xs takes its place as a minimum (sign -1) or maximum:
+// it is beyond it, or equal at a larger scale (so every order of the rows
+// keeps the same digits).
+func replaces(c, sc, xs, sign int) bool { return c*sign > 0 || (c == 0 && sc > xs) }
 
 // mergeNum folds o, a MinNum or MaxNum, into *x.
 func mergeNum(x *Word, o Word, sign int) {
@@ -202,8 +207,7 @@ func pickNum(x Extreme, n Word, sign int) Word {
 		return n
 	}
 	nm, ns := numOf(x, n)
-	c := cmpWide(nm, ns, wideOf(x.M), int(x.S))
-	if c*sign > 0 || (c == 0 && ns > int(x.S)) {
+	if replaces(cmpWide(nm, ns, wideOf(x.M), int(x.S)), ns, int(x.S), sign) {
 		return n
 	}
 	return Word{}
