@@ -354,7 +354,8 @@ func parseWide(b []byte) (wide, int, error) {
 		mant = mant[1:]
 	}
 	var w wide
-	sig, scale, point := 0, 0, false
+	var chunk uint64 // the digits not yet in w, k of them (at most 18)
+	sig, scale, point, k := 0, 0, false, 0
 	for _, c := range mant {
 		if c == '.' {
 			point = true
@@ -369,9 +370,15 @@ func parseWide(b []byte) (wide, int, error) {
 		if sig++; sig > MaxDigits {
 			return wide{}, 0, ErrOverflow
 		}
-		w.mul(10)
-		w.add(wideOf(int64(c - '0')))
+		if k == MaxScale {
+			w.mul(uint64(pow10[k]))
+			w.add(wideOf(int64(chunk)))
+			chunk, k = 0, 0
+		}
+		chunk, k = chunk*10+uint64(c-'0'), k+1
 	}
+	w.mul(uint64(pow10[k]))
+	w.add(wideOf(int64(chunk)))
 	for scale -= exp; scale < 0; scale++ { // a positive exponent past the point's digits
 		if !w.isZero() {
 			if sig++; sig > MaxDigits {

@@ -47,6 +47,16 @@ type Word struct {
 type Words struct {
 	MinDate, MaxDate, MinText, MaxText Word
 	MinNum, MaxNum                     Word
+	// minNum and maxNum are MinNum's and MaxNum's values, set with them
+	// (takeNum, merge, decodeWords), so that a row compares without
+	// parsing them.
+	minNum, maxNum numVal
+}
+
+// numVal is a number as parseWide reads it.
+type numVal struct {
+	m  wide
+	sc int
 }
 
 // takeNum folds in m·10^-sc (parseWide's), a number of more than 18
@@ -56,29 +66,16 @@ func (w *Words) takeNum(m wide, sc int) {
 	var text string // made only when the value becomes an extreme
 	for _, x := range [2]struct {
 		w    *Word
+		v    *numVal
 		sign int
-	}{{&w.MinNum, -1}, {&w.MaxNum, +1}} {
-		if beyondNum(m, sc, *x.w, x.sign) {
+	}{{&w.MinNum, &w.minNum, -1}, {&w.MaxNum, &w.maxNum, +1}} {
+		if x.w.Text == "" || replaces(cmpWide(m, sc, x.v.m, x.v.sc), sc, x.v.sc, x.sign) {
 			if text == "" {
 				text = Fixed{C: m, Scale: int64(sc)}.String()
 			}
-			*x.w = Word{Text: text}
+			*x.w, *x.v = Word{Text: text}, numVal{m, sc}
 		}
 	}
-}
-
-// beyondNum reports whether m·10^-sc replaces the number x (a MinNum or
-// MaxNum, none if its Text is empty) as a minimum (sign -1) or maximum:
-// it is beyond it, or equal at a larger scale.
-func beyondNum(m wide, sc int, x Word, sign int) bool {
-	if x.Text == "" {
-		return true
-	}
-	xm, xs, err := parseWide([]byte(x.Text))
-	if err != nil {
-		panic("scan: a Words number that does not parse: " + x.Text) // takeNum and decodeWords write only numbers
-	}
-	return replaces(cmpWide(m, sc, xm, xs), sc, xs, sign)
 }
 
 // replaces says whether a value at scale sc that compares c with the
@@ -86,16 +83,6 @@ func beyondNum(m wide, sc int, x Word, sign int) bool {
 // it is beyond it, or equal at a larger scale (so every order of the rows
 // keeps the same digits).
 func replaces(c, sc, xs, sign int) bool { return c*sign > 0 || (c == 0 && sc > xs) }
-
-// mergeNum folds o, a MinNum or MaxNum, into *x.
-func mergeNum(x *Word, o Word, sign int) {
-	if o.Text == "" {
-		return
-	}
-	if m, sc, err := parseWide([]byte(o.Text)); err == nil && beyondNum(m, sc, *x, sign) {
-		*x = o
-	}
-}
 
 // cmpDateWord orders two dates by their instants, then by their bytes (2005-01-01 and
 // Jan 1 2005 are one instant; which is kept must not depend on the order
@@ -159,8 +146,12 @@ func (w *Words) merge(o *Words) {
 	takeWord(&w.MaxDate, o.MaxDate, cmpDateWord, +1)
 	takeWord(&w.MinText, o.MinText, cmpTextWord, -1)
 	takeWord(&w.MaxText, o.MaxText, cmpTextWord, +1)
-	mergeNum(&w.MinNum, o.MinNum, -1)
-	mergeNum(&w.MaxNum, o.MaxNum, +1)
+	if o.MinNum.Text != "" {
+		w.takeNum(o.minNum.m, o.minNum.sc)
+	}
+	if o.MaxNum.Text != "" {
+		w.takeNum(o.maxNum.m, o.maxNum.sc)
+	}
 }
 
 // Kinds of a minimum's or maximum's value, in their order (see above).
@@ -360,8 +351,12 @@ func decodeWords(b []byte, limit int) (map[int]*Words, []byte, error) {
 			}
 			x.Text = string(b[k : k+int(l)])
 			b = b[k+int(l):]
-			if _, _, err := parseWide([]byte(x.Text)); i >= 4 && x.Text != "" && err != nil {
-				return nil, nil, bad // beyondNum relies on it
+			if i >= 4 && x.Text != "" {
+				m, sc, err := parseWide([]byte(x.Text))
+				if err != nil {
+					return nil, nil, bad
+				}
+				*[2]*numVal{&w.minNum, &w.maxNum}[i-4] = numVal{m, sc}
 			}
 			if i < 2 {
 				d, k := binary.Varint(b)
