@@ -306,8 +306,8 @@ func (f *Fixed) addSlow(m wide, s int64) {
 	// in V when it fits), so a group's sums merged from units stay in V
 	// and compare without math/big.
 	if f.V == 0 && f.C.isZero() && s >= f.Scale {
-		if sign := uint64(int64(m[0]) >> 63); m[1] == sign && m[2] == sign {
-			f.V, f.Scale = int64(m[0]), s
+		if v, ok := m.int64(); ok {
+			f.V, f.Scale = v, s
 			return
 		}
 	}
@@ -326,8 +326,8 @@ func (f *Fixed) addSlow(m wide, s int64) {
 // parseWide is ParseFixed for every number of the grammar: its mantissa as
 // a wide, of at most MaxDigits significant digits, and its scale, at most
 // MaxScale, once the exponent is applied (ErrOverflow beyond either).
-// Values that fit an int64 take ParseFixed's paths; the rest, digit by
-// digit, here (rare, and only on the general paths).
+// Values that fit an int64 take ParseFixed's paths; the rest, 18 digits
+// at a time, here (rare, and only on the general paths).
 func parseWide(b []byte) (wide, int, error) {
 	m, s, err := ParseFixed(b)
 	if err == nil {

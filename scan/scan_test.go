@@ -125,6 +125,17 @@ func TestWideSumExact(t *testing.T) {
 	}
 }
 
+// An empty sum takes a sum of any width whole: one whose top word alone is
+// set (as a total past 2^192 can be) is not an int64.
+func TestAddFixedTopWord(t *testing.T) {
+	var f Fixed
+	o := Fixed{C: wide{5, 0, 0, 1}}
+	f.AddFixed(o)
+	if f.total() != o.total() {
+		t.Fatalf("%s, want %s", f.total().big(), o.total().big())
+	}
+}
+
 func TestFixedAddAndFormat(t *testing.T) {
 	var f Fixed
 	for _, s := range []string{"7", "3.5", "0.25"} {

@@ -7,7 +7,7 @@ import (
 
 // wide is a signed 256-bit integer in two's complement, least significant
 // word first. It is the carried part of a sum (see Fixed), a mantissa of
-// more than 18 digits (ParseWide), and two such brought to one scale to be
+// more than 18 digits (parseWide), and two such brought to one scale to be
 // compared (cmpWide). It cannot overflow: a value's mantissa is below
 // 10^38 < 2^127 and its scale at most MaxScale, so a term brought to a
 // sum's scale is below 2^127·10^18 < 2^187; an input of 2^47 bytes (more
@@ -44,10 +44,7 @@ func (w wide) negative() bool { return int64(w[3]) < 0 }
 func (w wide) isZero() bool { return w[0]|w[1]|w[2]|w[3] == 0 }
 
 // int64 returns w and true if w fits an int64.
-func (w wide) int64() (int64, bool) {
-	s := uint64(int64(w[0]) >> 63)
-	return int64(w[0]), w[1] == s && w[2] == s && w[3] == s
-}
+func (w wide) int64() (int64, bool) { return int64(w[0]), w == wideOf(int64(w[0])) }
 
 // cmp compares w and o as signed integers.
 func (w wide) cmp(o wide) int {
