@@ -86,17 +86,22 @@ func (ss *session) cmdUser(arg string) bool {
 // dummyHash is the hash an unknown user's password is compared against,
 // so that a wrong user name takes as long as a wrong password: made once,
 // by New, at the highest cost among the users' hashes (a cheaper one would
-// answer an unknown name sooner; bcrypt's default cost without users). A
-// session process gets its parent's: making one in each child would add
-// its time to every login of an unknown user.
+// answer an unknown name sooner). A session process gets its parent's:
+// making one in each child would add its time to every login of an
+// unknown user. Without users it is nil and no check is made: every name
+// is unknown then, so there is nothing for a time to tell, and a bcrypt
+// hash at the default cost is not made for nothing at each start.
 func dummyHash(users map[string][]byte) ([]byte, error) {
+	if len(users) == 0 {
+		return nil, nil
+	}
 	cost := 0
 	for _, h := range users {
 		if c, err := bcrypt.Cost(h); err == nil && c > cost {
 			cost = c
 		}
 	}
-	if cost == 0 {
+	if cost == 0 { // no valid hash among them: config.go refuses such users
 		cost = bcrypt.DefaultCost
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte("parlab-no-such-user"), cost)
@@ -121,7 +126,7 @@ func (ss *session) cmdPass(arg string) bool {
 		ok, ss.readOnly = true, true
 	} else if h, known := cfg.Users[ss.user]; known {
 		ok = bcrypt.CompareHashAndPassword(h, []byte(arg)) == nil
-	} else {
+	} else if ss.srv.dummy != nil {
 		bcrypt.CompareHashAndPassword(ss.srv.dummy, []byte(arg)) // as long as a known user's check
 	}
 	if ok {

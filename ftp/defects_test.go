@@ -207,6 +207,26 @@ func TestLoginTimingUnknownUser(t *testing.T) {
 	}
 }
 
+// Without users there is no dummy hash (every name is unknown, so no time
+// can tell one from another), and a login of any name but the anonymous
+// ones still fails, in every model.
+func TestNoUsersNoDummy(t *testing.T) {
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			srv, addr, _ := testServer(t, m, func(c *Config) { c.Users, c.LoginDelay = nil, -1 })
+			if srv.dummy != nil {
+				t.Errorf("a dummy hash without users: %q", srv.dummy)
+			}
+			r := rawDial(t, addr)
+			r.cmd("USER alice")
+			if code, text := r.cmd("PASS secret"); code != 530 {
+				t.Errorf("PASS for a user of no users file: %d %q", code, text)
+			}
+			r.cmd("QUIT")
+		})
+	}
+}
+
 // Defect 4: two sessions appending to one file at once lost one append
 // (APPE copied the file and renamed the copy over it). Now both land,
 // each whole, in the threads models and across session processes.

@@ -313,6 +313,7 @@ func TestReplies(t *testing.T) {
 // A users file: PasswdLine's lines read back and check with bcrypt; bad
 // lines are errors naming the line.
 func TestPasswd(t *testing.T) {
+	testrun.FullRunOnly(t, "bcrypt at its default cost, in one goroutine")
 	line, err := PasswdLine("bob", "pw")
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
 
 	"parlab/internal/child"
 )
@@ -550,13 +549,9 @@ func TestShutdown(t *testing.T) {
 // model's goroutines never race Shutdown's wait for them (the race run saw
 // the batch model's join the wait group as Shutdown waited on it).
 func TestShutdownAtStart(t *testing.T) {
-	hash, err := bcrypt.GenerateFromPassword([]byte("secret"), bcrypt.MinCost) // (New's dummy hash at its cost: quick)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, m := range models {
 		for i := range 20 {
-			srv, err := New(Config{Root: t.TempDir(), Model: m, Workers: 2, Users: map[string][]byte{"alice": hash}})
+			srv, err := New(Config{Root: t.TempDir(), Model: m, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

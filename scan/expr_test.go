@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"parlab/internal/testrun"
 )
 
 func TestParseCond(t *testing.T) {
@@ -204,6 +202,7 @@ func TestAvg(t *testing.T) {
 // avgQuick, the 64-bit average, agrees with the big.Int one wherever it
 // answers, answers for sums that fit, and declines those that do not.
 func TestAvgQuick(t *testing.T) {
+	oneGoroutine(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	check := func(sum Fixed, n int64) bool {
 		scale := max(AvgScale, int(sum.Scale))
@@ -307,7 +306,7 @@ func TestGroupsBinary(t *testing.T) {
 // notQuite against refNotQuite, on random values over the bytes numbers,
 // dates and their near misses are made of.
 func TestNotQuiteReference(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	const alphabet = "0123456789+-.eE,_ /-kx"
 	rng := rand.New(rand.NewPCG(3, 5))
 	declined := 0

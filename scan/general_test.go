@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"parlab/internal/testrun"
 )
 
 // generalQueries are the shapes beyond the reference's, each checked
@@ -34,7 +32,7 @@ var generalQueries = []Query{
 }
 
 func TestGeneralGenerated(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	base := generated(t, 2000, 2)
 	for _, q := range generalQueries {
 		var first *refTable
@@ -207,6 +205,7 @@ func blankFields(data []byte, col, k int) []byte {
 // reference, on Sales rows with empty Country, Sales Channel and Order
 // Date cells (hotWalk tests != on a span field itself).
 func TestEmptyFieldsInFilters(t *testing.T) {
+	oneGoroutine(t)
 	base := generated(t, 3000, 1)[0]
 	d := blankFields(blankFields(blankFields(base.data, 1, 7), 3, 5), 5, 3)
 	files := []refFile{{"blank.csv", d}}
@@ -237,6 +236,7 @@ func TestEmptyFieldsInFilters(t *testing.T) {
 // Revenue, Unit Price and Units Sold cells, through every hot mode (the
 // fast paths hand such a row over), against both references.
 func TestEmptyFieldsInAggregates(t *testing.T) {
+	oneGoroutine(t)
 	base := generated(t, 3000, 1)[0]
 	d := blankFields(blankFields(blankFields(base.data, 11, 6), 9, 4), 8, 9)
 	files := []refFile{{"blank.csv", d}}
@@ -342,7 +342,7 @@ func TestGeneralErrors(t *testing.T) {
 // 9.33, 2015-01-31 for 1/31/2015), in every strategy and split, on
 // generated data; the written form gives the same answer, and != the rest.
 func TestEqualityAcrossForms(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	files := generated(t, 3000, 2)
 	r := &refReader{data: files[0].data}
 	header, err := r.Read()

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
-
-	"parlab/internal/testrun"
 )
 
 // hot_amd64.s reads hotState, marks and Result by fixed offsets.
@@ -100,6 +98,7 @@ func TestHotStateLayout(t *testing.T) {
 // that their '\n' lies anywhere from 1 to 7 words past their start's, and
 // ended by CR LF.
 func TestHotWalkTakesCleanRows(t *testing.T) {
+	oneGoroutine(t)
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
@@ -228,6 +227,7 @@ func takesCleanRows(t *testing.T, in []byte) {
 // that do not parse, at another scale, too long or empty, a field count
 // other than the header's, a filter value at the row's end, a short row.
 func TestCompressMode(t *testing.T) {
+	oneGoroutine(t)
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
@@ -400,7 +400,7 @@ func emits(t *testing.T, in []byte) {
 // holds (slot mode given up, with rows still to fold), and more rows of
 // one key than its lanes hold.
 func TestSlotMode(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
@@ -531,6 +531,7 @@ func TestKeyHash(t *testing.T) {
 // either order, the second found from the row's end, and with a later
 // filter that hotWalk tests.
 func TestSlotModeTwoKeys(t *testing.T) {
+	oneGoroutine(t)
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}

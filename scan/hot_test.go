@@ -191,6 +191,7 @@ func TestHotPathDenseWindow(t *testing.T) {
 // field) has no comma after its value: hotWalk hands such a row back, and
 // every path matches it as the reference does, in LF and CR LF files.
 func TestFilterAtRowEnd(t *testing.T) {
+	oneGoroutine(t)
 	f := generated(t, 2000, 1)[0]
 	rows := bytes.Split(f.data, []byte("\n"))
 	last := string(rows[5][bytes.LastIndexByte(rows[5], ',')+1:])

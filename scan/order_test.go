@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"parlab/internal/testrun"
 )
 
 // Keys and values whose spellings differ in scale (7.1 and 7.10, 10 and
@@ -21,7 +19,7 @@ import (
 // with and without a limit, ascending and descending: every table must be
 // the reference's, to the digit and in its order.
 func TestGroupOrderScales(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	keys := []string{"7.1", "7.10", "10", "10.0", "-3", "2.5", "0", "-0.00", "99.999", "1e3x"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, mixed := range []bool{false, true} {
@@ -65,6 +63,7 @@ func TestGroupOrderScales(t *testing.T) {
 // a small limit; ranks of a numeric key, a sum, a minimum) against the
 // reference's sort, in every hot mode.
 func TestGroupOrderGenerated(t *testing.T) {
+	oneGoroutine(t)
 	files := generated(t, 600, 2)
 	for _, q := range []Query{
 		{By: []string{"Order ID"}},

@@ -11,6 +11,7 @@ import (
 // A key split's parts hold every key once between them, about evenly; a
 // Part the query cannot use and parts that disagree are errors.
 func TestKeyParts(t *testing.T) {
+	oneGoroutine(t)
 	// Order IDs (9 digits), and keys past 16 bytes
 	for _, key := range []func(i int) string{
 		func(i int) string { return fmt.Sprint(100000000 + 7919*i) },

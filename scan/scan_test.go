@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"parlab/data"
-	"parlab/internal/testrun"
 )
 
 func TestParseFixed(t *testing.T) {
@@ -107,6 +106,7 @@ func TestParseWide(t *testing.T) {
 // A sum of the largest values at both ends of the scales stays exact: 2^20
 // of them, each brought to scale 18.
 func TestWideSumExact(t *testing.T) {
+	oneGoroutine(t)
 	var f Fixed
 	want := new(big.Int)
 	top, _ := new(big.Int).SetString("-99999999999999999999999999999999999999", 10)
@@ -448,6 +448,7 @@ func TestColumnRules(t *testing.T) {
 // An error quotes at most about 200 bytes of any name, value or header,
 // however large: a file of lone CRs is one 20 MB header line.
 func TestErrorQuotesAreCapped(t *testing.T) {
+	oneGoroutine(t)
 	big := "Region," + strings.Repeat("x", 5<<20) + "\r" + strings.Repeat("Europe,1,2\r", 1<<16)
 	many := strings.Repeat("Column,", 50000) + "Last\n"
 	for name, in := range map[string]string{"lone CRs": big, "many fields": many} {
@@ -565,7 +566,7 @@ func reencode(t testing.TB, b []byte, quoteAll, crlf bool, perm []int) []byte {
 // The same data in every dialect variant gives the same answer, and it is
 // the reference's.
 func TestDifferentialGenerated(t *testing.T) {
-	testrun.FullRunOnly(t, "one goroutine, checked at length")
+	oneGoroutine(t)
 	base := generated(t, 3000, 3)
 	variants := variants(t)
 	queries := []Query{

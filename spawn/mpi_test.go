@@ -122,7 +122,12 @@ func TestMPIAgrees(t *testing.T) {
 			}
 			for ranks := 1; ranks <= 4; ranks++ {
 				for _, threads := range []int{1, 2} {
-					for _, sp := range splits {
+					for si, sp := range splits {
+						// under -short (the race run) a third of the
+						// matrix: each split at 2 or 3 of the 8 shapes
+						if testing.Short() && ((ranks-1)*2+threads-1+si)%3 != 0 {
+							continue
+						}
 						label := fmt.Sprintf("%s %+v: %d ranks x %d, %s", name, q, ranks, threads, sp)
 						c := Config{Paths: paths, Query: q, Workers: threads, Split: sp, Chunk: 4 << 10, Timeout: time.Minute}
 						got, err := mpiLocal{ranks}.Run(context.Background(), c)

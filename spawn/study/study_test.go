@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"parlab/bench"
+	"parlab/internal/testrun"
 	"parlab/scan"
 )
 
@@ -217,6 +218,7 @@ func TestTextReport(t *testing.T) {
 }
 
 func TestPlots(t *testing.T) {
+	testrun.FullRunOnly(t, "drawing in one goroutine")
 	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, Query: "Region=Europe", Rows: 1000, Bytes: 1e6}}
 	cs := append(configs(), Config{"goroutines", "file-naive", 2}, Config{"goroutines", "file-naive", 8})
