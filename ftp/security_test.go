@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-
 	"parlab/internal/child"
 )
 
