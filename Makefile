@@ -22,11 +22,11 @@ all: build
 # (the query engine alone: it starts in half of parlab's time);
 # parlab-session, the FTP processes model's (the server alone):
 # internal/child/worker.go. They carry STAMP, a hash of the sources and
-# the compiler; parlab starts a lean child only if its stamp is the same,
-# else itself. parlab-nop is the spawn lab's yardstick, the smallest Go
+# the compiler, as their GNU build ID (the linker's -B); parlab starts a
+# lean child only if its stamp is the same, else itself. parlab-nop is the spawn lab's yardstick, the smallest Go
 # program (method forkexec-go).
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
-LDSTAMP = -ldflags "-X parlab/internal/child.stamp=$(STAMP)"
+LDSTAMP = -ldflags "-B 0x$(STAMP)"
 
 # CGO_ENABLED=0: static binaries, pure Go's resolver and user lookup. A
 # binary that links cgo (net, os/user do by default) is loaded by ld.so and
@@ -101,8 +101,7 @@ lint:
 # of parlab for each of them (93 s of CPU, and vet 14 s before the tests
 # start: docs/tests.md); trimmed, a clone reuses what any checkout of the
 # same sources built. (Only file names in stack traces change: module
-# paths, not absolute ones.) The binaries the tests build inherit it,
-# but for TestWorkerBinary's: -trimpath leaves their stamps out.
+# paths, not absolute ones.) The binaries the tests build inherit it.
 test: export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 test: fmt-check vet
 	GO=$(GO) STATICCHECK=$(STATICCHECK) scripts/test.sh

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	_ "parlab/ftp"      // registers the session mode
@@ -20,6 +19,5 @@ func main() {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
-	fmt.Fprintln(os.Stderr, "parlab-session: started by parlab ftp serve --model processes and parlab ftp load --clients processes, not by hand")
-	os.Exit(2)
+	os.Exit(child.NotByHand(os.Stderr, "parlab-session", "parlab ftp serve --model processes and parlab ftp load --clients processes"))
 }

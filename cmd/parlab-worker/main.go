@@ -7,7 +7,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"parlab/internal/child"
@@ -18,6 +17,5 @@ func main() {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
-	fmt.Fprintln(os.Stderr, "parlab-worker: started by parlab query --strategy processes, not by hand")
-	os.Exit(2)
+	os.Exit(child.NotByHand(os.Stderr, "parlab-worker", "parlab query --strategy processes"))
 }

@@ -26,19 +26,23 @@ import (
 func TestWorkerBinary(t *testing.T) {
 	testrun.FullRunOnly(t, "builds two binaries")
 	dir := t.TempDir()
+	// stamps as make build gives them: 8 bytes, the GNU build ID
 	build := func(stamp, out, pkg string, env ...string) {
 		t.Helper()
-		cmd := exec.Command("go", "build", "-ldflags", "-X parlab/internal/child.stamp="+stamp, "-o", out, pkg)
-		// not -trimpath (make test's): it leaves -ldflags, and so the
-		// stamp, out of the build information
-		cmd.Env = append(append(os.Environ(), "GOFLAGS="+strings.ReplaceAll(os.Getenv("GOFLAGS"), "-trimpath", "")), env...)
+		args := []string{"build", "-o", out, pkg}
+		if stamp != "" {
+			args = []string{"build", "-ldflags", "-B 0x" + stamp, "-o", out, pkg}
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(os.Environ(), env...)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
+	const s1, s2 = "5151515151515151", "5252525252525252"
 	parlab, worker := filepath.Join(dir, "parlab"), filepath.Join(dir, "parlab-worker")
-	build("s1", parlab, "parlab/cmd/parlab")
-	build("s1", worker, "parlab/cmd/parlab-worker")
+	build(s1, parlab, "parlab/cmd/parlab")
+	build(s1, worker, "parlab/cmd/parlab-worker")
 	query := func(strategy string) (child string, answer any) {
 		t.Helper()
 		out, err := exec.Command(parlab, "query", "--strategy", strategy, "--workers", "2", "--where", "Region=Europe",
@@ -70,18 +74,18 @@ func TestWorkerBinary(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &lab) != nil || lab.Ratios["forkexec_worker_go_serial"] <= 0 || len(lab.Skipped) != 0 {
 		t.Errorf("spawn, forkexec-worker against forkexec-go: %v, %s", err, out)
 	}
-	build("s2", worker, "parlab/cmd/parlab-worker") // a worker of other sources
+	build(s2, worker, "parlab/cmd/parlab-worker") // a worker of other sources
 	if child, _ := query("processes"); child != "/proc/self/exe" {
 		t.Errorf("a stale worker was started: %q", child)
 	}
-	if out, err := exec.Command(worker).CombinedOutput(); err == nil || !strings.Contains(string(out), "not by hand") {
+	if out, err := exec.Command(worker).CombinedOutput(); err == nil || !strings.Contains(string(out), "(stamp "+s2+"): started by parlab query") {
 		t.Errorf("parlab-worker run by hand: %v, %s", err, out)
 	}
 
 	// The FTP processes model's sessions run parlab-session: a session
 	// greets, logs in and lists, and its process is that binary.
 	session := filepath.Join(dir, "parlab-session")
-	build("s1", session, "parlab/cmd/parlab-session", "CGO_ENABLED=0") // static, as make build's: see below
+	build(s1, session, "parlab/cmd/parlab-session", "CGO_ENABLED=0") // static, as make build's: see below
 	root := t.TempDir()
 	file := strings.Repeat("parlab\n", 300000)
 	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(file), 0o644); err != nil {

@@ -59,7 +59,8 @@ func TestUnreaped(t *testing.T) {
 	}
 }
 
-// A binary without a stamp, or that is not a Go program, has none, so Exe
+// A binary without a stamp (no GNU build ID, or one of another length than
+// a stamp's, as /bin/sh has) or a file that is not ELF has none, so Exe
 // never takes it: children are this program itself (the end to end case,
 // with stamped binaries, is cmd/parlab's TestWorkerBinary).
 func TestStampOf(t *testing.T) {

@@ -1,10 +1,12 @@
 package child
 
 import (
-	"debug/buildinfo"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 )
 
@@ -21,11 +23,13 @@ import (
 // A child must come from the same sources as its parent: the child
 // protocols, the scanner and the answer are shared code, and a stale child
 // could answer differently. So every binary carries a stamp (a hash of the
-// sources, which make build sets with -ldflags -X), and Exe takes a lean
-// binary only if its stamp is this program's, read from its build
-// information without running it. Without a stamp (go build, go test,
-// and a -trimpath build, whose build information leaves -ldflags out)
-// children are this program itself.
+// sources and the compiler), and Exe takes a lean binary only if its
+// stamp is this program's, read from the file without running it. The
+// stamp is the binary's GNU build ID note, which make build sets to 8
+// bytes with the linker's -B flag: a note survives -trimpath, which leaves
+// -ldflags out of the build information, and it is found from the section
+// headers alone. Without such a note (go build, go test; an external
+// linker's own build ID is 20 bytes) children are this program itself.
 
 // The lean child binaries, by name, beside the parlab binary: the query
 // worker (cmd/parlab-worker) and the FTP server's session process
@@ -41,12 +45,29 @@ const NoopArg = "__parlab_noop"
 
 func init() { Register(NoopArg, func([]string) int { return 0 }) }
 
-// stamp identifies the sources this binary was built from; set by make
-// build (-ldflags "-X parlab/internal/child.stamp=…"), empty otherwise.
-var stamp string
+// own is this program's stamp, read once from its own file.
+var own struct {
+	once  sync.Once
+	stamp string
+}
 
 // Stamp is the sources' stamp this binary was built with ("" for none).
-func Stamp() string { return stamp }
+func Stamp() string {
+	own.once.Do(func() { own.stamp = stampOf(Self) })
+	return own.stamp
+}
+
+// NotByHand is what a lean child binary does when it is run without a
+// child mode in its arguments: it says who starts it and which sources it
+// was built from, and returns the exit code 2.
+func NotByHand(w io.Writer, name, startedBy string) int {
+	s := Stamp()
+	if s == "" {
+		s = "none"
+	}
+	fmt.Fprintf(w, "%s (stamp %s): started by %s, not by hand\n", name, s, startedBy)
+	return 2
+}
 
 // Self is the path that starts this program again.
 const Self = "/proc/self/exe"
@@ -67,8 +88,8 @@ func Exe(name string) string {
 		return p
 	}
 	p := Self
-	if stamp != "" {
-		if q, err := Beside(name); err == nil && stampOf(q) == stamp {
+	if st := Stamp(); st != "" {
+		if q, err := Beside(name); err == nil && stampOf(q) == st {
 			p = q
 		}
 	}
@@ -92,25 +113,42 @@ func Beside(name string) (string, error) {
 	return filepath.Join(filepath.Dir(exe), name), nil
 }
 
-// stampOf reads the stamp a Go binary at path was built with from its
-// build information ("" if it has none or is not a Go binary).
+// stampLen is a stamp's length in bytes: make build's STAMP is 16 hex
+// digits.
+const stampLen = 8
+
+// stampOf reads the stamp of the binary at path: its GNU build ID note in
+// hex, if the note is stampLen bytes long; "" if there is none or path is
+// not an ELF file.
 func stampOf(path string) string {
-	bi, err := buildinfo.ReadFile(path)
+	f, err := elf.Open(path)
 	if err != nil {
 		return ""
 	}
-	const key = "parlab/internal/child.stamp="
-	for _, s := range bi.Settings {
-		if s.Key != "-ldflags" {
-			continue
+	defer f.Close()
+	sec := f.Section(".note.gnu.build-id")
+	if sec == nil || sec.Type == elf.SHT_NOBITS || sec.Size > 1<<10 {
+		return ""
+	}
+	b, err := sec.Data()
+	if err != nil {
+		return ""
+	}
+	// notes: name size, description size, type (4 bytes each), then the
+	// name and the description, each padded to 4 bytes
+	const ntGNUBuildID = 3
+	for len(b) >= 12 {
+		nameSize, descSize, typ := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:]), f.ByteOrder.Uint32(b[8:])
+		b = b[12:]
+		nameEnd := (uint64(nameSize) + 3) &^ 3
+		descEnd := nameEnd + (uint64(descSize)+3)&^3
+		if descEnd > uint64(len(b)) {
+			return ""
 		}
-		if i := strings.Index(s.Value, key); i >= 0 {
-			v := s.Value[i+len(key):]
-			if j := strings.IndexAny(v, " '\""); j >= 0 {
-				v = v[:j]
-			}
-			return v
+		if typ == ntGNUBuildID && string(b[:nameSize]) == "GNU\x00" && descSize == stampLen {
+			return hex.EncodeToString(b[nameEnd : nameEnd+stampLen])
 		}
+		b = b[descEnd:]
 	}
 	return ""
 }
