@@ -24,8 +24,12 @@ run() { # name command...
 tags=
 pkg-config --exists ompi 2>/dev/null && tags="-tags mpi"
 run lint "$GO" run "$STATICCHECK" $tags ./... &
-run full "$GO" test -v ./... &
-GORACE=atexit_sleep_ms=0 run race "$GO" test -v -race -short ./... &
+# -vet=off: make vet has just run go vet ./..., every check go test's own
+# vet makes and more; the race run's vet was a second vet of every package
+# built for the race detector (12 s of CPU after a change to scan; its only
+# race-tagged file, spawn/race_test.go, is a constant).
+run full "$GO" test -vet=off -v ./... &
+GORACE=atexit_sleep_ms=0 run race "$GO" test -vet=off -v -race -short ./... &
 wait
 # the package lines, and each skip with the lines its test logged
 summary='
