@@ -23,7 +23,9 @@ all: build
 # parlab-session, the FTP processes model's (the server alone):
 # internal/child/worker.go. They carry STAMP, a hash of the sources and
 # the compiler, as their GNU build ID (the linker's -B); parlab starts a
-# lean child only if its stamp is the same, else itself. parlab-nop is the spawn lab's yardstick, the smallest Go
+# lean child only if its stamp is the same, else itself. -trimpath, as in
+# make test: a new clone reuses what any checkout of the same sources
+# compiled, instead of compiling all of parlab again for its directory. parlab-nop is the spawn lab's yardstick, the smallest Go
 # program (method forkexec-go).
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 LDSTAMP = -ldflags "-B 0x$(STAMP)"
@@ -39,13 +41,13 @@ LDSTAMP = -ldflags "-B 0x$(STAMP)"
 # (Debian: libopenmpi-dev openmpi-bin); run it with mpirun (docs/mpi.md).
 MPI_OK = command -v mpicc >/dev/null 2>&1 && pkg-config --exists ompi 2>/dev/null
 build:
-	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
-	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
-	CGO_ENABLED=0 $(GO) build -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
-	CGO_ENABLED=0 $(GO) build -o $(BIN)-nop ./cmd/parlab-nop
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)-nop ./cmd/parlab-nop
 	@if $(MPI_OK); then \
 		echo "CGO_ENABLED=1 $(GO) build -tags mpi ... -o $(BIN)-mpi ./cmd/parlab"; \
-		CGO_ENABLED=1 $(GO) build -tags mpi -buildvcs=auto $(LDSTAMP) -o $(BIN)-mpi ./cmd/parlab; \
+		CGO_ENABLED=1 $(GO) build -trimpath -tags mpi -buildvcs=auto $(LDSTAMP) -o $(BIN)-mpi ./cmd/parlab; \
 	else \
 		echo "make build: OpenMPI (mpicc, libopenmpi-dev) is not installed, so $(BIN)-mpi, the mpi strategy's binary, is not built; everything else works without it"; \
 	fi
