@@ -25,8 +25,10 @@ all: build
 # the compiler, as their GNU build ID (the linker's -B); parlab starts a
 # lean child only if its stamp is the same, else itself. -trimpath, as in
 # make test: a new clone reuses what any checkout of the same sources
-# compiled, instead of compiling all of parlab again for its directory. parlab-nop is the spawn lab's yardstick, the smallest Go
-# program (method forkexec-go).
+# compiled, instead of compiling all of parlab again for its directory
+# (make run from a fresh clone: 30 s before, 17 s after; docs/tests.md).
+# parlab-nop is the spawn lab's yardstick, the smallest Go program (method
+# forkexec-go).
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 LDSTAMP = -ldflags "-B 0x$(STAMP)"
 
