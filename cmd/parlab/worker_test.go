@@ -78,7 +78,7 @@ func TestWorkerBinary(t *testing.T) {
 	if child, _ := query("processes"); child != "/proc/self/exe" {
 		t.Errorf("a stale worker was started: %q", child)
 	}
-	if out, err := exec.Command(worker).CombinedOutput(); err == nil || !strings.Contains(string(out), "(stamp "+s2+"): started by parlab query") {
+	if out, err := exec.Command(worker).CombinedOutput(); err == nil || !strings.Contains(string(out), "parlab-worker: started by parlab query") {
 		t.Errorf("parlab-worker run by hand: %v, %s", err, out)
 	}
 
