@@ -1,6 +1,7 @@
 package child
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,6 +76,46 @@ func TestStampOf(t *testing.T) {
 	}
 	if Stamp() != "" || Exe(WorkerName) != Self || Exe(SessionName) != Self {
 		t.Errorf("a test binary: stamp %q, worker %s, session %s", Stamp(), Exe(WorkerName), Exe(SessionName))
+	}
+}
+
+// stampIn finds the GNU build ID note of a stamp's length among other
+// notes, and nothing in notes of another type, name or length, or in bytes
+// that end inside a note.
+func TestStampIn(t *testing.T) {
+	note := func(name string, typ uint32, desc []byte) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(len(name)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+		b = binary.LittleEndian.AppendUint32(b, typ)
+		b = append(b, name...)
+		for len(b)%4 != 0 {
+			b = append(b, 0)
+		}
+		b = append(b, desc...)
+		for len(b)%4 != 0 {
+			b = append(b, 0)
+		}
+		return b
+	}
+	stamp := []byte{0x51, 0x51, 0x52, 0x52, 0, 1, 2, 0xff}
+	goNote := note("Go\x00\x00", 4, []byte("a go build id of some length"))
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{note("GNU\x00", 3, stamp), "5151525200 0102ff"},
+		{append(goNote, note("GNU\x00", 3, stamp)...), "5151525200 0102ff"},
+		{note("GNU\x00", 3, make([]byte, 20)), ""},                                     // a linker's own, 20 bytes
+		{note("GNU\x00", 5, stamp), ""},                                                // another type
+		{note("GNV\x00", 3, stamp), ""},                                                // another owner
+		{note("GNU\x00", 3, stamp)[:20], ""},                                           // cut inside the description
+		{append(binary.LittleEndian.AppendUint32(nil, 1<<31), make([]byte, 8)...), ""}, // a name past the end
+		{nil, ""},
+	} {
+		want := strings.ReplaceAll(c.want, " ", "")
+		if got := stampIn(c.b, binary.LittleEndian); got != want {
+			t.Errorf("%x: %q, want %q", c.b, got, want)
+		}
 	}
 }
 

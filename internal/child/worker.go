@@ -2,6 +2,7 @@ package child
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -131,11 +132,18 @@ func stampOf(path string) string {
 	if err != nil {
 		return ""
 	}
+	return stampIn(b, f.ByteOrder)
+}
+
+// stampIn is the stamp in an ELF note section's bytes: a GNU build ID
+// note of stampLen bytes, in hex, or "" (none, or the bytes end inside a
+// note).
+func stampIn(b []byte, order binary.ByteOrder) string {
 	// notes: name size, description size, type (4 bytes each), then the
 	// name and the description, each padded to 4 bytes
 	const ntGNUBuildID = 3
 	for len(b) >= 12 {
-		nameSize, descSize, typ := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:]), f.ByteOrder.Uint32(b[8:])
+		nameSize, descSize, typ := order.Uint32(b), order.Uint32(b[4:]), order.Uint32(b[8:])
 		b = b[12:]
 		nameEnd := (uint64(nameSize) + 3) &^ 3
 		descEnd := nameEnd + (uint64(descSize)+3)&^3
