@@ -62,11 +62,7 @@ func TestGeneralGenerated(t *testing.T) {
 // with the reference (package time) in every hot mode. Before dates by
 // month name were read, "when>=Jan 1 2005" compared bytes, silently.
 func TestDateForms(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "dates.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []refFile{{"dates.csv", data}}
+	files := fixture(t, "dates.csv")
 	for _, c := range []struct {
 		q       Query
 		matched int64
@@ -96,11 +92,7 @@ func TestDateForms(t *testing.T) {
 // hot mode and key split, against the reference, with the values spelled
 // out; and a value that tries to be a number or a date fails, named.
 func TestMinMaxOfDatesAndText(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "kinds.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []refFile{{"kinds.csv", data}}
+	files := fixture(t, "kinds.csv")
 	for _, c := range []struct {
 		q    Query
 		want [][]string
@@ -114,13 +106,7 @@ func TestMinMaxOfDatesAndText(t *testing.T) {
 		{Query{Filters: []Cond{{"name", OpNe, "", false}}, Min: []string{"name"}, Max: []string{"when"}, Sum: []string{"num"}},
 			[][]string{{"10.5", "Zoë", "Sept 9 2005"}}},
 	} {
-		got, err := checkGen(t, "kinds", files, c.q)
-		if err != nil {
-			t.Fatalf("%+v: %v", c.q, err)
-		}
-		if !slices.EqualFunc(got.cells, c.want, slices.Equal) {
-			t.Errorf("%+v: %q, want %q", c.q, got.cells, c.want)
-		}
+		wantCells(t, "kinds", files, c.q, c.want)
 	}
 	for _, c := range []struct {
 		body string
@@ -384,17 +370,26 @@ func TestEqualityAcrossForms(t *testing.T) {
 	}
 }
 
+// wantCells checks q over files against the reference (checkGen: every hot
+// mode and key split) and the reference's answer against want, spelled out.
+func wantCells(t *testing.T, label string, files []refFile, q Query, want [][]string) {
+	t.Helper()
+	got, err := checkGen(t, label, files, q)
+	if err != nil {
+		t.Fatalf("%+v: %v", q, err)
+	}
+	if !slices.EqualFunc(got.cells, want, slices.Equal) {
+		t.Errorf("%+v:\n%q\nwant\n%q", q, got.cells, want)
+	}
+}
+
 // Numbers of 19 to 38 significant digits (DuckDB's DECIMAL(38)) are read
 // exactly wherever a number is: sums and averages, minimums and maximums
 // beside shorter numbers, filters on either side, and a group-by key
 // ordered as numbers. Every hot mode and key split agrees with the
 // reference; the figures are also checked by hand (Python's decimal).
 func TestWideNumbers(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "wide.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []refFile{{"wide.csv", data}}
+	files := fixture(t, "wide.csv")
 	for _, c := range []struct {
 		q    Query
 		want [][]string
@@ -421,12 +416,6 @@ func TestWideNumbers(t *testing.T) {
 		{Query{By: []string{"team"}, Max: []string{"amount"}, Sort: []SortKey{{"max(amount)", true}}},
 			[][]string{{"c", "2", "1000000000000000000000000000000"}, {"b", "2", "123456789012345678901234567890.5"}, {"a", "3", "1.5"}}},
 	} {
-		got, err := checkGen(t, "wide", files, c.q)
-		if err != nil {
-			t.Fatalf("%+v: %v", c.q, err)
-		}
-		if !slices.EqualFunc(got.cells, c.want, slices.Equal) {
-			t.Errorf("%+v:\n%q\nwant\n%q", c.q, got.cells, c.want)
-		}
+		wantCells(t, "wide", files, c.q, c.want)
 	}
 }
