@@ -216,8 +216,8 @@ type cond struct {
 	val   []byte
 	m     int64 // kindNumber: Value's mantissa and scale
 	s     int
-	wm    wide // kindNumber, wide: Value's mantissa, of more than 18 digits
-	wide  bool
+	wm    wide  // kindNumber: Value's mantissa as a wide, whatever its length
+	wide  bool  // kindNumber: the mantissa has more than 18 digits (m unset)
 	day   int64 // kindDate: parseDate's
 	name  string
 	field int // column index, for errors
@@ -241,7 +241,7 @@ func bindCond(c Cond) (cond, error) {
 		}
 	}
 	if err == nil {
-		k.kind, k.m, k.s = kindNumber, m, s
+		k.kind, k.m, k.s, k.wm = kindNumber, m, s, wideOf(m)
 	} else if order && errors.Is(err, ErrOverflow) {
 		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
 	} else if d, ok := parseDate(k.val); ok {
@@ -349,19 +349,20 @@ func (c *cond) equal(f []byte) bool {
 // cmpNum compares the number f with c's value (kindNumber), or says why f
 // is not a number.
 func (c *cond) cmpNum(f []byte) (int, error) {
-	m, s, err := ParseFixed(f)
-	if err == nil && !c.wide {
-		return cmpDec(m, s, c.m, c.s), nil
+	if !c.wide {
+		m, s, err := ParseFixed(f)
+		if err == nil {
+			return cmpDec(m, s, c.m, c.s), nil
+		}
+		if !errors.Is(err, ErrOverflow) {
+			return 0, err
+		}
 	}
 	wm, ws, err := parseWide(f)
 	if err != nil {
 		return 0, err
 	}
-	cm := c.wm
-	if !c.wide {
-		cm = wideOf(c.m)
-	}
-	return cmpWide(wm, ws, cm, c.s), nil
+	return cmpWide(wm, ws, c.wm, c.s), nil
 }
 
 // leadOK says whether c can lead the fast paths (bulk's sp bits, a

@@ -322,7 +322,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			continue
 		}
 		m, sc, err := ParseFixed(fields[s.fi])
-		if err != nil && errors.Is(err, ErrOverflow) {
+		if errors.Is(err, ErrOverflow) {
 			if _, _, err = parseWide(fields[s.fi]); err == nil {
 				wides |= 1 << k // read again below: rare
 				continue

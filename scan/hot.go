@@ -299,11 +299,7 @@ func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 	}
 	k := hp.nparse
 	for si, sc := range []int{0, 2} {
-		cm := wideOf(c.m)
-		if c.wide {
-			cm = c.wm
-		}
-		num := new(big.Int).Mul(cm.big(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil))
+		num := new(big.Int).Mul(c.wm.big(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil))
 		den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(c.s)), nil)
 		floor := new(big.Int).Div(num, den) // Euclidean: the floor, den > 0
 		ceil := new(big.Int).Neg(new(big.Int).Div(new(big.Int).Neg(num), den))
