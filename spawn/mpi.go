@@ -112,7 +112,7 @@ func (o mpiOptions) config(own Config, timeout time.Duration) Config {
 		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
-// rankPart is one rank's part of a run, as it is gathered (gob).
+// rankPart is one rank's part of a run, as it is gathered (child.WriteJob).
 type rankPart struct {
 	Err string // the rank could not do its part: why
 	// FileSplit: the rank ran its own files (the file splits), and Units

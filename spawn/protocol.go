@@ -20,10 +20,10 @@ import (
 //	offset   size       what
 //	0        64         header: magic | cursor | workers | units | jobLen | t0 |
 //	                    heap (bytes of the variable part taken so far)
-//	64       jobLen…    the job, child.WriteJob's gob (paths, query, io mode, units,
-//	                    assignment), padded to 64. gob keeps strings' bytes as
-//	                    they are, so a value or path that is not UTF-8 reaches
-//	                    the child unchanged (JSON would replace such bytes)
+//	64       jobLen…    the job, child.WriteJob's encoding (paths, query, io mode,
+//	                    units, assignment), padded to 64. It keeps strings'
+//	                    bytes as they are, so a value or path that is not UTF-8
+//	                    reaches the child unchanged (JSON would replace them)
 //	W        512 · N    worker slots, one per worker:
 //	                      0 marker (markerDone once everything else is written)
 //	                      8 start  16 end (ns since t0, CLOCK_MONOTONIC)
