@@ -145,6 +145,19 @@ func fileShare(split Split, n, workers, j int) (lo, hi int) {
 // its next assigned unit once it has taken taken of them, or, for the dynamic
 // split, the next one from the shared cursor (take returns the cursor's old
 // value and advances it, atomically).
+// files is which of n files worker w's units are in, or nil where any
+// may be (the dynamic split: units are taken from a shared cursor).
+func (p *Plan) files(w, n int) []bool {
+	if p.Assign == nil {
+		return nil
+	}
+	in := make([]bool, n)
+	for _, i := range p.Assign[w] {
+		in[p.Units[i].File] = true
+	}
+	return in
+}
+
 func (p *Plan) next(w, taken int, take func() int64) int {
 	if p.Assign == nil {
 		if i := int(take()); i < len(p.Units) {

@@ -39,6 +39,13 @@ var ErrNoData = errors.New("no data: every input file is empty")
 // what messages call the files (a memory file's path says nothing). On
 // error nothing stays open.
 func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
+	return open(paths, q, mode, opt, names, nil)
+}
+
+// open is Open, where a non-nil want leaves out the files it says false
+// for: their entries in Files and Tables are nil, so every other file keeps
+// its index (a worker process opens only the files of its own units).
+func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, want []bool) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,6 +57,11 @@ func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ..
 		names = paths
 	}
 	for i, p := range paths {
+		if want != nil && !want[i] {
+			s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
+			s.Files, s.Tables = append(s.Files, nil), append(s.Tables, nil)
+			continue
+		}
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
 			s.Close()
@@ -115,9 +127,13 @@ const headBytes = 64 << 10
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
 func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
+	return openLazy(paths, q, mode, opt, names, nil)
+}
+
+func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, want []bool) (*Set, error) {
 	lazy := opt
 	lazy.Populate = false
-	s, err := Open(paths, q, mode, lazy, names...)
+	s, err := open(paths, q, mode, lazy, names, want)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +144,9 @@ func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, name
 // Close releases every file. The Set's Tables must not be scanned after.
 func (s *Set) Close() {
 	for _, f := range s.Files {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 	}
 	s.Files, s.Tables = nil, nil
 }

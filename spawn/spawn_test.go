@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -391,7 +392,8 @@ func TestFileChangedUnderChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := NewPlan(set, SplitRows, 2, 0)
+	// The file split: worker 0 has file 0, worker 1 file 1.
+	plan, _ := NewPlan(set, SplitFile, 2, 0)
 	j := &job{Paths: paths, Sizes: []int{len(set.Files[0].Bytes()) + 1, len(set.Files[1].Bytes())},
 		Query: set.Query, Mode: int(shm.Mmap), Plan: *plan}
 	set.Close()
@@ -403,16 +405,23 @@ func TestFileChangedUnderChildren(t *testing.T) {
 	exe, _ := os.Executable()
 	devnull, _ := os.Open(os.DevNull)
 	defer devnull.Close()
-	pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, "0"}, &syscall.ProcAttr{
-		Env: os.Environ(), Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
-	if err != nil {
-		t.Fatal(err)
+	run := func(w int) (int, string) {
+		pid, err := syscall.ForkExec(exe, []string{exe, WorkerArg, strconv.Itoa(w)}, &syscall.ProcAttr{
+			Env: os.Environ(), Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+		return ws.ExitStatus(), getMsg(region.Bytes()[l.worker(w):], wMsgLen, wMsg, workerSlot)
 	}
-	var ws syscall.WaitStatus
-	syscall.Wait4(pid, &ws, 0, nil)
-	msg := getMsg(region.Bytes()[l.worker(0):], wMsgLen, wMsg, workerSlot)
-	if ws.ExitStatus() != 1 || !strings.Contains(msg, "changed size") || !strings.Contains(msg, paths[0]) {
-		t.Errorf("exit %d, message %q", ws.ExitStatus(), msg)
+	if code, msg := run(0); code != 1 || !strings.Contains(msg, "changed size") || !strings.Contains(msg, paths[0]) {
+		t.Errorf("worker 0: exit %d, message %q", code, msg)
+	}
+	// A worker opens only the files of its own units: file 0's size is
+	// not worker 1's concern.
+	if code, msg := run(1); code != 0 || msg != "" || region.Load(l.worker(1)+wMarker) != markerDone {
+		t.Errorf("worker 1: exit %d, message %q", code, msg)
 	}
 }
 
