@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 
 	"parlab/scan"
 	"parlab/shm"
@@ -164,6 +165,38 @@ func TestPipeInput(t *testing.T) {
 	got, err := runStaged(t, paths, 0, nil, q)
 	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
 		t.Errorf("a gzip'd FIFO: %v (writer %v); %+v, want %+v", err, werr, got, want)
+	}
+}
+
+// Standard input that is a pipe is widened to a megabyte before it is
+// read (a 64 KiB pipe moves a stream at half the speed: stage's
+// copyBytes), and lands whole.
+func TestStdinPipeWidened(t *testing.T) {
+	raw := bytes.Repeat([]byte("a,b\n1,2\n"), 400<<10) // 3.2 MB: the writer waits on the reader
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	size := make(chan int, 1)
+	go func() {
+		// The write ends after the reader's reads began, and widen runs
+		// before the first.
+		w.Write(raw)
+		n, _ := unix.FcntlInt(w.Fd(), unix.F_GETPIPE_SZ, 0)
+		size <- n
+		w.Close()
+	}()
+	in, err := stage.Stage([]string{"-"}, 0, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if n := <-size; n != 1<<20 {
+		t.Errorf("the pipe holds %d bytes, want 1 MiB", n)
+	}
+	if got, err := os.ReadFile(in.Paths[0]); err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("staged %d bytes (%v), want the %d written", len(got), err, len(raw))
 	}
 }
 
