@@ -19,9 +19,10 @@ func NewMemFile(name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), "memfd:"+name), nil
 }
 
-// MemFilePath is a path that opens f again, from this process or from any
-// child of it while this process holds f open: /proc/PID/fd/N. So a child
-// process maps a memory file by path, as it maps any input.
+// MemFilePath is a path that opens f (a memory file, or any open file,
+// such as standard input redirected from a file) again, from this process
+// or from any child of it while this process holds f open: /proc/PID/fd/N.
+// So a child process maps a memory file by path, as it maps any input.
 func MemFilePath(f *os.File) string {
 	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,13 +37,13 @@ var stagedWays = []way{
 // answers, which must agree, or the error, which must be the same.
 func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	return runWays(t, stagedWays, paths, sep, stdin, q)
+	return runWays(t, stagedWays, paths, sep, bytes.NewReader(stdin), q)
 }
 
 // runWays is runStaged over ways.
-func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
+func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin io.Reader, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	in, err := stage.Stage(paths, sep, bytes.NewReader(stdin))
+	in, err := stage.Stage(paths, sep, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -197,6 +198,65 @@ func TestStdinPipeWidened(t *testing.T) {
 	}
 	if got, err := os.ReadFile(in.Paths[0]); err != nil || !bytes.Equal(got, raw) {
 		t.Errorf("staged %d bytes (%v), want the %d written", len(got), err, len(raw))
+	}
+}
+
+// Standard input redirected from a file (parlab query - < x.csv) is
+// scanned where it is, as the file is, in every strategy; one that a shell
+// read some of first is staged from where it was left, and a compressed
+// one is decompressed.
+func TestStdinFromAFile(t *testing.T) {
+	plain := genSet(t, 2000, 1)[0]
+	q := scan.Query{By: []string{"Region"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}}
+	want, err := runStaged(t, []string{plain}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := stage.Stage([]string{"-"}, 0, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	if p := in.Paths[0]; p != shm.MemFilePath(f) || in.Names[0] != "standard input" {
+		t.Errorf("standard input from a file: path %q, name %q; want %q, not a copy", p, in.Names[0], shm.MemFilePath(f))
+	}
+	if got, err := runWays(t, stagedWays, []string{"-"}, 0, f, q); err != nil || !got.Equal(&want) {
+		t.Errorf("in place: %+v, %v; want %+v", got, err, want)
+	}
+
+	// Read from its second line: the rest is staged, and its first line
+	// (a data row) is the header.
+	raw, _ := os.ReadFile(plain)
+	nl := bytes.IndexByte(raw, '\n')
+	if _, err := f.Seek(int64(nl+1), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	in, err = stage.Stage([]string{"-"}, 0, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(in.Paths[0])
+	in.Close()
+	if err != nil || !bytes.Equal(got, raw[nl+1:]) {
+		t.Errorf("read from an offset: staged %d bytes (%v), want the %d after it", len(got), err, len(raw)-nl-1)
+	}
+
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(raw)
+	gw.Close()
+	zf, err := os.Open(writeFile(t, filepath.Join(t.TempDir(), "in"), gz.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zf.Close()
+	if got, err := runWays(t, stagedWays, []string{"-"}, 0, zf, q); err != nil || !got.Equal(&want) {
+		t.Errorf("gzip from a file: %+v, %v; want %+v", got, err, want)
 	}
 }
 

@@ -142,7 +142,9 @@ func hasSuffixFold(s, suffix string) bool {
 const Stdin = "-"
 
 // Inputs are a query's PATHs made ready to scan. A plain CSV file is
-// scanned where it is (Paths[i] is its path). Anything else lands once in a
+// scanned where it is (Paths[i] is its path), and so is standard input
+// redirected from one (Paths[i] is /proc/PID/fd/0; see inPlace). Anything
+// else lands once in a
 // memory file (shm.NewMemFile) in the dialect scan reads, which every
 // strategy then maps in place like a file, child processes included
 // (Paths[i] is /proc/PID/fd/N): standard input ("-") or a pipe (a FIFO,
@@ -209,6 +211,10 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 				return nil, errors.New("standard input (-) is not available here")
 			}
 			src, name = stdin, "standard input"
+			if f, ok := stdin.(*os.File); ok && fsep == ',' && inPlace(f) {
+				in.Paths, in.Names = append(in.Paths, shm.MemFilePath(f)), append(in.Names, name)
+				continue
+			}
 		} else {
 			f, err := os.Open(p) // (a pipe: waits for its writer, as cat does)
 			if err != nil {
@@ -222,11 +228,8 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 			widen(src)
 			br := bufio.NewReaderSize(src, copyBytes)
 			magic, _ := br.Peek(4)
-			switch {
-			case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
-				zip = ".gz"
-			case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-				zip = ".zst"
+			if z := streamZip(magic); z != "" {
+				zip = z
 			}
 			src = br
 		}
@@ -239,6 +242,39 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 		in.Paths, in.Names = append(in.Paths, shm.MemFilePath(mem)), append(in.Names, name)
 	}
 	return in, nil
+}
+
+// inPlace reports whether f, standard input, can be scanned where it is,
+// as a file is: it is a regular file (parlab query - < x.csv), read from
+// its start (a shell that read some of it first leaves the rest to stage),
+// and does not start as a compressed stream does.
+func inPlace(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if off, err := f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+		return false
+	}
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	return !compressed(magic[:n])
+}
+
+// compressed reports whether a stream's first bytes are gzip's or zstd's
+// magic.
+func compressed(magic []byte) bool { return streamZip(magic) != "" }
+
+// streamZip is the compression a stream's first bytes say (".gz", ".zst",
+// or "").
+func streamZip(magic []byte) string {
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		return ".gz"
+	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return ".zst"
+	}
+	return ""
 }
 
 // compression is the compression a file's name says (".gz", ".zst", or "").
