@@ -461,3 +461,50 @@ func writeInChunks(t *testing.T, name string, size, chunk int) string {
 	}
 	return p
 }
+
+// A memory file says it has small pages, and Populate maps the pages of
+// the range it is given (and few more) before anything reads them; a file
+// on disk has no small pages to say.
+func TestMemoryFilePopulate(t *testing.T) {
+	mem, err := NewMemFile("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.Write(bytes.Repeat([]byte("0123456789abcde\n"), 1<<16)); err != nil { // 1 MiB
+		t.Fatal(err)
+	}
+	f, err := Open(MemFilePath(mem), Mmap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.SmallPages() {
+		t.Error("a memory file: SmallPages false")
+	}
+	rss := func() int64 {
+		kb, err := smapsKB(addr(f.Bytes()), "Rss")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kb[0]
+	}
+	if kb := rss(); kb != 0 {
+		t.Fatalf("a fresh mapping holds %d KiB", kb)
+	}
+	f.Populate(4096+100, 512<<10)
+	if kb := rss(); kb < 512 || kb > 640 {
+		t.Errorf("after Populate of 512 KiB: %d KiB mapped", kb)
+	}
+
+	path := filepath.Join(t.TempDir(), "x.csv")
+	os.WriteFile(path, []byte("a\n1\n"), 0o644)
+	g, err := Open(path, Mmap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.SmallPages() {
+		t.Error("a file on disk: SmallPages true")
+	}
+}

@@ -372,8 +372,8 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 			panic(p)
 		}
 	}()
-	if s.populateUnits {
-		s.Files[u.File].Populate(u.Start, u.End-u.Start)
+	if f := s.Files[u.File]; s.populateUnits || f.SmallPages() {
+		f.Populate(u.Start, u.End-u.Start)
 	}
 	return work()
 }
