@@ -24,8 +24,8 @@ import (
 	"os"
 	"parlab/internal/names"
 	"runtime"
-	"strings"
 	"runtime/debug"
+	"strings"
 
 	"golang.org/x/exp/mmap"
 	"golang.org/x/sys/unix"
