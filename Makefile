@@ -20,7 +20,9 @@ all: build
 
 # parlab and its lean children: parlab-worker, the processes strategy's
 # (the query engine alone: it starts in half of parlab's time);
-# parlab-session, the FTP processes model's (the server alone):
+# parlab-session, the FTP processes model's (the server alone), and
+# parlab-session-plain, the same built without TLS (-tags notls) for a
+# server without it:
 # internal/child/worker.go. They carry STAMP, a hash of the sources and
 # the compiler, as their GNU build ID (the linker's -B); parlab starts a
 # lean child only if its stamp is the same, else itself. -trimpath, as in
@@ -46,6 +48,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN) ./cmd/parlab
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-worker ./cmd/parlab-worker
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
+	CGO_ENABLED=0 $(GO) build -trimpath -tags notls -buildvcs=auto $(LDSTAMP) -o $(BIN)-session-plain ./cmd/parlab-session-plain
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)-nop ./cmd/parlab-nop
 	@if $(MPI_OK); then \
 		echo "CGO_ENABLED=1 $(GO) build -tags mpi ... -o $(BIN)-mpi ./cmd/parlab"; \

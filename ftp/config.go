@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"bufio"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -77,11 +76,11 @@ type Config struct {
 	// TLS, if set, offers AUTH TLS (explicit FTPS); else CertFile and
 	// KeyFile (PEM), if set, make it. Every model serves it: the processes
 	// model hands the certificate and key to its session processes.
-	TLS               *tls.Config
+	TLS               *TLSConfig
 	CertFile, KeyFile string
-	// Exe is the binary the processes model starts ("":
-	// child.Exe(child.SessionName), parlab-session where make build made
-	// it, else this program).
+	// Exe is the binary the processes model starts ("": where make build
+	// made them, parlab-session-plain for a server without TLS and
+	// parlab-session for one with it, else this program; child.Exe).
 	Exe string
 	// Log, if set, gets one JSON line a session.
 	Log io.Writer

@@ -3,7 +3,6 @@ package ftp
 import (
 	"bufio"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -230,13 +229,11 @@ func (ss *session) openData() (net.Conn, error) {
 		return nil, errors.New("no data connection set up: send PASV, EPSV, PORT or EPRT first")
 	}
 	if ss.protP && ss.srv.cfg.TLS != nil {
-		tc := tls.Server(c, ss.srv.cfg.TLS)
-		tc.SetDeadline(time.Now().Add(timeout))
-		if err := tc.Handshake(); err != nil {
+		tc, err := handshake(c, ss.srv.cfg.TLS, timeout)
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("TLS on the data connection: %w", err)
 		}
-		tc.SetDeadline(time.Time{})
 		c = tc
 	}
 	return c, nil

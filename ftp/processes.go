@@ -1,8 +1,6 @@
 package ftp
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
@@ -105,7 +103,11 @@ type childConfig struct {
 // parent's threads stay flat however many sessions run.
 func (s *Server) serveProcesses(ln net.Listener) error {
 	exe := s.cfg.Exe
-	if exe == "" {
+	switch {
+	case exe != "":
+	case s.cfg.TLS == nil:
+		exe = child.Exe(child.PlainSessionName) // crypto/tls not linked: a faster start
+	default:
 		exe = child.Exe(child.SessionName)
 	}
 	devnull, err := os.Open(os.DevNull) // the children's stdin and stdout
@@ -245,12 +247,11 @@ func sessionMain([]string) int {
 		PasvMax: cc.PasvMax, Idle: cc.Idle, DataTimeout: cc.DataTimeout, LoginDelay: cc.LoginDelay, MaxLine: cc.MaxLine,
 		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy}
 	if cc.TLSChain != nil {
-		key, err := x509.ParsePKCS8PrivateKey(cc.TLSKey)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "parlab ftp session: TLS key: %v\n", err)
+		var err error
+		if cfg.TLS, err = childTLS(cc.TLSChain, cc.TLSKey); err != nil {
+			fmt.Fprintf(os.Stderr, "parlab ftp session: %v\n", err)
 			return 2
 		}
-		cfg.TLS = tlsConfig(tls.Certificate{Certificate: cc.TLSChain, PrivateKey: key})
 	}
 	if cc.Log {
 		cfg.Log = os.NewFile(childLogFd, "log")

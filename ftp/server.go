@@ -1,8 +1,6 @@
 package ftp
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -51,12 +49,8 @@ type Server struct {
 // processes model hands to its session processes too.
 func New(cfg Config) (*Server, error) {
 	cfg.fill()
-	if cfg.CertFile != "" && cfg.TLS == nil {
-		pair, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("TLS: %w", err)
-		}
-		cfg.TLS = tlsConfig(pair)
+	if err := loadTLS(&cfg); err != nil {
+		return nil, err
 	}
 	if cfg.PasvMin > cfg.PasvMax || cfg.PasvMin < 0 || cfg.PasvMax > 65535 {
 		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
@@ -64,15 +58,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, perIP: map[string]int{}, sessions: map[*session]struct{}{},
 		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[*child.Pidfd]struct{}{}, dummy: cfg.dummy}
 	if cfg.Model == Processes && cfg.TLS != nil {
-		if len(cfg.TLS.Certificates) != 1 {
-			return nil, fmt.Errorf("TLS: the processes model serves exactly one certificate, not %d", len(cfg.TLS.Certificates))
+		var err error
+		if s.tlsChain, s.tlsKey, err = childCert(cfg.TLS); err != nil {
+			return nil, err
 		}
-		cert := cfg.TLS.Certificates[0]
-		key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-		if err != nil {
-			return nil, fmt.Errorf("TLS: the key cannot be handed to a session process: %w", err)
-		}
-		s.tlsChain, s.tlsKey = cert.Certificate, key
 	}
 	if s.dummy == nil {
 		var err error
@@ -86,11 +75,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.root = root
 	return s, nil
-}
-
-// tlsConfig is the server side of explicit FTPS for one certificate.
-func tlsConfig(cert tls.Certificate) *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 }
 
 // Serve accepts connections on ln and runs them in the configured model

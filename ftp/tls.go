@@ -2,9 +2,7 @@ package ftp
 
 import (
 	"bufio"
-	"crypto/tls"
 	"strings"
-	"time"
 )
 
 // startTLS is AUTH TLS (RFC 4217): 234, then the TLS handshake on the
@@ -22,13 +20,11 @@ func (ss *session) startTLS(arg string) bool {
 	if ss.reply(234, "AUTH TLS OK: start the handshake.") != nil {
 		return true
 	}
-	tc := tls.Server(ss.c, ss.srv.cfg.TLS)
-	tc.SetDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
-	if err := tc.Handshake(); err != nil {
+	tc, err := handshake(ss.c, ss.srv.cfg.TLS, ss.srv.cfg.DataTimeout)
+	if err != nil {
 		ss.setResult("TLS handshake failed")
 		return true // nothing can be said: the channel is neither clear nor secure
 	}
-	tc.SetDeadline(time.Time{})
 	ss.wmu.Lock()
 	ss.c, ss.r, ss.tls = tc, bufio.NewReaderSize(tc, ss.srv.cfg.MaxLine+2), true
 	ss.wmu.Unlock()

@@ -2,9 +2,17 @@ package main
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -22,7 +30,8 @@ import (
 // build stamped both with the same sources (internal/child.Exe), and the
 // answer is the goroutines' one; a worker of other sources is not started:
 // parlab starts itself. The FTP processes model's sessions run
-// parlab-session the same way. Built here as make build builds them.
+// parlab-session-plain (built without TLS) the same way, or parlab-session
+// where the server has TLS. Built here as make build builds them.
 func TestWorkerBinary(t *testing.T) {
 	testrun.FullRunOnly(t, "builds two binaries")
 	dir := t.TempDir()
@@ -82,55 +91,28 @@ func TestWorkerBinary(t *testing.T) {
 		t.Errorf("parlab-worker run by hand: %v, %s", err, out)
 	}
 
-	// The FTP processes model's sessions run parlab-session: a session
-	// greets, logs in and lists, and its process is that binary.
-	session := filepath.Join(dir, "parlab-session")
+	// The FTP processes model's sessions run parlab-session-plain, built
+	// without crypto/tls, where the server has no TLS: a session greets,
+	// logs in and lists, and its process is that binary. A server with TLS
+	// runs parlab-session, whose sessions can take AUTH TLS.
+	session, plain := filepath.Join(dir, "parlab-session"), filepath.Join(dir, "parlab-session-plain")
 	build(s1, session, "parlab/cmd/parlab-session", "CGO_ENABLED=0") // static, as make build's: see below
+	build(s1, plain, "parlab/cmd/parlab-session-plain", "CGO_ENABLED=0", "GOFLAGS=-tags=notls")
 	root := t.TempDir()
 	file := strings.Repeat("parlab\n", 300000)
 	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := exec.Command(parlab, "ftp", "serve", "--model", "processes", "--anonymous", "--root", root, "--listen", "127.0.0.1:0")
-	sout, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	line, err := bufio.NewReader(sout).ReadString('\n')
-	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("ftp serve: %q, %v", line, err)
-	}
-	c, err := net.DialTimeout("tcp", m[1], 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
-	if greet, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(greet, "220") {
-		t.Fatalf("greeting %q, %v", greet, err)
-	}
-	// (a child is listed under the thread that forked it: the spawner's)
-	var exes, pids []string
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", srv.Process.Pid))
-	for _, tf := range tasks {
-		b, _ := os.ReadFile(tf)
-		for _, f := range strings.Fields(string(b)) {
-			if p, err := os.Readlink("/proc/" + f + "/exe"); err == nil {
-				exes, pids = append(exes, p), append(pids, f)
-			}
-		}
-	}
-	if len(exes) != 1 || exes[0] != session {
-		t.Fatalf("the session's process runs %q, want %q", exes, session)
+	tlsServer(t, parlab, root, session)
+	c, r, srvPid := serveOne(t, parlab, "--model", "processes", "--anonymous", "--root", root, "--listen", "127.0.0.1:0")
+	addr := c.RemoteAddr().String()
+	exes, pids := sessionProcs(srvPid)
+	if len(exes) != 1 || exes[0] != plain {
+		t.Fatalf("the session's process runs %q, want %q", exes, plain)
 	}
 	reply := func(cmd, want string) string {
 		t.Helper()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
 		if cmd != "" {
 			fmt.Fprintf(c, "%s\r\n", cmd)
 		}
@@ -174,10 +156,95 @@ func TestWorkerBinary(t *testing.T) {
 	reply("QUIT", "221")
 	// the load generator's client processes run parlab-session too: they
 	// work only if it has their mode
-	b, err := exec.Command(parlab, "ftp", "load", "--addr", m[1], "--users", "3", "--delay", "1ms", "--script", "PWD",
+	b, err := exec.Command(parlab, "ftp", "load", "--addr", addr, "--users", "3", "--delay", "1ms", "--script", "PWD",
 		"--clients", "processes", "--json", "-").Output()
 	var lr struct{ Outcomes map[string]int }
 	if err != nil || json.Unmarshal(b, &lr) != nil || lr.Outcomes["ok"] != 3 {
 		t.Errorf("ftp load --clients processes: %v, %s", err, b)
+	}
+}
+
+// serveOne starts parlab ftp serve with args (ending in --listen
+// 127.0.0.1:0), stopped when t ends, and opens a session to it: the
+// connection, its reader past the greeting, and the server's pid.
+func serveOne(t *testing.T, parlab string, args ...string) (net.Conn, *bufio.Reader, int) {
+	t.Helper()
+	srv := exec.Command(parlab, append([]string{"ftp", "serve"}, args...)...)
+	sout, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
+	line, err := bufio.NewReader(sout).ReadString('\n')
+	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("ftp serve: %q, %v", line, err)
+	}
+	c, err := net.DialTimeout("tcp", m[1], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	if greet, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(greet, "220") {
+		t.Fatalf("greeting %q, %v", greet, err)
+	}
+	return c, r, srv.Process.Pid
+}
+
+// sessionProcs lists the binaries and pids of server pid's children (a
+// child is listed under the thread that forked it: the spawner's).
+func sessionProcs(pid int) (exes, pids []string) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, tf := range tasks {
+		b, _ := os.ReadFile(tf)
+		for _, f := range strings.Fields(string(b)) {
+			if p, err := os.Readlink("/proc/" + f + "/exe"); err == nil {
+				exes, pids = append(exes, p), append(pids, f)
+			}
+		}
+	}
+	return exes, pids
+}
+
+// tlsServer runs a processes-model server with TLS (a self-signed
+// certificate) over root, checks that its session process is session (not
+// the plain one, which has no TLS) and that AUTH TLS's handshake
+// succeeds.
+func tlsServer(t *testing.T, parlab, root, session string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cert, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600)
+	c, r, pid := serveOne(t, parlab, "--model", "processes", "--anonymous", "--root", root, "--tls-cert", cert, "--tls-key", keyFile, "--listen", "127.0.0.1:0")
+	if exes, _ := sessionProcs(pid); len(exes) != 1 || exes[0] != session {
+		t.Fatalf("a TLS server's session process runs %q, want %q", exes, session)
+	}
+	fmt.Fprintf(c, "AUTH TLS\r\n")
+	if l, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(l, "234") {
+		t.Fatalf("AUTH TLS: %q, %v", l, err)
+	}
+	tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true})
+	if err := tc.Handshake(); err != nil {
+		t.Fatalf("AUTH TLS's handshake: %v", err)
 	}
 }

@@ -1,0 +1,72 @@
+//go:build !notls
+
+package ftp
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"time"
+)
+
+// TLSConfig is Config.TLS's type: crypto/tls's Config. It is an alias so
+// that the one build of this package without TLS (the notls tag:
+// parlab-session-plain, a plain session's process, which starts in less
+// time without crypto/tls; tls_off.go) can leave crypto/tls out.
+type TLSConfig = tls.Config
+
+// loadTLS makes cfg.TLS from CertFile and KeyFile (PEM) if cfg.TLS is not
+// set and they are.
+func loadTLS(cfg *Config) error {
+	if cfg.CertFile == "" || cfg.TLS != nil {
+		return nil
+	}
+	pair, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+	if err != nil {
+		return fmt.Errorf("TLS: %w", err)
+	}
+	cfg.TLS = tlsConfig(pair)
+	return nil
+}
+
+// tlsConfig is the server side of explicit FTPS for one certificate.
+func tlsConfig(cert tls.Certificate) *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+}
+
+// childCert is t's one certificate as the processes model hands it to a
+// session process: its chain (DER) and its key (PKCS #8).
+func childCert(t *TLSConfig) (chain [][]byte, key []byte, err error) {
+	if len(t.Certificates) != 1 {
+		return nil, nil, fmt.Errorf("TLS: the processes model serves exactly one certificate, not %d", len(t.Certificates))
+	}
+	cert := t.Certificates[0]
+	if key, err = x509.MarshalPKCS8PrivateKey(cert.PrivateKey); err != nil {
+		return nil, nil, fmt.Errorf("TLS: the key cannot be handed to a session process: %w", err)
+	}
+	return cert.Certificate, key, nil
+}
+
+// childTLS is the configuration a session process makes of what childCert
+// handed it.
+func childTLS(chain [][]byte, key []byte) (*TLSConfig, error) {
+	k, err := x509.ParsePKCS8PrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("TLS key: %w", err)
+	}
+	return tlsConfig(tls.Certificate{Certificate: chain, PrivateKey: k}), nil
+}
+
+// handshake is the server side of a TLS handshake on c (a control or a
+// data connection) within timeout; the connection it returns carries
+// everything after. On error c is left to the caller.
+func handshake(c net.Conn, t *TLSConfig, timeout time.Duration) (net.Conn, error) {
+	tc := tls.Server(c, t)
+	tc.SetDeadline(time.Now().Add(timeout))
+	if err := tc.Handshake(); err != nil {
+		return nil, err
+	}
+	tc.SetDeadline(time.Time{})
+	return tc, nil
+}
