@@ -64,7 +64,7 @@ Usage:
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
   parlab report FILE.json [--compare OLD.json] [--plot DIR] [--html OUT.html] [--markdown | --csv]
-  parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-worker,forkexec-go,forkexec-true]
+  parlab spawn [--n 256] [--rounds 10] [--methods goroutine,thread,fork,forkexec-self,forkexec-worker,forkexec-session,forkexec-session-plain,forkexec-go,forkexec-true]
                [--modes batch,serial,create] [--touch MB] [--json]
   parlab menu  [PATH...]   (prompts for approach, column, value, workers; default data/sales-1M)
   parlab cache [--warm] [PATH...]   (how the page cache holds the files; --warm reads them in 2 MiB folios)

@@ -668,7 +668,7 @@ func TestSpawnLab(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// forkexec-go is skipped, and says why: no parlab-nop beside the test binary
-	if doc.N != 4 || doc.Rounds != 2 || doc.Kernel == "" || len(doc.Methods) != 18 || doc.Ratios["fork_thread_create"] <= 0 ||
+	if doc.N != 4 || doc.Rounds != 2 || doc.Kernel == "" || len(doc.Methods) != 24 || doc.Ratios["fork_thread_create"] <= 0 ||
 		len(doc.Skipped) != 1 || !strings.Contains(doc.Skipped[0], "parlab-nop") {
 		t.Errorf("spawn JSON: %+v", doc)
 	}

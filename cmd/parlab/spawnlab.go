@@ -11,7 +11,7 @@ func (a *app) spawnLab(args []string) error {
 	fs := flag.NewFlagSet("spawn", flag.ContinueOnError)
 	n := fs.Int("n", 256, "creations per round (the 2004 test made 256)")
 	rounds := fs.Int("rounds", 10, "rounds per method and mode")
-	methodsF := fs.String("methods", "goroutine,thread,fork,forkexec-self,forkexec-worker,forkexec-go,forkexec-true", "methods to time (forkexec-go needs parlab-nop, which make build puts beside parlab); also mpirun, one MPI job of N ranks of parlab-mpi a round (batch mode only: --methods mpirun --modes batch --n 2)")
+	methodsF := fs.String("methods", "goroutine,thread,fork,forkexec-self,forkexec-worker,forkexec-session,forkexec-session-plain,forkexec-go,forkexec-true", "methods to time (forkexec-go needs parlab-nop, which make build puts beside parlab); also mpirun, one MPI job of N ranks of parlab-mpi a round (batch mode only: --methods mpirun --modes batch --n 2)")
 	modesF := fs.String("modes", "batch,serial,create", "timing modes: batch (create all, then reap all), serial (create and reap, one by one), create (the creating calls only, as in 2004)")
 	touch := fs.Int("touch", 0, "touch this many MiB in the parent first: fork copies page tables, so its cost grows with memory")
 	asJSON := fs.Bool("json", false, "print JSON")

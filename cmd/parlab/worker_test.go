@@ -98,6 +98,12 @@ func TestWorkerBinary(t *testing.T) {
 	session, plain := filepath.Join(dir, "parlab-session"), filepath.Join(dir, "parlab-session-plain")
 	build(s1, session, "parlab/cmd/parlab-session", "CGO_ENABLED=0") // static, as make build's: see below
 	build(s1, plain, "parlab/cmd/parlab-session-plain", "CGO_ENABLED=0", "GOFLAGS=-tags=notls")
+	// the spawn lab times both against the smallest Go program
+	out, err = exec.Command(parlab, "spawn", "--methods", "forkexec-session,forkexec-session-plain,forkexec-go", "--modes", "serial", "--n", "3", "--rounds", "1", "--json").Output()
+	lab.Ratios, lab.Skipped = nil, nil
+	if err != nil || json.Unmarshal(out, &lab) != nil || lab.Ratios["forkexec_session_go_serial"] <= 0 || lab.Ratios["forkexec_session_plain_go_serial"] <= 0 || len(lab.Skipped) != 0 {
+		t.Errorf("spawn, forkexec-session and -plain against forkexec-go: %v, %s", err, out)
+	}
 	root := t.TempDir()
 	file := strings.Repeat("parlab\n", 300000)
 	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(file), 0o644); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -116,6 +117,53 @@ func TestStampIn(t *testing.T) {
 		if got := stampIn(c.b, binary.LittleEndian); got != want {
 			t.Errorf("%x: %q, want %q", c.b, got, want)
 		}
+	}
+}
+
+// stampOf finds the stamp in a 64-bit ELF file's note sections by their
+// headers, and in nothing else.
+func TestStampOfBuilt(t *testing.T) {
+	le := binary.LittleEndian
+	note := le.AppendUint32(nil, 4)
+	note = le.AppendUint32(note, stampLen)
+	note = le.AppendUint32(note, 3)
+	note = append(note, "GNU\x00"...)
+	note = append(note, 0x51, 0x51, 0x52, 0x52, 0, 1, 2, 0xff)
+	elf := func(class byte, typ uint32) []byte {
+		h := make([]byte, 64)
+		copy(h, "\x7fELF")
+		h[4], h[5] = class, 1
+		le.PutUint64(h[0x28:], 64) // e_shoff
+		le.PutUint16(h[0x3a:], 64) // e_shentsize
+		le.PutUint16(h[0x3c:], 2)  // e_shnum: a null section, then the note
+		sh := make([]byte, 128)
+		le.PutUint32(sh[64+4:], typ)
+		le.PutUint64(sh[64+0x18:], 192)
+		le.PutUint64(sh[64+0x20:], uint64(len(note)))
+		return append(append(h, sh...), note...)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"note", elf(2, 7), "51515252000102ff"},
+		{"not a note section", elf(2, 1), ""},
+		{"32-bit", elf(1, 7), ""},
+		{"cut short", elf(2, 7)[:150], ""},
+		{"not ELF", []byte("#!/bin/sh\n"), ""},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := stampOf(p); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := stampOf(filepath.Join(dir, "none")); got != "" {
+		t.Errorf("no file: %q", got)
 	}
 }
 

@@ -150,6 +150,8 @@ func Run(c Config) (*Report, error) {
 		{"forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)},
 		{"forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)},
 		{"forkexec_worker_go_serial", "forkexec-worker / forkexec-go, serial (a worker against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecWorker, MethodForkExecGo, ModeSerial)},
+		{"forkexec_session_go_serial", "forkexec-session / forkexec-go, serial (an FTP session process of a server with TLS, or a load client, against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecSession, MethodForkExecGo, ModeSerial)},
+		{"forkexec_session_plain_go_serial", "forkexec-session-plain / forkexec-go, serial (an FTP session process of a server without TLS against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecPlain, MethodForkExecGo, ModeSerial)},
 		{"forkexec_self_go_serial", "forkexec-self / forkexec-go, serial (parlab against the smallest Go program)", ratio(MethodForkExecSelf, MethodForkExecGo, ModeSerial)},
 		{"mpirun_forkexec_self_batch", "mpirun / forkexec-self, batch (an MPI job of N ranks, MPI_Init and MPI_Finalize in each, against N worker processes)", ratio(MethodMPIRun, MethodForkExecSelf, ModeBatch)},
 	}

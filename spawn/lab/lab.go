@@ -37,8 +37,14 @@ const (
 	MethodFork           Method = "fork"            // clone(SIGCHLD), no exec; the child exits at once
 	MethodForkExecSelf   Method = "forkexec-self"   // syscall.ForkExec of parlab in a mode that exits at once
 	MethodForkExecWorker Method = "forkexec-worker" // the same of the binary a query worker starts from (child.WorkerExe: parlab-worker where make build made it)
-	MethodForkExecGo     Method = "forkexec-go"     // the same of the smallest Go program (parlab-nop beside parlab): the yardstick of the two above
-	MethodForkExecTrue   Method = "forkexec-true"   // syscall.ForkExec of /bin/true
+	MethodForkExecGo     Method = "forkexec-go"     // the same of the smallest Go program (parlab-nop beside parlab): the yardstick of the forkexec methods
+	// MethodForkExecSession and MethodForkExecPlain are the same of the
+	// binaries an FTP session process starts from (child.Exe): a server
+	// with TLS, and the load generator's clients, start parlab-session; a
+	// server without TLS parlab-session-plain, built without crypto/tls.
+	MethodForkExecSession Method = "forkexec-session"
+	MethodForkExecPlain   Method = "forkexec-session-plain"
+	MethodForkExecTrue    Method = "forkexec-true" // syscall.ForkExec of /bin/true
 	// MethodMPIRun is one mpirun job of N ranks of parlab-mpi (beside
 	// parlab) in a mode that initialises MPI and finalises: the mpi
 	// strategy's launch. Batch mode only (mpirun starts its ranks
@@ -48,7 +54,7 @@ const (
 )
 
 // Methods lists them all, in the order the lab runs them.
-var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue, MethodMPIRun}
+var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecSession, MethodForkExecPlain, MethodForkExecGo, MethodForkExecTrue, MethodMPIRun}
 
 // MPIName is the MPI build of parlab (make build, where OpenMPI is
 // installed), which the mpirun method starts.
@@ -143,13 +149,20 @@ func Lab(m Method, mode Mode, n int, exe string) (LabRound, error) {
 			}
 			return pid, nil
 		})
-	case MethodForkExecSelf, MethodForkExecWorker, MethodForkExecGo, MethodForkExecTrue:
+	case MethodForkExecSelf, MethodForkExecWorker, MethodForkExecSession, MethodForkExecPlain, MethodForkExecGo, MethodForkExecTrue:
 		path, argv := exe, []string{exe, NoopArg}
 		if path == "" {
 			path, argv[0] = child.Self, child.Self
 		}
-		if m == MethodForkExecWorker {
+		switch m {
+		case MethodForkExecWorker:
 			path, argv[0] = child.WorkerExe(), child.WorkerExe()
+		case MethodForkExecSession:
+			path = child.Exe(child.SessionName)
+			argv[0] = path
+		case MethodForkExecPlain:
+			path = child.Exe(child.PlainSessionName)
+			argv[0] = path
 		}
 		if m == MethodForkExecGo {
 			p, err := nopPath()
