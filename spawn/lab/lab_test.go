@@ -34,6 +34,9 @@ func threadsNow(t *testing.T) int {
 	return 0
 }
 
+// lean is the binary each method of a lean child starts.
+var lean = map[Method]string{MethodForkExecWorker: child.WorkerName, MethodForkExecSession: child.SessionName, MethodForkExecPlain: child.PlainSessionName}
+
 // Every method, every mode, a small N: N units really ran and were reaped,
 // each thread was a new one, and nothing is left behind.
 func TestLabCounts(t *testing.T) {
@@ -48,6 +51,9 @@ func TestLabCounts(t *testing.T) {
 		}
 		if m == MethodMPIRun {
 			continue // TestMPIRunSkipped; cmd/parlab's TestMPIJob runs it
+		}
+		if lean[m] != "" && child.Exe(lean[m]) == child.Self {
+			continue // forkexec-self again (no lean binary beside a test binary): cmd/parlab's TestWorkerBinary runs the real ones
 		}
 		for _, mode := range Modes {
 			r, err := Lab(m, mode, n, "")
