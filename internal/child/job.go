@@ -31,10 +31,11 @@ import (
 // string or []byte a uvarint length and its bytes unchanged (a path or a
 // filter's value that is not UTF-8 arrives as it left), a slice a uvarint
 // length and its elements, a map its length and its pairs in sorted key
-// order, and a struct its exported fields in order (unexported fields are
-// not sent, as gob does not send them). Other kinds (floats, pointers,
-// interfaces, channels) are not supported: WriteJob says so, and ReadJob
-// returns an error for them.
+// order, and a struct its fields in order. Other kinds (floats, pointers,
+// interfaces, channels), and a struct with an unexported field (such as
+// time.Time, whose value is all unexported), are refused with an error by
+// WriteJob and ReadJob alike: a field that could not be carried is never
+// silently left behind.
 func WriteJob(w io.Writer, job any) error {
 	v := reflect.ValueOf(job)
 	for v.Kind() == reflect.Pointer {
@@ -139,7 +140,7 @@ func shape(w io.Writer, t reflect.Type, at string) error {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if !f.IsExported() {
-				continue
+				return fmt.Errorf("child: a job cannot carry %s.%s (%s): it is unexported", at, f.Name, t)
 			}
 			io.WriteString(w, f.Name+":")
 			if err := shape(w, f.Type, at+"."+f.Name); err != nil {
@@ -184,11 +185,8 @@ func appendValue(b []byte, v reflect.Value) []byte {
 		}
 		return b
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				b = appendValue(b, v.Field(i))
-			}
+		for i := range v.NumField() {
+			b = appendValue(b, v.Field(i))
 		}
 		return b
 	}
@@ -325,11 +323,8 @@ func (d *decoder) value(v reflect.Value) {
 		}
 		v.Set(m)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				d.value(v.Field(i))
-			}
+		for i := range v.NumField() {
+			d.value(v.Field(i))
 		}
 	default:
 		d.fail("a %s", v.Type()) // fingerprint lets no such type through

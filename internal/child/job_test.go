@@ -11,9 +11,8 @@ import (
 )
 
 type jobPart struct {
-	K, N   int32
-	Name   string
-	hidden int // not sent
+	K, N int32
+	Name string
 }
 
 type jobKind int
@@ -39,7 +38,6 @@ type testJob struct {
 	Assign [][]int
 	One    jobPart
 	Empty  []string
-	secret string // not sent
 }
 
 func fullJob() testJob {
@@ -55,7 +53,6 @@ func fullJob() testJob {
 
 func TestJobRoundTrip(t *testing.T) {
 	in := fullJob()
-	in.secret, in.One.hidden = "kept home", 9
 	var buf bytes.Buffer
 	if err := WriteJob(&buf, &in); err != nil {
 		t.Fatal(err)
@@ -65,7 +62,7 @@ func TestJobRoundTrip(t *testing.T) {
 	if err := ReadJob(&buf, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := fullJob() // unexported fields stay at home
+	want := fullJob()
 	if !reflect.DeepEqual(out, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", out, want)
 	}
@@ -88,6 +85,14 @@ func TestJobErrors(t *testing.T) {
 	}
 	if err := WriteJob(&buf, struct{ P *int }{}); err == nil {
 		t.Error("a pointer field: no error")
+	}
+	// unexported fields are refused, never left behind: time.Time's are
+	if err := WriteJob(&buf, struct{ When time.Time }{time.Now()}); err == nil || !strings.Contains(err.Error(), "When") {
+		t.Errorf("a time.Time field: %v, want an error naming it", err)
+	}
+	var hidden struct{ n int }
+	if err := ReadJob(bytes.NewReader([]byte{8, 0, 0, 0, 0, 0, 0, 0, 0}), &hidden); err == nil {
+		t.Error("ReadJob into a struct with an unexported field: no error")
 	}
 	if buf.Len() != 0 {
 		t.Errorf("a refused job wrote %d bytes", buf.Len())
