@@ -142,7 +142,7 @@ func Open(path string, mode Mode, opt Options) (*File, error) {
 		defer fd.Close() // the mapping outlives the descriptor
 		f.data, err = mapFile(fd, path, f.size, opt)
 		f.mapped = f.data != nil
-		f.memory = f.mapped && isMemFile(fd)
+		f.memory = f.mapped && strings.HasPrefix(path, "/proc/") && isMemFile(fd)
 	case ReadAt:
 		fd.Close()
 		if f.size > 0 {
@@ -264,8 +264,9 @@ var pageSize = os.Getpagesize()
 func (f *File) SmallPages() bool { return f.memory }
 
 // isMemFile reports whether fd is a memfd (its /proc link names
-// "/memfd:…"), however it was opened (a child opens its parent's by
-// /proc/PID/fd/N).
+// "/memfd:…"). A memfd is opened by a /proc path (MemFilePath: a child
+// opens its parent's by /proc/PID/fd/N), so Open asks only for those, and
+// a data set's files cost no extra system call.
 func isMemFile(fd *os.File) bool {
 	target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd.Fd()))
 	return err == nil && strings.HasPrefix(target, "/memfd:")
