@@ -155,16 +155,24 @@ const Stdin = "-"
 // "standard input").
 type Inputs struct {
 	Paths, Names []string
-	mem          []*os.File
+	// Stream, from Stream only: the lone input's CSV bytes, read as they
+	// come (Paths is then empty, and Names[0] names it).
+	Stream  io.Reader
+	mem     []*os.File
+	closers []func()
 }
 
-// Close releases the memory files. The Paths that named them must not be
-// opened after.
+// Close releases the memory files, and the stream's file and
+// decompressor. The Paths that named them must not be opened after, nor
+// Stream read.
 func (in *Inputs) Close() {
 	for _, f := range in.mem {
 		f.Close()
 	}
-	in.mem = nil
+	for _, c := range in.closers {
+		c()
+	}
+	in.mem, in.closers = nil, nil
 }
 
 // Delimiters are the field delimiters parlab reads, by their flag names.
@@ -188,60 +196,125 @@ func ParseDelimiter(s string) (byte, error) {
 func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 	in := &Inputs{}
 	for _, p := range paths {
-		name, zip, fsep := p, compression(p), sep
-		if fsep == 0 {
-			fsep = ','
-			if base := strings.ToLower(p[:len(p)-len(zip)]); strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
-				fsep = '\t'
-			}
+		src, err := openSource(p, sep, stdin)
+		if err != nil {
+			in.Close()
+			return nil, err
 		}
-		pipe := false
-		if p != Stdin {
-			st, err := os.Stat(p)
-			pipe = err == nil && isPipe(st)
-		}
-		if p != Stdin && !pipe && zip == "" && fsep == ',' {
-			in.Paths, in.Names = append(in.Paths, p), append(in.Names, p)
+		if src.r == nil {
+			in.Paths, in.Names = append(in.Paths, src.path), append(in.Names, src.name)
 			continue
 		}
-		var src io.Reader
-		if p == Stdin {
-			if stdin == nil {
-				in.Close()
-				return nil, errors.New("standard input (-) is not available here")
-			}
-			src, name = stdin, "standard input"
-			if f, ok := stdin.(*os.File); ok && fsep == ',' && inPlace(f) {
-				in.Paths, in.Names = append(in.Paths, shm.MemFilePath(f)), append(in.Names, name)
-				continue
-			}
-		} else {
-			f, err := os.Open(p) // (a pipe: waits for its writer, as cat does)
-			if err != nil {
-				in.Close()
-				return nil, err
-			}
-			defer f.Close()
-			src = f
-		}
-		if p == Stdin || pipe { // a stream: compressed if its first bytes say so
-			widen(src)
-			br := bufio.NewReaderSize(src, copyBytes)
-			magic, _ := br.Peek(4)
-			if z := streamZip(magic); z != "" {
-				zip = z
-			}
-			src = br
-		}
-		mem, err := stage(src, zip, fsep, name)
+		mem, err := stage(src.r, src.zip, src.sep, src.name)
+		src.close()
 		if err != nil {
 			in.Close()
 			return nil, err
 		}
 		in.mem = append(in.mem, mem)
-		in.Paths, in.Names = append(in.Paths, shm.MemFilePath(mem)), append(in.Names, name)
+		in.Paths, in.Names = append(in.Paths, shm.MemFilePath(mem)), append(in.Names, src.name)
 	}
 	return in, nil
+}
+
+// Stream is Stage for a strategy that scans a stream while it reads it
+// (spawn.Streams): a lone PATH that Stage would land in a memory file and
+// that is comma-separated (standard input or a pipe, perhaps compressed; a
+// .gz or .zst file) is left a stream: Inputs.Stream reads its CSV bytes,
+// decompressed, Names[0] is what messages call it, and Paths is empty.
+// Anything else is staged as Stage stages it. Inputs.Close closes the
+// stream's file and decompressor.
+func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
+	if len(paths) != 1 {
+		return Stage(paths, sep, stdin)
+	}
+	src, err := openSource(paths[0], sep, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if src.r == nil {
+		return &Inputs{Paths: []string{src.path}, Names: []string{src.name}}, nil
+	}
+	if src.sep != ',' {
+		mem, err := stage(src.r, src.zip, src.sep, src.name)
+		src.close()
+		if err != nil {
+			return nil, err
+		}
+		return &Inputs{Paths: []string{shm.MemFilePath(mem)}, Names: []string{src.name}, mem: []*os.File{mem}}, nil
+	}
+	r, zclose, err := decompress(src.r, src.zip, src.name)
+	if err != nil {
+		src.close()
+		return nil, err
+	}
+	in := &Inputs{Names: []string{src.name}, Stream: r, closers: []func(){zclose, src.close}}
+	return in, nil
+}
+
+// source is one PATH opened: scanned where it is (r nil: path), or read
+// from r, raw (zip says its compression), in delimiter sep.
+type source struct {
+	path, name string
+	r          io.Reader
+	zip        string
+	sep        byte
+	file       *os.File // r's file, if Stage opened one
+}
+
+// close closes the file that openSource opened, if any.
+func (s *source) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// openSource opens PATH p: a plain CSV file (or standard input redirected
+// from one, see inPlace) is scanned where it is; anything else is a
+// stream to read, its compression by its name or, for a stream, by its
+// first bytes.
+func openSource(p string, sep byte, stdin io.Reader) (source, error) {
+	src := source{path: p, name: p, zip: compression(p), sep: sep}
+	if src.sep == 0 {
+		src.sep = ','
+		if base := strings.ToLower(p[:len(p)-len(src.zip)]); strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
+			src.sep = '\t'
+		}
+	}
+	pipe := false
+	if p != Stdin {
+		st, err := os.Stat(p)
+		pipe = err == nil && isPipe(st)
+	}
+	if p != Stdin && !pipe && src.zip == "" && src.sep == ',' {
+		return src, nil
+	}
+	if p == Stdin {
+		if stdin == nil {
+			return src, errors.New("standard input (-) is not available here")
+		}
+		src.r, src.name = stdin, "standard input"
+		if f, ok := stdin.(*os.File); ok && src.sep == ',' && inPlace(f) {
+			src.r, src.path = nil, shm.MemFilePath(f)
+			return src, nil
+		}
+	} else {
+		f, err := os.Open(p) // (a pipe: waits for its writer, as cat does)
+		if err != nil {
+			return src, err
+		}
+		src.r, src.file = f, f
+	}
+	if p == Stdin || pipe { // a stream: compressed if its first bytes say so
+		widen(src.r)
+		br := bufio.NewReaderSize(src.r, copyBytes)
+		magic, _ := br.Peek(4)
+		if z := streamZip(magic); z != "" {
+			src.zip = z
+		}
+		src.r = br
+	}
+	return src, nil
 }
 
 // inPlace reports whether f, standard input, can be scanned where it is,
@@ -291,26 +364,11 @@ func compression(p string) string {
 // stage writes src, decompressed and transcoded to ',', into a new memory
 // file.
 func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
-	switch zip {
-	case ".gz":
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not gzip data: %w", name, err)
-		}
-		defer zr.Close()
-		src = zr
-	case ".zst":
-		// Synchronous decoding: on 2 cores the decoder's goroutines
-		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
-		// into a memory file, against 195 ms in one (zstd -dc: 168 ms to
-		// /dev/null): docs/experiments.md, 2026-12-06.
-		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		defer zr.Close()
-		src = zr
+	src, zclose, err := decompress(src, zip, name)
+	if err != nil {
+		return nil, err
 	}
+	defer zclose()
 	mem, err := shm.NewMemFile("parlab-input")
 	if err != nil {
 		return nil, err
@@ -332,6 +390,30 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return mem, nil
+}
+
+// decompress is src decompressed as zip says (".gz", ".zst", or "" for
+// none), and the function that releases the decompressor.
+func decompress(src io.Reader, zip, name string) (io.Reader, func(), error) {
+	switch zip {
+	case ".gz":
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: not gzip data: %w", name, err)
+		}
+		return zr, func() { zr.Close() }, nil
+	case ".zst":
+		// Synchronous decoding: on 2 cores the decoder's goroutines
+		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
+		// into a memory file, against 195 ms in one (zstd -dc: 168 ms to
+		// /dev/null): docs/experiments.md, 2026-12-06.
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return zr, zr.Close, nil
+	}
+	return src, func() {}, nil
 }
 
 // copyBytes is the buffer a stream is read through, and the size widen
