@@ -17,9 +17,13 @@ import (
 
 // Text writes a report as parlab query prints it: the question and the
 // data, the answer (a group-by's table, aligned), the missing values, and
-// the time by phase. mode is the I/O mode the run used. A write error is
-// not reported: no text output's is.
+// the time by phase. mode is the I/O mode the run used (a stream's is
+// read, whatever it was asked). A write error is not reported: no text
+// output's is.
 func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
+	if rep.Streamed {
+		mode = shm.Read
+	}
 	filter, _ := DisplayString(rep.Spec.Describe())
 	if rep.Strategy == "floor" {
 		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",

@@ -35,7 +35,13 @@ type paddedStat struct {
 	_ [64]byte
 }
 
-func (Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
+func (g Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
+	if c.Stream != nil {
+		if !Streams(g, c.Split) {
+			return nil, errNoStream
+		}
+		return runStream(ctx, c, NameGoroutines, c.Workers)
+	}
 	return runGoroutines(ctx, c, NameGoroutines, scanBody)
 }
 
@@ -53,6 +59,9 @@ func scanBody(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
 // one set of groups a worker, its keys met again in later files found, not
 // a set a unit, each merged again at the end.
 func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *scan.Result) error) (rep *Report, err error) {
+	if c.Stream != nil {
+		return nil, errNoStream
+	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()

@@ -33,11 +33,59 @@ var stagedWays = []way{
 	{Processes{}, SplitFile, 2, shm.ReadAt},
 }
 
-// runStaged stages paths (stdin for "-") and runs q every staged way: the
-// answers, which must agree, or the error, which must be the same.
+// streamedWays are the ways a stream is scanned while it is read
+// (stage.Stream), with the block size of each: blocks of 64 bytes hold no
+// whole Sales row, so every block's buffer grows first.
+var streamedWays = []struct {
+	way
+	block int
+}{
+	{way{Sequential{}, SplitFile, 1, shm.Mmap}, 64},
+	{way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096},
+	{way{Goroutines{}, SplitDynamic, 3, shm.Mmap}, 300},
+}
+
+// runStaged stages paths (stdin for "-") and runs q every staged way, and
+// every streamed way: the answers, which must agree, or the error, which
+// must be the same.
 func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	return runWays(t, stagedWays, paths, sep, bytes.NewReader(stdin), q)
+	want, werr := runWays(t, stagedWays, paths, sep, bytes.NewReader(stdin), q)
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			return want, werr // read once: TestPipeInput streams one of its own
+		}
+	}
+	for _, w := range streamedWays {
+		got, err := runStreamed(paths, sep, bytes.NewReader(stdin), q, w.way, w.block)
+		switch {
+		case (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error():
+			t.Fatalf("streamed %s, blocks of %d: error %v, staged %v", w.way, w.block, err, werr)
+		case err == nil && !got.Equal(&want):
+			t.Fatalf("streamed %s, blocks of %d: %+v, staged %+v", w.way, w.block, got, want)
+		}
+	}
+	return want, werr
+}
+
+// runStreamed runs q one way over paths made ready by stage.Stream, in
+// blocks of block bytes.
+func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way, block int) (scan.Result, error) {
+	in, err := stage.Stream(paths, sep, stdin)
+	if err != nil {
+		return scan.Result{}, err
+	}
+	defer in.Close()
+	c := Config{Paths: in.Paths, Names: in.Names, Stream: in.Stream, Query: q, Mode: w.mode, Workers: w.workers,
+		Split: w.split, Chunk: block, Timeout: time.Minute}
+	rep, err := underShort(w.st).Run(context.Background(), c)
+	if err != nil {
+		return scan.Result{}, err
+	}
+	if in.Stream != nil && (!rep.Streamed || rep.Files != 1) {
+		return scan.Result{}, fmt.Errorf("a stream's report: streamed %v, %d files", rep.Streamed, rep.Files)
+	}
+	return rep.Result, nil
 }
 
 // runWays is runStaged over ways.
@@ -166,6 +214,19 @@ func TestPipeInput(t *testing.T) {
 	got, err := runStaged(t, paths, 0, nil, q)
 	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
 		t.Errorf("a gzip'd FIFO: %v (writer %v); %+v, want %+v", err, werr, got, want)
+	}
+	// and scanned while it is read
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.Write(gz.Bytes())
+			f.Close()
+		}
+		done <- err
+	}()
+	got, err = runStreamed(paths, 0, nil, q, way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096)
+	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
+		t.Errorf("a gzip'd FIFO streamed: %v (writer %v); %+v, want %+v", err, werr, got, want)
 	}
 }
 
@@ -312,6 +373,10 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		got, err := runWays(t, ways, []string{p}, 0, nil, q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
+		}
+		// on standard input, staged and streamed (runStaged)
+		if in, err := runStaged(t, []string{"-"}, 0, []byte(b.String()), q); err != nil || !in.Equal(&got) {
+			t.Fatalf("%+v on standard input: %+v, %v; the file's %+v", q, in, err, got)
 		}
 		return got
 	}

@@ -236,6 +236,9 @@ func stopFollowers(comm Comm) error {
 }
 
 func (m MPI) Run(ctx context.Context, c Config) (*Report, error) {
+	if c.Stream != nil {
+		return nil, errNoStream
+	}
 	comm, err := m.world()
 	if err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ func (Processes) Help() string {
 }
 
 func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
+	if c.Stream != nil {
+		return nil, errNoStream
+	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()

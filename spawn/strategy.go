@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -26,6 +27,10 @@ type Config struct {
 	// *TimeoutError. 0: no bound.
 	Timeout time.Duration
 	Exe     string // processes: the binary to start; "": child.WorkerExe()
+	// Stream, if not nil, is the input instead of Paths: one CSV stream
+	// (comma-separated, decompressed), named by Names[0], scanned while
+	// it is read (see Streams; stage.Stream). A run reads it once.
+	Stream io.Reader
 }
 
 // Name is what messages call input file i.
@@ -124,6 +129,9 @@ type Report struct {
 	// Child, for processes: the binary the workers were started from
 	// (child.WorkerExe, or Config.Exe).
 	Child string
+	// Streamed: the input was a stream, scanned while it was read
+	// (Config.Stream): read(2) into blocks, whatever the I/O mode.
+	Streamed bool
 	// Rescanned lists the files a row split had cut inside a quoted field,
 	// found out after the scan and scanned again whole (see Set.merge).
 	Rescanned []int
@@ -186,6 +194,9 @@ func (Sequential) Name() string { return NameSeq }
 func (Sequential) Help() string { return "one goroutine, the baseline" }
 
 func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
+	if c.Stream != nil {
+		return runStream(ctx, c, NameSeq, 1)
+	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()

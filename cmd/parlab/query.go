@@ -32,6 +32,11 @@ type queryFlags struct {
 	noHeader                            bool
 	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
 	inputs                              *stage.Inputs // staged by config; close after the run
+	// stream: a lone stream or compressed input is scanned while it is
+	// read, where the strategy can (spawn.Streams), not staged first. For
+	// a command that runs the query once (query; bench and menu run it
+	// again and again).
+	stream bool
 }
 
 // close releases what config staged (memory files of stdin, compressed or
@@ -170,10 +175,14 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 		return c, err
 	}
 	q.close() // the menu asks again and again
-	if q.inputs, err = stage.Stage(c.Paths, sep, q.stdin); err != nil {
+	how := stage.Stage
+	if q.stream && spawn.Streams(q.strategy.Strategy, c.Split) {
+		how = stage.Stream
+	}
+	if q.inputs, err = how(c.Paths, sep, q.stdin); err != nil {
 		return c, err
 	}
-	c.Paths, c.Names = q.inputs.Paths, q.inputs.Names
+	c.Paths, c.Names, c.Stream = q.inputs.Paths, q.inputs.Names, q.inputs.Stream
 	return c, nil
 }
 
@@ -199,7 +208,7 @@ func (a *app) query(args []string) error {
 	if *asCSV && qf.strategy.Strategy != nil && qf.strategy.Name() == "floor" {
 		return usagef("--csv: the floor counts lines and answers no query (--json shows its count)")
 	}
-	qf.stdin = a.stdin
+	qf.stdin, qf.stream = a.stdin, true
 	c, err := qf.config(pos, a.cores())
 	defer qf.close()
 	if err != nil {

@@ -1,0 +1,358 @@
+package spawn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"parlab/scan"
+)
+
+// SplitStream is the split a streamed run reports (Report.Split): blocks
+// of Config.Chunk bytes, cut at row ends, handed out in the order they are
+// read.
+const SplitStream = "stream"
+
+// Streams reports whether strategy st with split scans a stream while it
+// reads it (Config.Stream): seq, and goroutines with the rows, dynamic or
+// auto split. Any other way needs the whole input in memory first, where
+// every worker or child can reach any part of it (stage.Stage).
+func Streams(st Strategy, split Split) bool {
+	switch st.Name() {
+	case NameSeq:
+		return true
+	case NameGoroutines:
+		return split == SplitRows || split == SplitDynamic || split == SplitAuto
+	}
+	return false
+}
+
+// errNoStream is the error of a run given a Config.Stream that its
+// strategy and split cannot scan (see Streams).
+var errNoStream = errors.New("a stream (Config.Stream) is scanned by seq, or by goroutines with the rows, dynamic or auto split; for any other way stage it first (stage.Stage)")
+
+// streamMaxRow bounds a stream's buffer: a row longer than that is an
+// error. A variable so tests can reach it with small rows.
+var streamMaxRow = maxRowBytes
+
+// runStream runs c's query over c.Stream with workers goroutines while one
+// more reads it: the reader fills blocks of c.Chunk bytes (DefaultChunk if
+// 0), cuts each after its last whole row (rowEnd) and carries the rest to
+// the next; the workers take blocks in the order they were read and scan
+// each through a view of the Table bound to the stream's header, into a
+// result of their own, merged at the end. A block is the only copy: no
+// memory file, no second pass. Memory is workers+2 blocks, more only for a
+// row longer than a block (its buffer doubles, up to streamMaxRow).
+//
+// Errors are the file's: the earliest block's error wins, its line counted
+// from the start of the stream (each block's newlines are counted after
+// its scan), and a read or decompression error comes after every block
+// read before it. After a failure no more is read. A timeout or
+// cancellation ends the run at once, but a read that is blocked (a pipe
+// whose writer is silent) is not interrupted: the reader goroutine ends
+// when that read returns, and its file is not closed before.
+func runStream(ctx context.Context, c Config, name string, workers int) (rep *Report, err error) {
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	defer cancel()
+	defer func() { rep, err = stopped(ctx, rep, err) }()
+	if err := c.Query.Validate(); err != nil {
+		return nil, err
+	}
+	workers = max(workers, 1)
+	size := c.Chunk
+	if size <= 0 {
+		size = DefaultChunk
+	}
+	s := &streamRun{
+		t0: time.Now(), r: c.Stream, name: "standard input", q: c.Query, size: size,
+		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
+		bound: make(chan struct{}), done: make(chan struct{}),
+	}
+	if len(c.Names) > 0 {
+		s.name = c.Names[0]
+	}
+	s.failedAt.Store(math.MaxInt64)
+	for range cap(s.free) {
+		s.free <- nil // allocated when first taken
+	}
+	go s.read(ctx)
+	select {
+	case <-s.bound:
+	case <-s.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if s.table == nil { // the reader ended before a header: s.err says why
+		<-s.done
+		return nil, s.err
+	}
+	rep = &Report{Strategy: name, Split: SplitStream, Workers: workers, Spec: s.table.Spec(), Files: 1,
+		Setup: s.setup, Streamed: true, PerWorker: make([]WorkerStat, workers)}
+	if name == NameSeq {
+		rep.Split = ""
+	}
+	own := make([]paddedResult, workers)
+	outs := make([][]blockOutcome, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { outs[w] = s.work(ctx, &rep.PerWorker[w], &own[w].Result) })
+	}
+	wg.Wait()
+	joined := time.Since(s.t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	<-s.done // the blocks' channel is closed: the reader has ended
+	if err := s.failure(slices.Concat(outs...)); err != nil {
+		return nil, err
+	}
+	rep.phases(joined)
+	rs := make([]*scan.Result, workers)
+	for w := range own {
+		rs[w] = &own[w].Result
+		rep.Bytes += rep.PerWorker[w].Bytes
+	}
+	rep.Result = scan.MergeAll(rs, workers)
+	rep.Merge = time.Since(s.t0) - joined
+	rep.Total = time.Since(s.t0)
+	return rep, nil
+}
+
+// streamRun is one streamed run: the reader's state and what it shares
+// with the workers.
+type streamRun struct {
+	t0   time.Time
+	r    io.Reader
+	name string
+	q    scan.Query
+	size int
+
+	blocks chan block  // read, in order; closed when the reader ends
+	free   chan []byte // buffers to read into (nil: not allocated yet)
+	// failedAt is the index of the earliest block whose scan failed
+	// (math.MaxInt64: none): no more is read, and no later block scanned.
+	failedAt atomic.Int64
+
+	// Set by the reader before it closes bound (table, setup) or done
+	// (err, blocks); read after.
+	bound  chan struct{}
+	table  *scan.Table // bound to the stream's header; its data is not scanned
+	setup  time.Duration
+	done   chan struct{}
+	err    error // the reader's: a read error, or a header's
+	nblock int   // blocks sent
+}
+
+// block is a piece of the stream: whole rows (the first block: the header
+// and rows), at offset off, in buf, which goes back to the free list after
+// its scan. over: a row does not end within streamMaxRow bytes, and data
+// is those bytes.
+type block struct {
+	data, buf []byte
+	idx       int
+	off       int
+	over      bool
+}
+
+// blockOutcome is how a block's scan ended: its newlines (counted only
+// if it succeeded), or its error.
+type blockOutcome struct {
+	idx, lines int
+	err        error
+}
+
+// read reads the stream into blocks for the workers, and closes s.blocks
+// and s.done when it ends: at the end of the stream, on an error (s.err),
+// after a block's scan failed, or when ctx ends.
+func (s *streamRun) read(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.blocks)
+	buf := s.get(ctx, s.size)
+	have, off := 0, 0
+	for buf != nil && s.failedAt.Load() == math.MaxInt64 {
+		n, err := io.ReadFull(s.r, buf[have:])
+		have += n
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			s.err = fmt.Errorf("%s: %w", s.name, err)
+			return
+		}
+		if eof && have == 0 {
+			if s.table == nil {
+				s.err = ErrNoData
+			}
+			return
+		}
+		cut := have
+		if !eof {
+			cut = rowEnd(buf[:have])
+		}
+		if s.table == nil && cut > 0 {
+			t, err := scan.NewTable(s.name, buf[:cut], &s.q)
+			switch {
+			case err == nil:
+				s.table, s.setup = t, time.Since(s.t0)
+				close(s.bound)
+			case !eof && errors.Is(err, scan.ErrNoHeader): // blank lines so far
+				cut = -1
+			default:
+				s.err = err
+				return
+			}
+		}
+		if cut < 0 { // no row ends in buf: read on into a larger one
+			if len(buf) >= streamMaxRow {
+				if s.table != nil {
+					s.send(ctx, block{data: buf[:have], buf: buf, off: off, over: true})
+				} else {
+					s.err = fmt.Errorf("%s: the header is longer than %d bytes", s.name, streamMaxRow)
+				}
+				return
+			}
+			b := make([]byte, min(2*len(buf), streamMaxRow))
+			copy(b, buf[:have])
+			buf = b
+			continue
+		}
+		var next []byte
+		if rest := have - cut; !eof {
+			if next = s.get(ctx, 2*rest); next == nil {
+				return
+			}
+			copy(next, buf[cut:have])
+		}
+		if !s.send(ctx, block{data: buf[:cut], buf: buf, off: off}) || eof {
+			return
+		}
+		buf, have, off = next, have-cut, off+cut
+	}
+}
+
+// get takes a buffer from the free list, at least n bytes long and at
+// least a block; nil if ctx ended first.
+func (s *streamRun) get(ctx context.Context, n int) []byte {
+	select {
+	case b := <-s.free:
+		if len(b) < max(n, s.size) {
+			b = make([]byte, max(n, s.size))
+		}
+		return b
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// send hands b to the workers; false if ctx ended first.
+func (s *streamRun) send(ctx context.Context, b block) bool {
+	b.idx = s.nblock
+	select {
+	case s.blocks <- b:
+		s.nblock++
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// work is one worker: it scans blocks into r until the reader ends (or
+// ctx does), and returns each block's outcome. A block after one that
+// failed it only gives back: its outcome cannot matter. (One before it
+// is scanned: it may hold the earlier error, and its lines are needed.)
+func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []blockOutcome {
+	var outs []blockOutcome
+	st.Start = time.Since(s.t0)
+	defer func() { st.End = time.Since(s.t0) }()
+	for {
+		var b block
+		var ok bool
+		select {
+		case b, ok = <-s.blocks:
+		case <-ctx.Done():
+			return outs
+		}
+		if !ok {
+			return outs
+		}
+		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil {
+			rows := r.Rows
+			v := s.table.View(b.data, b.off)
+			_, err := v.ScanPart(0, len(b.data), r)
+			o := blockOutcome{idx: b.idx, err: err}
+			if b.over && (err == nil || errors.Is(err, scan.ErrOpenQuote)) {
+				o.err = fmt.Errorf("%s: a row longer than %d bytes starts at byte %d (parlab holds a whole row of a stream in memory)", s.name, streamMaxRow, b.off)
+			}
+			if o.err != nil {
+				s.fail(b.idx)
+			} else {
+				o.lines = bytes.Count(b.data, []byte{'\n'})
+			}
+			outs = append(outs, o)
+			st.Units++
+			st.Bytes += int64(len(b.data))
+			st.Rows += r.Rows - rows
+		}
+		s.free <- b.buf
+	}
+}
+
+// fail records that block idx failed (failedAt: the earliest).
+func (s *streamRun) fail(idx int) {
+	for {
+		at := s.failedAt.Load()
+		if int64(idx) >= at || s.failedAt.CompareAndSwap(at, int64(idx)) {
+			return
+		}
+	}
+}
+
+// failure is the run's error, if any: the earliest block's, its line
+// moved past the newlines of the blocks before it; else the reader's.
+func (s *streamRun) failure(outs []blockOutcome) error {
+	slices.SortFunc(outs, func(a, b blockOutcome) int { return a.idx - b.idx })
+	lines := 0
+	for _, o := range outs {
+		if o.err != nil {
+			var pe *scan.ParseError
+			if errors.As(o.err, &pe) {
+				pe.Shift(lines)
+			}
+			return o.err
+		}
+		lines += o.lines
+	}
+	return s.err
+}
+
+// rowEnd is the end of the last whole row in b, bytes of a stream from a
+// row start: the index after the last newline outside every quoted field,
+// or -1 if there is none. A newline is outside if an even number of quotes
+// comes before it: in RFC 4180 every quote opens a field, closes one, or
+// is half of a doubled quote inside one, and the scanner refuses a quote
+// anywhere else (scan.ErrBareQuote), so on input it accepts the count
+// cannot mislead, and on input it refuses the refusal comes first.
+func rowEnd(b []byte) int {
+	k := bytes.LastIndexByte(b, '\n')
+	if k < 0 {
+		return -1
+	}
+	if bytes.IndexByte(b, '"') < 0 {
+		return k + 1
+	}
+	quotes := bytes.Count(b[:k], []byte{'"'})
+	for quotes%2 != 0 {
+		j := bytes.LastIndexByte(b[:k], '\n')
+		if j < 0 {
+			return -1
+		}
+		quotes -= bytes.Count(b[j:k], []byte{'"'})
+		k = j
+	}
+	return k + 1
+}

@@ -1,0 +1,308 @@
+package spawn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parlab/scan"
+	"parlab/shm"
+)
+
+// fileAnswer is the answer (or error) of seq over data written to a file
+// named name: what a stream of the same bytes must give.
+func fileAnswer(t testing.TB, name string, data []byte, q scan.Query) (scan.Result, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sequential{}.Run(context.Background(), Config{Paths: []string{p}, Names: []string{"standard input"}, Query: q, Timeout: time.Minute})
+	if err != nil {
+		return scan.Result{}, err
+	}
+	return rep.Result, nil
+}
+
+// streamAnswer is the answer of q over data read as a stream r in blocks
+// of block bytes, by st with workers.
+func streamAnswer(st Strategy, r io.Reader, q scan.Query, workers, block int) (*Report, error) {
+	return st.Run(context.Background(), Config{Stream: r, Names: []string{"standard input"}, Query: q,
+		Workers: workers, Split: SplitDynamic, Chunk: block, Timeout: time.Minute})
+}
+
+// awkward is CSV that a stream's cuts must respect: quoted fields that hold
+// newlines, doubled quotes and commas, CR LF line ends, blank lines, empty
+// cells, a BOM and a header with a quoted name.
+func awkward(rows int, seed uint64) []byte {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	var b bytes.Buffer
+	b.WriteString("\xEF\xBB\xBFkey,\"note, long\",n\n")
+	for i := range rows {
+		note := []string{"plain", `"two` + "\n" + `lines"`, `"say ""hi"", then
+""bye"""`, `"a,b"`, "", `""`, `"` + strings.Repeat("x\n", rnd.IntN(40)) + `"`}[rnd.IntN(7)]
+		n := fmt.Sprint(rnd.IntN(1000) - 300)
+		if rnd.IntN(9) == 0 {
+			n = ""
+		}
+		end := "\n"
+		if rnd.IntN(5) == 0 {
+			end = "\r\n"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s%s", []string{"k1", "k2", `"k,3"`, ""}[rnd.IntN(4)], note, n, end)
+		if i%50 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// A stream cut into blocks of any size, however its quoted fields fall
+// across them, gives the file's answer: every block size from 1 byte to
+// more than the input, seq and goroutines.
+func TestStreamCutsAnywhere(t *testing.T) {
+	data := awkward(400, 1)
+	queries := []scan.Query{
+		{By: []string{"key"}, Sum: []string{"n"}, Max: []string{"note, long"}, Min: []string{"n"}},
+		{Filters: []scan.Cond{{Col: "note, long", Op: scan.OpEq, Value: "plain"}}, Sum: []string{"n"}},
+		{Filters: []scan.Cond{{Col: "n", Op: scan.OpGe, Value: "100"}}, By: []string{"note, long"}, Avg: []string{"n"}},
+	}
+	sizes := []int{1, 2, 3, 7, 16, 33, 64, 100, 255, 1000, 4096, len(data) - 1, len(data), len(data) + 1, 1 << 20}
+	for _, q := range queries {
+		want, err := fileAnswer(t, "a.csv", data, q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		if want.Quoted == 0 || want.Rows < 400 {
+			t.Fatalf("the data has %d rows, %d quoted", want.Rows, want.Quoted)
+		}
+		for _, size := range sizes {
+			for _, w := range []struct {
+				st      Strategy
+				workers int
+			}{{Sequential{}, 1}, {Goroutines{}, 1}, {Goroutines{}, 3}} {
+				rep, err := streamAnswer(w.st, bytes.NewReader(data), q, w.workers, size)
+				if err != nil {
+					t.Fatalf("%s, blocks of %d: %v", w.st.Name(), size, err)
+				}
+				if !rep.Result.Equal(&want) || rep.Bytes != int64(len(data)) || !rep.Streamed {
+					t.Fatalf("%s, %d workers, blocks of %d: %+v (%d bytes), want %+v (%d)", w.st.Name(), w.workers, size, rep.Result, rep.Bytes, want, len(data))
+				}
+			}
+		}
+	}
+}
+
+// An error in any block is the file's error, its line counted from the
+// start of the stream; the earliest wins; a read error comes after every
+// row before it, and no later block is read.
+func TestStreamErrors(t *testing.T) {
+	q := scan.Query{Sum: []string{"n"}, By: []string{"key"}}
+	good := awkward(300, 2)
+	for _, bad := range []struct{ name, at, row string }{
+		{"a bad number", "late", "k1,plain,12x\n"},
+		{"a bare quote", "middle", "k1,pl\"ain,1\n"},
+		{"a short row", "late", "k1\n"},
+		{"an open quote at the end", "end", "k1,\"open,1\n"},
+		{"two bad rows", "middle", "k1,plain,1y\nk2,plain,2z\n"},
+	} {
+		var data []byte
+		switch bad.at {
+		case "middle":
+			data = append(append([]byte{}, good...), []byte(bad.row)...)
+			data = append(data, good[bytes.IndexByte(good, '\n')+1:]...)
+		case "late":
+			data = append(append(append([]byte{}, good...), []byte(bad.row)...), "k2,plain,1\n"...)
+		case "end":
+			data = append(append([]byte{}, good...), bad.row...)
+		}
+		_, want := fileAnswer(t, "a.csv", data, q)
+		var pe *scan.ParseError
+		if !errors.As(want, &pe) || pe.Line < 300 {
+			t.Fatalf("%s: the file's error %v", bad.name, want)
+		}
+		for _, size := range []int{5, 64, 1000, 1 << 20} {
+			for _, workers := range []int{1, 2, 4} {
+				_, err := streamAnswer(Goroutines{}, bytes.NewReader(data), q, workers, size)
+				if err == nil || err.Error() != want.Error() {
+					t.Fatalf("%s, blocks of %d, %d workers: %v, want the file's %v", bad.name, size, workers, err, want)
+				}
+			}
+		}
+	}
+
+	// A read error comes after every block read before it (a bad row in
+	// one wins); the bytes of a block it cut short are not scanned.
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		data, want string
+	}{
+		{"key,n\nk1,1\nk2,2\n", "standard input: boom"},
+		{"key,n\nk1,x\n" + strings.Repeat("k2,2\n", 10), "standard input:2:4: column \"n\""},
+		{"key,n\n" + strings.Repeat("k2,2\n", 10) + "k1,x\n", "standard input: boom"},
+	} {
+		r := io.MultiReader(strings.NewReader(c.data), &failing{boom})
+		_, err := streamAnswer(Goroutines{}, r, scan.Query{Sum: []string{"n"}}, 2, 16)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q then a read error: %v, want %s…", c.data, err, c.want)
+		}
+	}
+
+	// After a failure the stream is read no further.
+	src := &counting{r: bytes.NewReader(append([]byte("key,n\nk1,x\n"), bytes.Repeat([]byte("k1,1\n"), 1<<20)...))}
+	if _, err := streamAnswer(Goroutines{}, src, scan.Query{Sum: []string{"n"}}, 2, 4096); err == nil {
+		t.Error("a bad row: no error")
+	}
+	if src.n > 1<<20 {
+		t.Errorf("%d bytes read after the first block failed", src.n)
+	}
+}
+
+type failing struct{ err error }
+
+func (f *failing) Read([]byte) (int, error) { return 0, f.err }
+
+type counting struct {
+	r io.Reader
+	n int
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// The ends of a stream: nothing (no data), blank lines only and a header
+// only (the file's answers), a header longer than a block, no header.
+func TestStreamEdges(t *testing.T) {
+	long := strings.Repeat("c", 5000)
+	for _, c := range []struct {
+		name, data string
+		q          scan.Query
+	}{
+		{"empty", "", scan.Query{}},
+		{"blank lines", "\n\r\n\n", scan.Query{}},
+		{"a header only", "a,b\n", scan.Query{Sum: []string{"b"}}},
+		{"a header without a newline", "a,b", scan.Query{Sum: []string{"b"}}},
+		{"a last row without a newline", "a,b\n1,2\n3,4", scan.Query{Sum: []string{"b"}}},
+		{"a long header", "a," + long + "\n1,2\n3,4\n", scan.Query{Sum: []string{long}}},
+		{"blank lines then a header", strings.Repeat("\n", 300) + "a,b\n1,2\n", scan.Query{Sum: []string{"b"}}},
+		{"an unknown column", "a,b\n1,2\n", scan.Query{Sum: []string{"c"}}},
+		{"no header", "1,2\n3,4\n", scan.Query{Sum: []string{"2"}, NoHeader: true}},
+	} {
+		want, werr := fileAnswer(t, "a.csv", []byte(c.data), c.q)
+		for _, size := range []int{1, 8, 4096} {
+			rep, err := streamAnswer(Goroutines{}, strings.NewReader(c.data), c.q, 2, size)
+			switch {
+			case (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error():
+				t.Errorf("%s, blocks of %d: %v, want the file's %v", c.name, size, err, werr)
+			case err == nil && !rep.Result.Equal(&want):
+				t.Errorf("%s, blocks of %d: %+v, want %+v", c.name, size, rep.Result, want)
+			}
+		}
+	}
+}
+
+// A row longer than streamMaxRow is an error, not a buffer without end;
+// a bad row before it in the same bytes wins.
+func TestStreamLongRow(t *testing.T) {
+	defer func(n int) { streamMaxRow = n }(streamMaxRow)
+	streamMaxRow = 1 << 12
+	long := "a,b\n1,2\n3,\"" + strings.Repeat("x\n", 4<<10) + "\"\n"
+	_, err := streamAnswer(Goroutines{}, strings.NewReader(long), scan.Query{Sum: []string{"a"}}, 2, 64)
+	if err == nil || !strings.HasPrefix(err.Error(), "standard input: a row longer than 4096 bytes starts at byte 8") {
+		t.Errorf("a row of 8 KiB, the bound 4 KiB: %v", err)
+	}
+	// a bare quote makes every newline after it look quoted: its own error
+	bare := "a,b\n1,2\n3,x\"y\n" + strings.Repeat("4,5\n", 4<<10)
+	_, want := fileAnswer(t, "a.csv", []byte(bare), scan.Query{Sum: []string{"a"}})
+	_, err = streamAnswer(Goroutines{}, strings.NewReader(bare), scan.Query{Sum: []string{"a"}}, 2, 64)
+	if want == nil || err == nil || err.Error() != want.Error() {
+		t.Errorf("a bare quote, then more than the bound: %v, want the file's %v", err, want)
+	}
+}
+
+// A stream that stops sending (a silent pipe) is stopped by the run's
+// timeout, with a *TimeoutError.
+func TestStreamTimeout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	w.Write([]byte("a,b\n1,2\n"))
+	for _, head := range []bool{false, true} {
+		if head {
+			w.Write([]byte("3,4\n"))
+		}
+		_, err := Goroutines{}.Run(context.Background(), Config{Stream: r, Query: scan.Query{Sum: []string{"a"}}, Workers: 2,
+			Split: SplitRows, Timeout: 50 * time.Millisecond})
+		var te *TimeoutError
+		if !errors.As(err, &te) {
+			t.Errorf("a silent stream: %v, want a timeout", err)
+		}
+	}
+}
+
+// Only seq and goroutines with a row or dynamic split scan a stream; any
+// other way says so.
+func TestStreamWays(t *testing.T) {
+	for _, w := range []way{
+		{Processes{}, SplitRows, 2, shm.Mmap},
+		{Goroutines{}, SplitFile, 2, shm.Mmap},
+		{Goroutines{}, SplitKeys, 2, shm.Mmap},
+		{Floor{}, SplitRows, 2, shm.Mmap},
+		{MPI{}, SplitRows, 1, shm.Mmap},
+	} {
+		if Streams(w.st, w.split) {
+			t.Errorf("%s: Streams says it streams", w)
+		}
+		_, err := w.st.Run(context.Background(), Config{Stream: strings.NewReader("a\n1\n"), Query: scan.Query{Sum: []string{"a"}},
+			Workers: w.workers, Split: w.split})
+		if !errors.Is(err, errNoStream) {
+			t.Errorf("%s: %v, want errNoStream", w, err)
+		}
+	}
+	for _, w := range streamedWays {
+		if !Streams(w.st, w.split) {
+			t.Errorf("%s: Streams says it does not stream", w.way)
+		}
+	}
+}
+
+// FuzzStream: any bytes, cut into blocks of any size, give what the file
+// gives (the answer, or the same error).
+func FuzzStream(f *testing.F) {
+	f.Add(awkward(20, 3), uint16(7), uint8(0))
+	f.Add([]byte("a,b\n1,\"x\n\"\"y\"\n2,3"), uint16(1), uint8(1))
+	f.Add([]byte("a,b\r\n\r\n1,2\r\n\"3\",4\r\n"), uint16(3), uint8(2))
+	f.Add([]byte("a,b\n1,x\"y\n2,3\n"), uint16(2), uint8(1))
+	queries := []scan.Query{
+		{Sum: []string{"2"}, Max: []string{"1"}, NoHeader: true},
+		{By: []string{"1"}, Min: []string{"2"}, NoHeader: true},
+		{Filters: []scan.Cond{{Col: "1", Op: scan.OpNe, Value: ""}}, Avg: []string{"2"}, NoHeader: true},
+	}
+	f.Fuzz(func(t *testing.T, data []byte, block uint16, which uint8) {
+		q := queries[int(which)%len(queries)]
+		want, werr := fileAnswer(t, "f.csv", data, q)
+		for _, workers := range []int{1, 3} {
+			rep, err := streamAnswer(Goroutines{}, bytes.NewReader(data), q, workers, int(block)%300+1)
+			switch {
+			case (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error():
+				t.Fatalf("blocks of %d, %d workers: %v, want the file's %v", int(block)%300+1, workers, err, werr)
+			case err == nil && !rep.Result.Equal(&want):
+				t.Fatalf("blocks of %d, %d workers: %+v, want %+v", int(block)%300+1, workers, rep.Result, want)
+			}
+		}
+	})
+}
