@@ -69,8 +69,12 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 		fmt.Fprintf(w, "  %s%*s  %s\n", labels[i], width-widths[i], "", v)
 	}
 	if rep.Strategy == "seq" {
-		fmt.Fprintf(w, "  %-*s  %.4f s (open+map %.4f s, scan %.4f s)\n", width, "Time",
-			rep.Total.Seconds(), rep.Setup.Seconds(), rep.Scan.Seconds())
+		setup := "open+map" // a stream's: until its header was read
+		if rep.Streamed {
+			setup = "header"
+		}
+		fmt.Fprintf(w, "  %-*s  %.4f s (%s %.4f s, scan %.4f s)\n", width, "Time",
+			rep.Total.Seconds(), setup, rep.Setup.Seconds(), rep.Scan.Seconds())
 		return
 	}
 	fmt.Fprintf(w, "  %-*s  %.4f s (setup %.4f s, spawn %.4f s, scan %.4f s, join+merge %.4f s)\n", width, "Time",

@@ -1100,6 +1100,23 @@ func TestInputsCLI(t *testing.T) {
 			t.Errorf("%q: exit %d, %q (%s), want %q", c.args, code, out, errs, want)
 		}
 	}
+	// Standard input is scanned while it is read where the strategy and
+	// split can (spawn.Streams), else staged in memory first.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--json", "-"}, `"strategy":"goroutines","split":"stream","workers":2,"io":"read"`},
+		{[]string{"query", "--json", "--strategy", "seq", "-"}, `"strategy":"seq","split":"","workers":1,"io":"read"`},
+		{[]string{"query", "--json", "--split", "file", "-"}, `"strategy":"goroutines","split":"file","workers":2,"io":"mmap"`},
+		{[]string{"query", "--json", "--strategy", "processes", "-"}, `"strategy":"processes","split":"rows","workers":2,"io":"mmap"`},
+		{[]string{"query", "--strategy", "seq", "-"}, "1 file, 3 rows, 79 B (seq, read)\n  Matching rows  3\n  Time           0.0030 s (header 0.0010 s, scan"},
+	} {
+		code, out, errs := run(t, csv, c.args...)
+		if code != 0 || !strings.Contains(out, c.want) || !strings.Contains(out, "3") {
+			t.Errorf("%q: exit %d, %s%s, want %s", c.args, code, out, errs, c.want)
+		}
+	}
 	for _, args := range [][]string{{"query", "--delimiter", "x", "-"}, {"query", "-", "-"}} {
 		if code, _, errs := run(t, csv, args...); code == 0 || errs == "" {
 			t.Errorf("%q: exit %d", args, code)
