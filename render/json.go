@@ -11,7 +11,6 @@ import (
 
 	"parlab/bench"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -195,11 +194,7 @@ func hexIfNotUTF8(s string) string {
 // group-by's rows go straight to w (writeGroupsJSON), after the rest. c is
 // the run's configuration (its I/O mode, and the names of its inputs).
 func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
-	mode := c.Mode
-	if rep.Streamed {
-		mode = shm.Read // read(2) into blocks, whatever was asked
-	}
-	j := QueryDoc{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, Ranks: rep.Ranks, IO: mode.String(),
+	j := QueryDoc{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, Ranks: rep.Ranks, IO: rep.IO(c.Mode).String(),
 		Data: Data{rep.Files, rep.Result.Rows, rep.Bytes},
 		Time: Times{rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(),
 			rep.Merge.Seconds(), rep.Total.Seconds()},

@@ -21,9 +21,7 @@ import (
 // read, whatever it was asked). A write error is not reported: no text
 // output's is.
 func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
-	if rep.Streamed {
-		mode = shm.Read
-	}
+	mode = rep.IO(mode)
 	filter, _ := DisplayString(rep.Spec.Describe())
 	if rep.Strategy == "floor" {
 		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",

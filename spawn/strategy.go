@@ -137,6 +137,15 @@ type Report struct {
 	Rescanned []int
 }
 
+// IO is the I/O mode the run used, asked the mode it was given: a
+// stream is read (read(2) into blocks) whatever was asked.
+func (r *Report) IO(asked shm.Mode) shm.Mode {
+	if r.Streamed {
+		return shm.Read
+	}
+	return asked
+}
+
 // Busy is each worker's busy time, in seconds.
 func (r *Report) Busy() []float64 {
 	b := make([]float64, len(r.PerWorker))
