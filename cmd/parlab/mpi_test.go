@@ -83,7 +83,7 @@ func answerOf(t *testing.T, out string) string {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"strategy", "split", "workers", "ranks", "time", "imbalance", "per_worker", "rescanned", "child"} {
+	for _, k := range []string{"strategy", "split", "workers", "ranks", "io", "time", "imbalance", "per_worker", "rescanned", "child"} {
 		delete(doc, k)
 	}
 	b, _ := json.Marshal(doc)
