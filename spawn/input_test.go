@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -418,5 +419,39 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		if wide == 0 || got.Matched == 0 {
 			t.Errorf("%+v: %d rows matched, no extreme of more than 18 digits", q, got.Matched)
 		}
+	}
+}
+
+// A run stopped by its timeout while its reader is inside the
+// decompressor's Read, its inputs closed at once (as parlab query does on
+// its way out): the decompressor is closed only after that Read (closed
+// under it, klauspost's zstd fails with a slice out of range).
+func TestStreamClosedDuringARead(t *testing.T) {
+	var zs bytes.Buffer
+	zw, _ := zstd.NewWriter(&zs)
+	for i := range 200000 {
+		fmt.Fprintf(zw, "%d,x%d\n", i, i*7)
+	}
+	zw.Close()
+	p := writeFile(t, filepath.Join(t.TempDir(), "a.csv.zst"), zs.String())
+	stopped := 0
+	for i := range 20 {
+		in, err := stage.Stream([]string{p}, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Goroutines{}.Run(context.Background(), Config{Stream: in.Stream, Names: in.Names, Query: scan.Query{Sum: []string{"1"}, NoHeader: true},
+			Workers: 2, Split: SplitRows, Chunk: 4096, Timeout: time.Duration(i%5+1) * time.Millisecond})
+		in.Close()
+		var te *TimeoutError
+		if errors.As(err, &te) {
+			stopped++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // the reader's Read ends, and closes
+	}
+	if stopped == 0 {
+		t.Skip("every run finished within its timeout: nothing was closed under a read")
 	}
 }

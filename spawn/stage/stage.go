@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -248,8 +249,60 @@ func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 		src.close()
 		return nil, err
 	}
-	in := &Inputs{Names: []string{src.name}, Stream: r, closers: []func(){zclose, src.close}}
-	return in, nil
+	lc := &lateClose{r: r, closers: []func(){zclose, src.close}}
+	return &Inputs{Names: []string{src.name}, Stream: lc, closers: []func(){lc.close}}, nil
+}
+
+// lateClose is a stream that closes its decompressor and file once no
+// Read is in flight: a run stopped by its timeout may leave its reader in
+// a Read (spawn.Config.Stream), and a decompressor closed under a Read
+// fails in it (klauspost's zstd: a slice out of range). close in the
+// middle of a Read leaves the closing to the Read's end; a Read after
+// close reads nothing. Safe for one reader and one closer at once.
+type lateClose struct {
+	r       io.Reader
+	mu      sync.Mutex
+	reading bool
+	closed  bool
+	closers []func()
+}
+
+// errStreamClosed is a Read's error after Inputs.Close.
+var errStreamClosed = errors.New("the input was closed")
+
+func (l *lateClose) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return 0, errStreamClosed
+	}
+	l.reading = true
+	l.mu.Unlock()
+	n, err := l.r.Read(p)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reading = false
+	if l.closed {
+		l.release()
+	}
+	return n, err
+}
+
+func (l *lateClose) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if !l.reading {
+		l.release()
+	}
+}
+
+// release runs the closers, once; l.mu is held.
+func (l *lateClose) release() {
+	for _, c := range l.closers {
+		c()
+	}
+	l.closers = nil
 }
 
 // source is one PATH opened: scanned where it is (r nil: path), or read
