@@ -47,9 +47,11 @@ var streamMaxRow = maxRowBytes
 // 0), cuts each after its last whole row (rowEnd) and carries the rest to
 // the next; the workers take blocks in the order they were read and scan
 // each through a view of the Table bound to the stream's header, into a
-// result of their own, merged at the end. A block is the only copy: no
-// memory file, no second pass. Memory is workers+2 blocks, more only for a
-// row longer than a block (its buffer doubles, up to streamMaxRow).
+// result of their own, merged at the end. A block is the only copy (no
+// memory file); besides the scan, the reader looks for a quote in it and
+// its worker counts its newlines, two vectorised passes while it is in
+// cache. Memory is workers+2 blocks, more only for a row longer than a
+// block (its buffer doubles, up to streamMaxRow).
 //
 // Errors are the file's: the earliest block's error wins, its line counted
 // from the start of the stream (each block's newlines are counted after
