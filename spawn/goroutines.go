@@ -36,7 +36,7 @@ type paddedStat struct {
 }
 
 func (g Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
-	if c.Stream != nil {
+	if c.streamed() {
 		if !Streams(g, c.Split) {
 			return nil, errNoStream
 		}
@@ -59,7 +59,7 @@ func scanBody(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
 // one set of groups a worker, its keys met again in later files found, not
 // a set a unit, each merged again at the end.
 func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *scan.Result) error) (rep *Report, err error) {
-	if c.Stream != nil {
+	if c.streamed() {
 		return nil, errNoStream
 	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)

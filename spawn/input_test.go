@@ -77,13 +77,13 @@ func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way,
 		return scan.Result{}, err
 	}
 	defer in.Close()
-	c := Config{Paths: in.Paths, Names: in.Names, Stream: in.Stream, Query: q, Mode: w.mode, Workers: w.workers,
+	c := Config{Paths: in.Paths, Names: in.Names, Stream: in.Stream, Opens: in.Opens, Query: q, Mode: w.mode, Workers: w.workers,
 		Split: w.split, Chunk: block, Timeout: time.Minute}
 	rep, err := underShort(w.st).Run(context.Background(), c)
 	if err != nil {
 		return scan.Result{}, err
 	}
-	if in.Stream != nil && (!rep.Streamed || rep.Files != 1) {
+	if in.Stream != nil && (!rep.Streamed || rep.Files != 1) || in.Opens != nil && !rep.Streamed {
 		return scan.Result{}, fmt.Errorf("a stream's report: streamed %v, %d files", rep.Streamed, rep.Files)
 	}
 	return rep.Result, nil
@@ -151,6 +151,29 @@ func TestStagedInputsAgree(t *testing.T) {
 		semi.WriteString("\r\n")
 	}
 	body := raw[bytes.IndexByte(raw, '\n')+1:]
+	// the same rows in three compressed files (and an empty one), each
+	// with the header: streamed side by side (Inputs.Opens)
+	head := raw[:bytes.IndexByte(raw, '\n')+1]
+	rows := bytes.SplitAfter(body, []byte("\n"))
+	third := len(rows) / 3
+	var parts []string
+	for i, cut := range [][]byte{bytes.Join(rows[:third], nil), bytes.Join(rows[third:2*third], nil), nil, bytes.Join(rows[2*third:], nil)} {
+		var z bytes.Buffer
+		name := filepath.Join(dir, fmt.Sprintf("part%d.csv.gz", i))
+		if i == 1 {
+			w, _ := zstd.NewWriter(&z)
+			w.Write(append(append([]byte{}, head...), cut...))
+			w.Close()
+			name = filepath.Join(dir, "part1.csv.zst")
+		} else {
+			w := gzip.NewWriter(&z)
+			if cut != nil {
+				w.Write(append(append([]byte{}, head...), cut...))
+			}
+			w.Close()
+		}
+		parts = append(parts, writeFile(t, name, z.String()))
+	}
 	for _, c := range []struct {
 		name  string
 		paths []string
@@ -159,6 +182,7 @@ func TestStagedInputsAgree(t *testing.T) {
 		q     scan.Query
 	}{
 		{"stdin", []string{"-"}, 0, raw, q},
+		{"many compressed files", parts, 0, nil, q},
 		{"gzip", []string{writeFile(t, filepath.Join(dir, "a.csv.gz"), gz.String())}, 0, nil, q},
 		{"zstd", []string{writeFile(t, filepath.Join(dir, "a.csv.zst"), zs.String())}, 0, nil, q},
 		{"gzip on stdin", []string{"-"}, 0, gz.Bytes(), q},

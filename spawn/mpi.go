@@ -236,7 +236,7 @@ func stopFollowers(comm Comm) error {
 }
 
 func (m MPI) Run(ctx context.Context, c Config) (*Report, error) {
-	if c.Stream != nil {
+	if c.streamed() {
 		return nil, errNoStream
 	}
 	comm, err := m.world()

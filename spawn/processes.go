@@ -40,7 +40,7 @@ func (Processes) Help() string {
 }
 
 func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
-	if c.Stream != nil {
+	if c.streamed() {
 		return nil, errNoStream
 	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)

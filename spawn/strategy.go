@@ -31,7 +31,16 @@ type Config struct {
 	// (comma-separated, decompressed), named by Names[0], scanned while
 	// it is read (see Streams; stage.Stream). A run reads it once.
 	Stream io.Reader
+	// Opens, if not empty, are the inputs instead of Paths: each opens one
+	// CSV stream (comma-separated, decompressed), named by Names[i], and
+	// returns the function that closes it (safe while a Read is in
+	// flight, see stage.Stream). Workers take them a whole stream each,
+	// and each reads and scans its own (see Streams).
+	Opens []func() (io.Reader, func(), error)
 }
+
+// streamed reports whether c's inputs are streams (Stream or Opens).
+func (c *Config) streamed() bool { return c.Stream != nil || len(c.Opens) > 0 }
 
 // Name is what messages call input file i.
 func (c *Config) Name(i int) string {
@@ -203,7 +212,7 @@ func (Sequential) Name() string { return NameSeq }
 func (Sequential) Help() string { return "one goroutine, the baseline" }
 
 func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
-	if c.Stream != nil {
+	if c.streamed() {
 		return runStream(ctx, c, NameSeq, 1)
 	}
 	ctx, cancel := withTimeout(ctx, c.Timeout)

@@ -68,38 +68,16 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 		return nil, err
 	}
 	workers = max(workers, 1)
-	size := c.Chunk
-	if size <= 0 {
-		size = DefaultChunk
+	t0 := time.Now()
+	if c.Stream == nil {
+		return runStreams(ctx, c, name, workers, t0)
 	}
-	s := &streamRun{
-		t0: time.Now(), r: c.Stream, name: "standard input", q: c.Query, size: size,
-		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
-		bound: make(chan struct{}), done: make(chan struct{}),
-	}
-	if len(c.Names) > 0 {
-		s.name = c.Names[0]
-	}
-	s.failedAt.Store(math.MaxInt64)
-	for range cap(s.free) {
-		s.free <- nil // allocated when first taken
-	}
-	go s.read(ctx)
-	select {
-	case <-s.bound:
-	case <-s.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if s.table == nil { // the reader ended before a header: s.err says why
-		<-s.done
-		return nil, s.err
+	s := newStreamRun(c, 0, workers, t0)
+	if err := s.start(ctx); err != nil {
+		return nil, err
 	}
 	rep = &Report{Strategy: name, Split: SplitStream, Workers: workers, Spec: s.table.Spec(), Files: 1,
 		Setup: s.setup, Streamed: true, PerWorker: make([]WorkerStat, workers)}
-	if name == NameSeq {
-		rep.Split = ""
-	}
 	own := make([]paddedResult, workers)
 	outs := make([][]blockOutcome, workers)
 	var wg sync.WaitGroup
@@ -107,7 +85,7 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 		wg.Go(func() { outs[w] = s.work(ctx, &rep.PerWorker[w], &own[w].Result) })
 	}
 	wg.Wait()
-	joined := time.Since(s.t0)
+	joined := time.Since(t0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -115,16 +93,148 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	if err := s.failure(slices.Concat(outs...)); err != nil {
 		return nil, err
 	}
+	return rep.streamed(name, joined, own, t0), nil
+}
+
+// runStreams is runStream over c.Opens: each worker takes the next input
+// not taken, opens it, and reads and scans it (a reader goroutine beside
+// it, as runStream's), so that inputs are read, and decompressed, side by
+// side. An input that holds no byte is left out (ErrNoData if all do).
+// The error of the first input in c.Opens's order that failed wins; each
+// input is closed once read.
+func runStreams(ctx context.Context, c Config, name string, workers int, t0 time.Time) (*Report, error) {
+	n := len(c.Opens)
+	tables := make([]*scan.Table, n)
+	errs := make([]error, n)
+	own := make([]paddedResult, workers)
+	rep := &Report{Strategy: name, Split: SplitStream, Workers: workers, Streamed: true, PerWorker: make([]WorkerStat, workers)}
+	var next atomic.Int64
+	var failedAt atomic.Int64 // the first input that failed: no later one is opened
+	failedAt.Store(math.MaxInt64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			st := &rep.PerWorker[w]
+			st.Start = time.Since(t0)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || int64(i) > failedAt.Load() || ctx.Err() != nil {
+					break
+				}
+				if tables[i], errs[i] = streamOne(ctx, c, i, st, &own[w].Result, t0); errs[i] != nil {
+					lowerTo(&failedAt, i)
+				}
+			}
+			st.End = time.Since(t0)
+		})
+	}
+	wg.Wait()
+	joined := time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := range n {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if tables[i] != nil {
+			rep.Files++
+			if rep.Files == 1 {
+				rep.Spec = tables[i].Spec()
+			}
+		}
+	}
+	if rep.Files == 0 {
+		return nil, ErrNoData
+	}
+	rep.Setup = rep.PerWorker[0].Start
+	for _, w := range rep.PerWorker {
+		rep.Setup = min(rep.Setup, w.Start)
+	}
+	return rep.streamed(name, joined, own, t0), nil
+}
+
+// streamOne opens input i of c.Opens, and reads and scans it into r (its
+// rows and blocks counted in st): its Table (nil if it held no byte) and
+// its error.
+func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Result, t0 time.Time) (*scan.Table, error) {
+	rd, closeIt, err := c.Opens[i]()
+	if err != nil {
+		return nil, err
+	}
+	defer closeIt()
+	one := c
+	one.Stream = rd
+	s := newStreamRun(one, i, 1, t0)
+	if err := s.start(ctx); err != nil {
+		if errors.Is(err, ErrNoData) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	outs := s.work(ctx, st, r)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	<-s.done
+	return s.table, s.failure(outs)
+}
+
+// streamed closes a streamed run's report: its phases, bytes and merged
+// result.
+func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time) *Report {
+	if name == NameSeq {
+		rep.Split = ""
+	}
 	rep.phases(joined)
-	rs := make([]*scan.Result, workers)
+	rs := make([]*scan.Result, len(own))
 	for w := range own {
 		rs[w] = &own[w].Result
 		rep.Bytes += rep.PerWorker[w].Bytes
 	}
-	rep.Result = scan.MergeAll(rs, workers)
-	rep.Merge = time.Since(s.t0) - joined
-	rep.Total = time.Since(s.t0)
-	return rep, nil
+	rep.Result = scan.MergeAll(rs, len(own))
+	rep.Merge = time.Since(t0) - joined
+	rep.Total = time.Since(t0)
+	return rep
+}
+
+// newStreamRun is the run of c.Stream, input i of c.Names, for workers
+// workers, its clock started at t0.
+func newStreamRun(c Config, i, workers int, t0 time.Time) *streamRun {
+	size := c.Chunk
+	if size <= 0 {
+		size = DefaultChunk
+	}
+	s := &streamRun{
+		t0: t0, r: c.Stream, name: "standard input", q: c.Query, size: size,
+		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
+		bound: make(chan struct{}), done: make(chan struct{}),
+	}
+	if i < len(c.Names) {
+		s.name = c.Names[i]
+	}
+	s.failedAt.Store(math.MaxInt64)
+	for range cap(s.free) {
+		s.free <- nil // allocated when first taken
+	}
+	return s
+}
+
+// start starts the reader and waits until the stream's header is bound
+// (s.table, s.setup): the error if the reader ended first, or ctx did.
+func (s *streamRun) start(ctx context.Context) error {
+	go s.read(ctx)
+	select {
+	case <-s.bound:
+		return nil
+	case <-s.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if s.table != nil { // bound, then ended: both were closed
+		return nil
+	}
+	return s.err
 }
 
 // streamRun is one streamed run: the reader's state and what it shares
@@ -291,7 +401,7 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 				o.err = fmt.Errorf("%s: a row longer than %d bytes starts at byte %d (parlab holds a whole row of a stream in memory)", s.name, streamMaxRow, b.off)
 			}
 			if o.err != nil {
-				s.fail(b.idx)
+				lowerTo(&s.failedAt, b.idx)
 			} else {
 				o.lines = bytes.Count(b.data, []byte{'\n'})
 			}
@@ -304,11 +414,12 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 	}
 }
 
-// fail records that block idx failed (failedAt: the earliest).
-func (s *streamRun) fail(idx int) {
+// lowerTo sets a to i if i is lower, atomically: a keeps the earliest
+// index that failed.
+func lowerTo(a *atomic.Int64, i int) {
 	for {
-		at := s.failedAt.Load()
-		if int64(idx) >= at || s.failedAt.CompareAndSwap(at, int64(idx)) {
+		at := a.Load()
+		if int64(i) >= at || a.CompareAndSwap(at, int64(i)) {
 			return
 		}
 	}

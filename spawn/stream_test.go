@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"parlab/scan"
 	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // fileAnswer is the answer (or error) of seq over data written to a file
@@ -305,4 +307,81 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Several compressed files are streamed side by side, a worker a file
+// (Config.Opens): the staged answer, an error that names its file and
+// line (the first file's in PATH order, whichever worker found it first),
+// empty files left out.
+func TestStreamsOfManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	gz := func(name, content string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(content))
+		w.Close()
+		return writeFile(t, filepath.Join(dir, name), b.String())
+	}
+	var big strings.Builder
+	big.WriteString("key,n\n")
+	for i := range 3000 {
+		fmt.Fprintf(&big, "k%d,%d\n", i%7, i)
+	}
+	a, b, empty := gz("a.csv.gz", big.String()), gz("b.csv.gz", "n,key\n1,k1\n2,k2\n"), gz("e.csv.gz", "")
+	badRow := gz("bad.csv.gz", "key,n\nk1,1\nk2,2\nk3,x\n")
+	badCol := gz("nocol.csv.gz", "key,m\nk1,1\n")
+	q := scan.Query{By: []string{"key"}, Sum: []string{"n"}}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		want  string // an error's start; "" for the staged answer
+	}{
+		{"two files and an empty one", []string{a, empty, b}, ""},
+		{"a bad row in the last", []string{a, b, badRow}, badRow + ":4:4: column \"n\""},
+		{"a bad row before a file without the column", []string{badRow, a, badCol}, badRow + ":4:4: column \"n\""},
+		{"no column, then a bad row", []string{a, badCol, badRow}, badCol + ":1:1: "},
+		{"not gzip", []string{a, writeFile(t, filepath.Join(dir, "x.csv.gz"), "plain")}, filepath.Join(dir, "x.csv.gz") + ": not gzip data"},
+		{"all empty", []string{empty, empty}, ErrNoData.Error()},
+	} {
+		in, err := stage.Stream(c.paths, 0, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(in.Opens) != len(c.paths) {
+			t.Fatalf("%s: %d streams for %d files", c.name, len(in.Opens), len(c.paths))
+		}
+		var want scan.Result
+		if c.want == "" {
+			if want, err = runStaged(t, c.paths, 0, nil, q); err != nil {
+				t.Fatalf("%s, staged: %v", c.name, err)
+			}
+		}
+		for _, w := range []struct {
+			st      Strategy
+			workers int
+		}{{Sequential{}, 1}, {Goroutines{}, 2}, {Goroutines{}, 5}} {
+			rep, err := w.st.Run(context.Background(), Config{Opens: in.Opens, Names: in.Names, Query: q, Workers: w.workers,
+				Split: SplitRows, Chunk: 1000, Timeout: time.Minute})
+			switch {
+			case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+				t.Errorf("%s, %s x %d: %v, want %s…", c.name, w.st.Name(), w.workers, err, c.want)
+			case c.want == "" && err != nil:
+				t.Errorf("%s, %s x %d: %v", c.name, w.st.Name(), w.workers, err)
+			case c.want == "" && (!rep.Result.Equal(&want) || rep.Files != 2 || !rep.Streamed):
+				t.Errorf("%s, %s x %d: %+v (%d files), want %+v", c.name, w.st.Name(), w.workers, rep.Result, rep.Files, want)
+			}
+		}
+		in.Close()
+	}
+	// Not all compressed, or another delimiter: staged as before.
+	for _, paths := range [][]string{{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}, {a, gz("t.tsv.gz", "key\tn\nk1\t1\n")}} {
+		in, err := stage.Stream(paths, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Opens != nil || len(in.Paths) != 2 {
+			t.Errorf("%q: streams %d, paths %d; want them staged", paths, len(in.Opens), len(in.Paths))
+		}
+		in.Close()
+	}
 }

@@ -182,7 +182,7 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if q.inputs, err = how(c.Paths, sep, q.stdin); err != nil {
 		return c, err
 	}
-	c.Paths, c.Names, c.Stream = q.inputs.Paths, q.inputs.Names, q.inputs.Stream
+	c.Paths, c.Names, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Stream, q.inputs.Opens
 	return c, nil
 }
 

@@ -158,7 +158,11 @@ type Inputs struct {
 	Paths, Names []string
 	// Stream, from Stream only: the lone input's CSV bytes, read as they
 	// come (Paths is then empty, and Names[0] names it).
-	Stream  io.Reader
+	Stream io.Reader
+	// Opens, from Stream only: the PATHs, all compressed files, each
+	// opened as a stream of its CSV bytes when a worker takes it (Names
+	// name them; Paths is empty). See spawn.Config.Opens.
+	Opens   []func() (io.Reader, func(), error)
 	mem     []*os.File
 	closers []func()
 }
@@ -223,9 +227,19 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 // that is comma-separated (standard input or a pipe, perhaps compressed; a
 // .gz or .zst file) is left a stream: Inputs.Stream reads its CSV bytes,
 // decompressed, Names[0] is what messages call it, and Paths is empty.
+// Several PATHs that are all compressed comma-separated files are left
+// streams too, opened one by one as the workers take them (Inputs.Opens).
 // Anything else is staged as Stage stages it. Inputs.Close closes the
-// stream's file and decompressor.
+// lone stream's file and decompressor (each of Opens is closed by whoever
+// opened it).
 func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
+	if len(paths) > 1 && allCompressed(paths, sep) {
+		in := &Inputs{Names: paths}
+		for _, p := range paths {
+			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, sep) })
+		}
+		return in, nil
+	}
 	if len(paths) != 1 {
 		return Stage(paths, sep, stdin)
 	}
@@ -251,6 +265,40 @@ func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 	}
 	lc := &lateClose{r: r, closers: []func(){zclose, src.close}}
 	return &Inputs{Names: []string{src.name}, Stream: lc, closers: []func(){lc.close}}, nil
+}
+
+// allCompressed reports whether every PATH is a compressed, comma-separated
+// regular file: what Stream leaves to Inputs.Opens.
+func allCompressed(paths []string, sep byte) bool {
+	for _, p := range paths {
+		if p == Stdin || compression(p) == "" {
+			return false
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return false // (the error comes when Stage opens it)
+		}
+		if d := sep; d == 0 && byName(p) != ',' || d != 0 && d != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// openStream opens PATH p, a compressed file, as a stream of its CSV
+// bytes (Inputs.Opens), and returns the function that closes it (after
+// the Read in flight, if any: see lateClose).
+func openStream(p string, sep byte) (io.Reader, func(), error) {
+	src, err := openSource(p, sep, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, zclose, err := decompress(src.r, src.zip, src.name)
+	if err != nil {
+		src.close()
+		return nil, nil, err
+	}
+	lc := &lateClose{r: r, closers: []func(){zclose, src.close}}
+	return lc, lc.close, nil
 }
 
 // lateClose is a stream that closes its decompressor and file once no
@@ -322,6 +370,16 @@ func (s *source) close() {
 	}
 }
 
+// byName is the delimiter PATH p's name says: tab for a .tsv or .tab file
+// (compressed or not), else a comma.
+func byName(p string) byte {
+	base := strings.ToLower(p[:len(p)-len(compression(p))])
+	if strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
+		return '\t'
+	}
+	return ','
+}
+
 // openSource opens PATH p: a plain CSV file (or standard input redirected
 // from one, see inPlace) is scanned where it is; anything else is a
 // stream to read, its compression by its name or, for a stream, by its
@@ -329,10 +387,7 @@ func (s *source) close() {
 func openSource(p string, sep byte, stdin io.Reader) (source, error) {
 	src := source{path: p, name: p, zip: compression(p), sep: sep}
 	if src.sep == 0 {
-		src.sep = ','
-		if base := strings.ToLower(p[:len(p)-len(src.zip)]); strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
-			src.sep = '\t'
-		}
+		src.sep = byName(p)
 	}
 	pipe := false
 	if p != Stdin {
