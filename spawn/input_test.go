@@ -458,13 +458,18 @@ func TestStreamClosedDuringARead(t *testing.T) {
 	}
 	zw.Close()
 	p := writeFile(t, filepath.Join(t.TempDir(), "a.csv.zst"), zs.String())
+	p2 := writeFile(t, filepath.Join(t.TempDir(), "b.csv.zst"), zs.String())
 	stopped := 0
 	for i := range 20 {
-		in, err := stage.Stream([]string{p}, 0, nil)
+		paths := []string{p}
+		if i%2 == 1 { // two files: each closed by the worker that opened it (Config.Opens)
+			paths = append(paths, p2)
+		}
+		in, err := stage.Stream(paths, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Goroutines{}.Run(context.Background(), Config{Stream: in.Stream, Names: in.Names, Query: scan.Query{Sum: []string{"1"}, NoHeader: true},
+		_, err = Goroutines{}.Run(context.Background(), Config{Stream: in.Stream, Opens: in.Opens, Names: in.Names, Query: scan.Query{Sum: []string{"1"}, NoHeader: true},
 			Workers: 2, Split: SplitRows, Chunk: 4096, Timeout: time.Duration(i%5+1) * time.Millisecond})
 		in.Close()
 		var te *TimeoutError

@@ -297,6 +297,31 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, block uint16, which uint8) {
 		q := queries[int(which)%len(queries)]
 		want, werr := fileAnswer(t, "f.csv", data, q)
+		if werr == nil {
+			// the same bytes as two streams of Config.Opens (each a file
+			// of its own, so each with its own first row): the two files'
+			// answer
+			half := bytes.IndexByte(data[len(data)/2:], '\n')
+			if half >= 0 && bytes.IndexByte(data, '"') < 0 {
+				a, b := data[:len(data)/2+half+1], data[len(data)/2+half+1:]
+				two := []string{filepath.Join(t.TempDir(), "a.csv"), filepath.Join(t.TempDir(), "b.csv")}
+				os.WriteFile(two[0], a, 0o644)
+				os.WriteFile(two[1], b, 0o644)
+				rep2, err2 := Sequential{}.Run(context.Background(), Config{Paths: two, Names: []string{"a", "b"}, Query: q, Timeout: time.Minute})
+				opens := []func() (io.Reader, func(), error){
+					func() (io.Reader, func(), error) { return bytes.NewReader(a), func() {}, nil },
+					func() (io.Reader, func(), error) { return bytes.NewReader(b), func() {}, nil },
+				}
+				rep, err := Goroutines{}.Run(context.Background(), Config{Opens: opens, Names: []string{"a", "b"}, Query: q,
+					Workers: 2, Split: SplitRows, Chunk: int(block)%300 + 1, Timeout: time.Minute})
+				switch {
+				case (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error():
+					t.Fatalf("two streams: %v, the two files' %v", err, err2)
+				case err == nil && !rep.Result.Equal(&rep2.Result):
+					t.Fatalf("two streams: %+v, the two files' %+v", rep.Result, rep2.Result)
+				}
+			}
+		}
 		for _, workers := range []int{1, 3} {
 			rep, err := streamAnswer(Goroutines{}, bytes.NewReader(data), q, workers, int(block)%300+1)
 			switch {
