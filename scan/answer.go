@@ -175,7 +175,7 @@ func appendAvg(dst []byte, sum Fixed, n int64, group bool) []byte {
 func avgQuick(sum Fixed, n int64, scale int) (q int64, ok bool) {
 	t := sum.total()
 	v := int64(t[0])
-	if wideOf(v) != t || scale-int(sum.Scale) > MaxScale {
+	if wideOf(v) != t || scale-int(sum.Scale) > maxPow {
 		return 0, false
 	}
 	neg := v < 0

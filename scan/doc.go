@@ -49,11 +49,13 @@
 //	exponent = ( "e" | "E" ) [ "+" | "-" ] digit [ digit [ digit ] ]
 //
 // read exactly (1.5E-3 is 15 at scale 4), with at most MaxDigits (38)
-// significant digits and at most MaxScale (18) of them after the point once
-// the exponent is applied (ErrOverflow otherwise). A value of up to 18
-// digits is an int64 mantissa, the fast paths' (ParseFixed); a longer one
-// is a 256-bit wide (parseWide), which the fast paths hand to the general
-// ones. An empty field is not a
+// significant digits and at most MaxScale (38) digits after the point once
+// the exponent is applied (ErrOverflow otherwise): a value may lie anywhere
+// around its point (99999999999999999999999999999999999999 and
+// 0.00000000000000000000000000000000000001 are both read, and summed
+// exactly). A value of up to 18 digits is an int64 mantissa, the fast
+// paths' (ParseFixed); a longer one is a 320-bit wide (parseWide), which
+// the fast paths hand to the general ones. An empty field is not a
 // number but a missing value, which aggregates leave out (Result.Skipped)
 // and which only COL= matches (Cond). Sums are exact (see
 // Fixed): no sum overflows, in any order, so every strategy, split and worker

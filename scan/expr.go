@@ -376,10 +376,14 @@ func (c *cond) leadOK() bool {
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 // cmpDec compares a·10^-sa with b·10^-sb exactly (scales at most MaxScale):
-// the one with the smaller scale is brought to the larger in 128 bits.
+// the one with the smaller scale is brought to the larger in 128 bits, or,
+// scales more than 18 apart, in a wide (cmpWide).
 func cmpDec(a int64, sa int, b int64, sb int) int {
 	if sa == sb {
 		return cmpInt(a, b)
+	}
+	if sa-sb > maxPow || sb-sa > maxPow {
+		return cmpWide(wideOf(a), sa, wideOf(b), sb)
 	}
 	if (a < 0) != (b < 0) {
 		if a < 0 {

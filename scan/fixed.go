@@ -8,9 +8,14 @@ import (
 	"math/bits"
 )
 
-// MaxScale is the most digits a number may have after its decimal point:
-// 10^18 is the largest power of ten an int64 holds.
-const MaxScale = 18
+// MaxScale is the most digits a number may have after its decimal point
+// (once its exponent is applied): as many as it may have at all, so that a
+// value of MaxDigits digits may lie anywhere around its point, as in a
+// DECIMAL(38, s) of any s. A sum keeps the largest scale of its values.
+const MaxScale = 38
+
+// maxPow is the largest k with 10^k in an int64: pow10's last.
+const maxPow = 18
 
 // MaxDigits is the most significant digits a number may have (DuckDB's
 // DECIMAL(38)). A value of up to 18 digits is an int64 mantissa
@@ -21,10 +26,10 @@ const MaxDigits = 38
 // Errors a number can cause. They are wrapped in a *ParseError that says where.
 var (
 	ErrSyntax   = errors.New("not a decimal number")
-	ErrOverflow = errors.New("number out of range (a value may have at most 38 significant digits, at most 18 of them after the point)")
+	ErrOverflow = errors.New("number out of range (a value may have at most 38 significant digits, and at most 38 digits after the point)")
 )
 
-var pow10 = [MaxScale + 1]int64{
+var pow10 = [maxPow + 1]int64{
 	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
 	10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000,
 	1000000000000000, 10000000000000000, 100000000000000000, 1000000000000000000,
@@ -315,10 +320,10 @@ func (f *Fixed) addSlow(m wide, s int64) {
 	f.V = 0
 	switch {
 	case s > f.Scale:
-		f.C.mul(uint64(pow10[s-f.Scale]))
+		f.C.mulPow10(int(s - f.Scale))
 		f.Scale = s
 	case s < f.Scale:
-		m.mul(uint64(pow10[f.Scale-s]))
+		m.mulPow10(int(f.Scale - s))
 	}
 	f.C.add(m)
 }
@@ -370,7 +375,7 @@ func parseWide(b []byte) (wide, int, error) {
 		if sig++; sig > MaxDigits {
 			return wide{}, 0, ErrOverflow
 		}
-		if k == MaxScale {
+		if k == maxPow {
 			w.mul(uint64(pow10[k]))
 			w.add(wideOf(int64(chunk)))
 			chunk, k = 0, 0
@@ -411,9 +416,9 @@ func (f *Fixed) AddWide(m wide, scale int) {
 func cmpWide(a wide, sa int, b wide, sb int) int {
 	switch {
 	case sa < sb:
-		a.mul(uint64(pow10[sb-sa]))
+		a.mulPow10(sb - sa)
 	case sb < sa:
-		b.mul(uint64(pow10[sa-sb]))
+		b.mulPow10(sa - sb)
 	}
 	return a.cmp(b)
 }
@@ -460,7 +465,7 @@ func (f Fixed) Append(dst []byte, group bool) []byte {
 // digits made from the right in one buffer: a group-by's table calls it
 // for every figure of millions of rows.
 func appendInt(dst []byte, v int64, sc int, group bool) []byte {
-	var buf [48]byte // a sign, 19 digits, 6 ','s, a '.' and up to 18 zeros before the digits
+	var buf [72]byte // a sign, 19 digits, 6 ','s, a '.' and up to 38 zeros before the digits
 	i := len(buf)
 	u := uint64(v)
 	if v < 0 {

@@ -76,7 +76,7 @@
 #define ROWS 0
 #define MATCHED 8
 #define SUMV 24
-#define FIXEDSIZE 48
+#define FIXEDSIZE 56
 
 // The frame. cpos[0..8] (cpos[i] is the i-th comma from the row's end,
 // cpos[0] the end); for each summed field k, its digits and cents as last

@@ -82,7 +82,7 @@ func TestHotStateLayout(t *testing.T) {
 		{"Result.Rows", unsafe.Offsetof(r.Rows), 0},
 		{"Result.Matched", unsafe.Offsetof(r.Matched), 8},
 		{"Result.Sums", unsafe.Offsetof(r.Sums), 24},
-		{"Fixed", unsafe.Sizeof(r.Sums[0]), 48},
+		{"Fixed", unsafe.Sizeof(r.Sums[0]), 56},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at %d, hot_amd64.s has %d", c.name, c.got, c.want)

@@ -84,11 +84,14 @@ func (r *Result) Equal(o *Result) bool {
 }
 
 // ResultSize is the length of the binary form of a Result's fixed part.
-const ResultSize = 8 * (3 + 6*MaxSums + 4*MaxSums + MaxSums)
+const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums)
+
+// sumWords is a sum's length in ResultSize's words: V, Scale and C.
+const sumWords = 2 + wideWords
 
 // AppendBinary appends the binary form of r's fixed part: ResultSize bytes,
 // every field a little-endian 64-bit word in declaration order (Rows,
-// Matched, Quoted, then per sum V, Scale, C[0] to C[3], then per minimum
+// Matched, Quoted, then per sum V, Scale, C[0] to C[4], then per minimum
 // and then per maximum M and S, S being -1 for no value, then per slot
 // Skipped). Words and Groups are not in it: see AppendVar.
 func (r *Result) AppendBinary(b []byte) []byte {
@@ -132,15 +135,17 @@ func DecodeResult(b []byte) (Result, error) {
 	word := func(i int) uint64 { return le.Uint64(b[8*i:]) }
 	r.Rows, r.Matched, r.Quoted = int64(word(0)), int64(word(1)), int64(word(2))
 	for i := range r.Sums {
-		k := 3 + 6*i
+		k := 3 + sumWords*i
 		s := &r.Sums[i]
 		s.V, s.Scale = int64(word(k)), int64(word(k+1))
-		s.C = wide{word(k + 2), word(k + 3), word(k + 4), word(k + 5)}
+		for w := range s.C {
+			s.C[w] = word(k + 2 + w)
+		}
 		if s.Scale < 0 || s.Scale > MaxScale {
 			return r, fmt.Errorf("result: sum %d has scale %d", i, s.Scale)
 		}
 	}
-	k := 3 + 6*MaxSums
+	k := 3 + sumWords*MaxSums
 	for _, xs := range [2]*[MaxSums]Extreme{&r.Mins, &r.Maxs} {
 		for i := range xs {
 			m, s := int64(word(k)), int64(word(k+1))

@@ -41,7 +41,9 @@ func TestParseFixed(t *testing.T) {
 		{"0000000000000000000000000012", 12, 0, nil},
 		{"9223372036854775808", 0, 0, ErrOverflow},
 		{"99999999999999999999", 0, 0, ErrOverflow},
-		{"0.0000000000000000001", 0, 0, ErrOverflow},
+		{"0.0000000000000000001", 1, 19, nil},
+		{"-0.00000000000000000000000000000000000001", -1, 38, nil},
+		{"0.000000000000000000000000000000000000001", 0, 0, ErrOverflow}, // 39 after the point
 		{"", 0, 0, ErrSyntax},
 		{"-", 0, 0, ErrSyntax},
 		{".", 0, 0, ErrSyntax},
@@ -52,7 +54,9 @@ func TestParseFixed(t *testing.T) {
 		{"1.25e1", 125, 1, nil},
 		{"9.2e18", 9200000000000000000, 0, nil},
 		{"9.3e18", 0, 0, ErrOverflow},
-		{"1e-19", 0, 0, ErrOverflow},
+		{"1e-19", 1, 19, nil},
+		{"1e-38", 1, 38, nil},
+		{"1e-39", 0, 0, ErrOverflow},
 		{"1e", 0, 0, ErrSyntax},
 		{"e5", 0, 0, ErrSyntax},
 		{"1e1000", 0, 0, ErrSyntax},
@@ -71,7 +75,7 @@ func TestParseFixed(t *testing.T) {
 	}
 }
 
-// parseWide reads every number of up to 38 significant digits, at most 18
+// parseWide reads every number of up to 38 significant digits, at most 38
 // after the point once the exponent is applied.
 func TestParseWide(t *testing.T) {
 	for _, tt := range []struct {
@@ -86,7 +90,12 @@ func TestParseWide(t *testing.T) {
 		{"999999999999999999999999999999999999999", "", 0, ErrOverflow},
 		{"0000000000000000000000000000000000000000012.5", "125", 1, nil},
 		{"12345678901234567890.123456789012345678", "12345678901234567890123456789012345678", 18, nil},
-		{"1.0000000000000000000", "", 0, ErrOverflow}, // 19 after the point
+		{"1.0000000000000000000", "10000000000000000000", 19, nil},
+		{"0.12345678901234567890123456789012345678", "12345678901234567890123456789012345678", 38, nil},
+		{"1.2345678901234567890123456789012345678", "12345678901234567890123456789012345678", 37, nil},
+		{"1.23456789012345678901234567890123456789", "", 0, ErrOverflow},  // 39 digits
+		{"0.000000000000000000000000000000000000001", "", 0, ErrOverflow}, // 39 after the point
+		{"1.5e-38", "", 0, ErrOverflow},
 		{"0.0000000000000000001e5", "1", 14, nil},
 		{"1.5e30", "1500000000000000000000000000000", 0, nil},
 		{"1e37", "10000000000000000000000000000000000000", 0, nil},
@@ -104,7 +113,7 @@ func TestParseWide(t *testing.T) {
 }
 
 // A sum of the largest values at both ends of the scales stays exact: 2^20
-// of them, each brought to scale 18.
+// of them, each brought to scale MaxScale (past 2^256: the fifth word).
 func TestWideSumExact(t *testing.T) {
 	oneGoroutine(t)
 	var f Fixed
@@ -114,22 +123,22 @@ func TestWideSumExact(t *testing.T) {
 	for i := range 1 << 20 {
 		if i%2 == 0 {
 			f.AddWide(m, 0)
-			want.Add(want, new(big.Int).Mul(top, pow10big(18)))
+			want.Add(want, new(big.Int).Mul(top, pow10big(MaxScale)))
 		} else {
-			f.Add(-1, 18)
+			f.Add(-1, MaxScale)
 			want.Sub(want, big.NewInt(1))
 		}
 	}
-	if f.Scale != 18 || f.total().big().Cmp(want) != 0 {
-		t.Fatalf("sum %s at scale %d, want %s at 18", f.total().big(), f.Scale, want)
+	if f.Scale != MaxScale || f.total().big().Cmp(want) != 0 || want.BitLen() <= 256 {
+		t.Fatalf("sum %s at scale %d, want %s at %d (%d bits)", f.total().big(), f.Scale, want, MaxScale, want.BitLen())
 	}
 }
 
 // An empty sum takes a sum of any width whole: one whose top word alone is
-// set (as a total past 2^192 can be) is not an int64.
+// set (as a total past 2^256 can be) is not an int64.
 func TestAddFixedTopWord(t *testing.T) {
 	var f Fixed
-	o := Fixed{C: wide{5, 0, 0, 1}}
+	o := Fixed{C: wide{5, 0, 0, 0, 1}}
 	f.AddFixed(o)
 	if f.total() != o.total() {
 		t.Fatalf("%s, want %s", f.total().big(), o.total().big())

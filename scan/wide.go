@@ -5,20 +5,22 @@ import (
 	"math/bits"
 )
 
-// wide is a signed 256-bit integer in two's complement, least significant
+// wide is a signed 320-bit integer in two's complement, least significant
 // word first. It is the carried part of a sum (see Fixed), a mantissa of
 // more than 18 digits (parseWide), and two such brought to one scale to be
 // compared (cmpWide). It cannot overflow: a value's mantissa is below
-// 10^38 < 2^127 and its scale at most MaxScale, so a term brought to a
-// sum's scale is below 2^127·10^18 < 2^187; an input of 2^47 bytes (more
-// than a process can map) holds fewer than 2^43 values of 19 digits or
-// more and fewer than 2^47 others (each below 2^63·10^18 < 2^123 at the
-// sum's scale), so every partial sum, in any order, stays below 2^231.
-type wide [4]uint64
+// 10^38 < 2^127 and its scale at most MaxScale (38), so a term brought to a
+// sum's scale is below 2^127·10^38 < 2^254; an input of 2^47 bytes (more
+// than a process can map) holds fewer than 2^47 values, so every partial
+// sum, in any order, stays below 2^301 (the sign is bit 319).
+type wide [wideWords]uint64
+
+// wideWords is a wide's length in 64-bit words.
+const wideWords = 5
 
 func wideOf(v int64) wide {
 	s := uint64(v >> 63) // all ones if negative
-	return wide{uint64(v), s, s, s}
+	return wide{uint64(v), s, s, s, s}
 }
 
 func (w *wide) add(o wide) {
@@ -26,7 +28,8 @@ func (w *wide) add(o wide) {
 	w[0], c = bits.Add64(w[0], o[0], 0)
 	w[1], c = bits.Add64(w[1], o[1], c)
 	w[2], c = bits.Add64(w[2], o[2], c)
-	w[3], _ = bits.Add64(w[3], o[3], c)
+	w[3], c = bits.Add64(w[3], o[3], c)
+	w[4], _ = bits.Add64(w[4], o[4], c)
 }
 
 func (w wide) neg() wide {
@@ -35,13 +38,14 @@ func (w wide) neg() wide {
 	r[0], b = bits.Sub64(0, w[0], 0)
 	r[1], b = bits.Sub64(0, w[1], b)
 	r[2], b = bits.Sub64(0, w[2], b)
-	r[3], _ = bits.Sub64(0, w[3], b)
+	r[3], b = bits.Sub64(0, w[3], b)
+	r[4], _ = bits.Sub64(0, w[4], b)
 	return r
 }
 
-func (w wide) negative() bool { return int64(w[3]) < 0 }
+func (w wide) negative() bool { return int64(w[wideWords-1]) < 0 }
 
-func (w wide) isZero() bool { return w[0]|w[1]|w[2]|w[3] == 0 }
+func (w wide) isZero() bool { return w == wide{} }
 
 // int64 returns w and true if w fits an int64.
 func (w wide) int64() (int64, bool) { return int64(w[0]), w == wideOf(int64(w[0])) }
@@ -54,7 +58,7 @@ func (w wide) cmp(o wide) int {
 		}
 		return 1
 	}
-	for i := 3; i >= 0; i-- { // same sign: two's complement orders as unsigned
+	for i := wideWords - 1; i >= 0; i-- { // same sign: two's complement orders as unsigned
 		if w[i] != o[i] {
 			if w[i] < o[i] {
 				return -1
@@ -63,6 +67,16 @@ func (w wide) cmp(o wide) int {
 		}
 	}
 	return 0
+}
+
+// mulPow10 multiplies w by 10^k (0 ≤ k ≤ MaxScale), 10^18 at a time.
+func (w *wide) mulPow10(k int) {
+	for ; k > maxPow; k -= maxPow {
+		w.mul(uint64(pow10[maxPow]))
+	}
+	if k > 0 {
+		w.mul(uint64(pow10[k]))
+	}
 }
 
 // mul multiplies w by p (a power of ten up to 10^18); see wide for why the
@@ -94,10 +108,10 @@ func (w wide) big() *big.Int {
 	if neg {
 		a = a.neg()
 	}
-	b := new(big.Int).SetUint64(a[3])
-	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[2]))
-	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[1]))
-	b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[0]))
+	b := new(big.Int)
+	for i := wideWords - 1; i >= 0; i-- {
+		b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(a[i]))
+	}
 	if neg {
 		b.Neg(b)
 	}

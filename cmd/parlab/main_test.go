@@ -1143,6 +1143,26 @@ func TestWideNumbersCLI(t *testing.T) {
 			t.Errorf("%q: exit %d, %s\n%s\nwant %s", c.args, code, errs, out, c.want)
 		}
 	}
+	// 38 digits after the point, and 38 before it, summed in worker
+	// processes; 39 after it is an error that says so
+	tiny := "amount\n0.00000000000000000000000000000000000001\n99999999999999999999999999999999999999\n-1e-38\n7.5e-37\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "--sum", "amount", "--min", "amount", "--csv", "--strategy", "processes", "--workers", "2", "-"},
+			"matched,amount,min(amount)\n4,99999999999999999999999999999999999999.00000000000000000000000000000000000075,-0.00000000000000000000000000000000000001\n"},
+		{[]string{"query", "--where", "amount<1e-37", "--csv", "-"}, "matched\n2\n"},
+	} {
+		code, out, errs := run(t, tiny, c.args...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%q: exit %d, %s\n%s\nwant %s", c.args, code, errs, out, c.want)
+		}
+	}
+	code, _, errs := run(t, "amount\n0.000000000000000000000000000000000000001\n", "query", "--sum", "amount", "-")
+	if want := `standard input:2:1: column "amount": number out of range (a value may have at most 38 significant digits, and at most 38 digits after the point)`; code != 1 || !strings.Contains(errs, want) {
+		t.Errorf("39 digits after the point: exit %d, %s; want 1, %s", code, errs, want)
+	}
 }
 
 // The menu offers the columns of the file it is given, each with an
