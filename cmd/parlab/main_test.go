@@ -1124,37 +1124,27 @@ func TestInputsCLI(t *testing.T) {
 	}
 }
 
-// Numbers of up to 38 digits, from the command line to the text, CSV and
-// JSON writers, in worker processes too.
+// Numbers of up to 38 digits, anywhere around the point, from the command
+// line to the text, CSV and JSON writers, in worker processes too; 39
+// after the point is an error that says so.
 func TestWideNumbersCLI(t *testing.T) {
 	csv := "team,amount\na,12345678901234567890123.5\nb,-1e30\na,0.000000000000000001\n"
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"query", "--by", "team", "--sum", "amount", "--max", "amount", "--csv", "--strategy", "processes", "-"},
-			"team,count,amount,max(amount)\na,2,12345678901234567890123.500000000000000001,12345678901234567890123.5\nb,1,-1000000000000000000000000000000,-1000000000000000000000000000000\n"},
-		{[]string{"query", "--where", "amount<-99999999999999999999999999999", "--min", "amount", "--json", "-"},
-			`"matched":1,"min":{"amount":"-1000000000000000000000000000000"}`},
-		{[]string{"query", "--sum", "amount", "-"}, "amount         -999,999,987,654,321,098,765,432,109,876.499999999999999999"},
-	} {
-		code, out, errs := run(t, csv, c.args...)
-		if code != 0 || !strings.Contains(out, c.want) {
-			t.Errorf("%q: exit %d, %s\n%s\nwant %s", c.args, code, errs, out, c.want)
-		}
-	}
-	// 38 digits after the point, and 38 before it, summed in worker
-	// processes; 39 after it is an error that says so
 	tiny := "amount\n0.00000000000000000000000000000000000001\n99999999999999999999999999999999999999\n-1e-38\n7.5e-37\n"
 	for _, c := range []struct {
+		in   string
 		args []string
 		want string
 	}{
-		{[]string{"query", "--sum", "amount", "--min", "amount", "--csv", "--strategy", "processes", "--workers", "2", "-"},
+		{csv, []string{"query", "--by", "team", "--sum", "amount", "--max", "amount", "--csv", "--strategy", "processes", "-"},
+			"team,count,amount,max(amount)\na,2,12345678901234567890123.500000000000000001,12345678901234567890123.5\nb,1,-1000000000000000000000000000000,-1000000000000000000000000000000\n"},
+		{csv, []string{"query", "--where", "amount<-99999999999999999999999999999", "--min", "amount", "--json", "-"},
+			`"matched":1,"min":{"amount":"-1000000000000000000000000000000"}`},
+		{csv, []string{"query", "--sum", "amount", "-"}, "amount         -999,999,987,654,321,098,765,432,109,876.499999999999999999"},
+		{tiny, []string{"query", "--sum", "amount", "--min", "amount", "--csv", "--strategy", "processes", "--workers", "2", "-"},
 			"matched,amount,min(amount)\n4,99999999999999999999999999999999999999.00000000000000000000000000000000000075,-0.00000000000000000000000000000000000001\n"},
-		{[]string{"query", "--where", "amount<1e-37", "--csv", "-"}, "matched\n2\n"},
+		{tiny, []string{"query", "--where", "amount<1e-37", "--csv", "-"}, "matched\n2\n"},
 	} {
-		code, out, errs := run(t, tiny, c.args...)
+		code, out, errs := run(t, c.in, c.args...)
 		if code != 0 || !strings.Contains(out, c.want) {
 			t.Errorf("%q: exit %d, %s\n%s\nwant %s", c.args, code, errs, out, c.want)
 		}
