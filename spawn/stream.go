@@ -115,7 +115,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	for w := range workers {
 		wg.Go(func() {
 			st := &rep.PerWorker[w]
-			st.Start = time.Since(t0)
+			start := time.Since(t0) // (each input's work sets st's clock)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || int64(i) > failedAt.Load() || ctx.Err() != nil {
@@ -125,7 +125,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 					lowerTo(&failedAt, i)
 				}
 			}
-			st.End = time.Since(t0)
+			st.Start, st.End = start, time.Since(t0)
 		})
 	}
 	wg.Wait()
