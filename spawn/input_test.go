@@ -366,6 +366,22 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 	if _, err := runStaged(t, []string{writeFile(t, filepath.Join(dir, "not.gz"), "plain")}, 0, nil, scan.Query{}); err == nil || !strings.Contains(err.Error(), "not.gz") {
 		t.Errorf("a .gz file that is not gzip: %v", err)
 	}
+	// staged side by side, the first bad PATH's error, whichever failed first
+	var many []string
+	for i := range 6 {
+		if i < 3 {
+			many = append(many, p) // the bad row's file: fine to stage
+		} else {
+			many = append(many, writeFile(t, filepath.Join(dir, fmt.Sprintf("not%d.gz", i)), "plain"))
+		}
+	}
+	for range 5 {
+		if in, err := stage.Stage(many, 0, nil); err == nil || !strings.HasPrefix(err.Error(), many[3]+": not gzip data") {
+			t.Fatalf("six files, the last three not gzip: %v, want %s's error", err, many[3])
+		} else if in != nil {
+			t.Fatal("an error, and inputs")
+		}
+	}
 }
 
 // Empty cells are missing values in every strategy: the child protocol

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -197,27 +198,44 @@ func ParseDelimiter(s string) (byte, error) {
 
 // Stage makes paths (files, as ExpandPaths gives them, and Stdin) ready to
 // scan, reading standard input from stdin. sep is every file's delimiter,
-// or 0 for each file's by its name. On error nothing stays open.
+// or 0 for each file's by its name. Inputs that must be read into memory
+// are read side by side, as many at once as Go may run threads
+// (GOMAXPROCS): a set of compressed files decompresses on every core. The
+// error is the first PATH's that failed, in order; on error nothing stays
+// open.
 func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
-	in := &Inputs{}
-	for _, p := range paths {
-		src, err := openSource(p, sep, stdin)
+	n := len(paths)
+	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
+	mems, errs := make([]*os.File, n), make([]error, n)
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			src, err := openSource(p, sep, stdin)
+			in.Paths[i], in.Names[i], errs[i] = src.path, src.name, err
+			if err != nil || src.r == nil {
+				return
+			}
+			mems[i], errs[i] = stage(src.r, src.zip, src.sep, src.name)
+			src.close()
+			if errs[i] == nil {
+				in.Paths[i] = shm.MemFilePath(mems[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, m := range mems {
+		if m != nil {
+			in.mem = append(in.mem, m)
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			in.Close()
 			return nil, err
 		}
-		if src.r == nil {
-			in.Paths, in.Names = append(in.Paths, src.path), append(in.Names, src.name)
-			continue
-		}
-		mem, err := stage(src.r, src.zip, src.sep, src.name)
-		src.close()
-		if err != nil {
-			in.Close()
-			return nil, err
-		}
-		in.mem = append(in.mem, mem)
-		in.Paths, in.Names = append(in.Paths, shm.MemFilePath(mem)), append(in.Names, src.name)
 	}
 	return in, nil
 }
