@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -39,7 +40,21 @@ func checkTranscode(t *testing.T, in []byte, sep byte) {
 		if werr == nil || err == nil || !sameKind(err, werr) || !errors.As(err, &pe) || pe.File != "in.tsv" || pe.Line < 1 {
 			t.Fatalf("Transcode(%q, %q): error %v, reference %v", in, sep, err, werr)
 		}
+		transcodeFast = false
+		serr := Transcode(io.Discard, bytes.NewReader(in), sep, "in.tsv")
+		transcodeFast = true
+		if serr == nil || serr.Error() != err.Error() {
+			t.Fatalf("Transcode(%q, %q): error %v, without its fast path %v", in, sep, err, serr)
+		}
 		return
+	}
+	// the fast path (plainLines) writes what the field loop alone writes
+	transcodeFast = false
+	var slow bytes.Buffer
+	serr := Transcode(&slow, bytes.NewReader(in), sep, "in.tsv")
+	transcodeFast = true
+	if serr != nil || !bytes.Equal(slow.Bytes(), out.Bytes()) {
+		t.Fatalf("Transcode(%q, %q) = %q, without its fast path %q (%v)", in, sep, out.Bytes(), slow.Bytes(), serr)
 	}
 	got, gerr := refRecords(out.Bytes(), ',')
 	if gerr != nil || !slices.EqualFunc(got, want, slices.Equal) {
@@ -85,4 +100,56 @@ func FuzzTranscode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, which uint8) {
 		checkTranscode(t, in, "\t;|"[which%3])
 	})
+}
+
+// Past the reader's 1 MiB buffer: plain lines cut by its end, quoted ones
+// among them, a line longer than the buffer; the fast path's output is the
+// field loop's, byte for byte, and a bad quote late in it is named at its
+// line.
+func TestTranscodeLarge(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 60000 {
+		switch i % 7 {
+		case 3:
+			fmt.Fprintf(&b, "\"q\t%d\"\tx,y\t\r\n", i)
+		case 5:
+			fmt.Fprintf(&b, "%d\t\t%s\r\n", i, strings.Repeat("v", i%50))
+		default:
+			fmt.Fprintf(&b, "%d\tplain\t%d\n", i, i*3)
+		}
+		if i == 30000 {
+			b.WriteString(strings.Repeat("w\t", 700000) + "end\n")
+		}
+	}
+	in := b.Bytes()
+	checkTranscode(t, in, '\t')
+	bad := append(append([]byte{}, in...), "1\tx\"y\n"...)
+	err := Transcode(io.Discard, bytes.NewReader(bad), '\t', "big.tsv")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != bytes.Count(in, []byte{'\n'})+1 || pe.Column != 3 {
+		t.Errorf("a bare quote on the last line: %v, want line %d, column 3", err, bytes.Count(in, []byte{'\n'})+1)
+	}
+}
+
+// BenchmarkTranscode: a TSV of plain lines (the fast path's), and a
+// ';'-separated file with a quoted field on every line (the field loop's,
+// after a look by the fast path at each line's start).
+func BenchmarkTranscode(b *testing.B) {
+	for _, c := range []struct {
+		name, line string
+		sep        byte
+	}{
+		{"plain", "Europe\tFrance\tFruits\tOnline\tC\t2/20/2017\t326285970\t3/31/2017\t122\t9.33\t6.92\t1138.26\t844.24\t294.02\n", '\t'},
+		{"quoted", "Europe;\"France\";Fruits;Online;C;2/20/2017;326285970;3/31/2017;122;9.33;6.92;1138.26;844.24;294.02\n", ';'},
+	} {
+		in := bytes.Repeat([]byte(c.line), 40000)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if err := Transcode(io.Discard, bytes.NewReader(in), c.sep, "b"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
