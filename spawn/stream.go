@@ -293,7 +293,10 @@ func (s *streamRun) read(ctx context.Context) {
 		have += n
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			s.err = fmt.Errorf("%s: %w", s.name, err)
+			var pe *scan.ParseError // (a transcoder's: it names the input)
+			if s.err = err; !errors.As(err, &pe) {
+				s.err = fmt.Errorf("%s: %w", s.name, err)
+			}
 			return
 		}
 		if eof && have == 0 {

@@ -398,15 +398,30 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		}
 		in.Close()
 	}
-	// Not all compressed, or another delimiter: staged as before.
-	for _, paths := range [][]string{{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}, {a, gz("t.tsv.gz", "key\tn\nk1\t1\n")}} {
-		in, err := stage.Stream(paths, 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if in.Opens != nil || len(in.Paths) != 2 {
-			t.Errorf("%q: streams %d, paths %d; want them staged", paths, len(in.Opens), len(in.Paths))
-		}
-		in.Close()
+	// Not all compressed: staged as before.
+	paths := []string{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}
+	in, err := stage.Stream(paths, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Opens != nil || len(in.Paths) != 2 {
+		t.Errorf("%q: streams %d, paths %d; want them staged", paths, len(in.Opens), len(in.Paths))
+	}
+	in.Close()
+	// Another delimiter in one of them: transcoded as it is read, and a
+	// bad quote there named at its line (and, in runStaged, the staged
+	// answer)
+	tsv := gz("t.tsv.gz", "key\tn\nk1\t1\n\"k\t2\"\t5\n")
+	if _, err := runStaged(t, []string{a, tsv}, 0, nil, q); err != nil {
+		t.Errorf("a CSV and a TSV file: %v", err)
+	}
+	badTSV := gz("bad.tsv.gz", "key\tn\nk1\t1\nk\"2\t5\n")
+	in, err = stage.Stream([]string{a, badTSV}, 0, nil)
+	if err != nil || len(in.Opens) != 2 {
+		t.Fatalf("a CSV and a TSV file: %d streams, %v", len(in.Opens), err)
+	}
+	_, err = Goroutines{}.Run(context.Background(), Config{Opens: in.Opens, Names: in.Names, Query: q, Workers: 2, Split: SplitRows})
+	if want := badTSV + ":3:1: quote inside"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad quote in a TSV stream: %v, want %s…", err, want)
 	}
 }

@@ -241,17 +241,17 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 }
 
 // Stream is Stage for a strategy that scans a stream while it reads it
-// (spawn.Streams): a lone PATH that Stage would land in a memory file and
-// that is comma-separated (standard input or a pipe, perhaps compressed; a
-// .gz or .zst file) is left a stream: Inputs.Stream reads its CSV bytes,
-// decompressed, Names[0] is what messages call it, and Paths is empty.
-// Several PATHs that are all compressed comma-separated files are left
-// streams too, opened one by one as the workers take them (Inputs.Opens).
+// (spawn.Streams): a lone PATH that Stage would land in a memory file
+// (standard input or a pipe, perhaps compressed; a .gz or .zst file; a
+// file with another delimiter) is left a stream: Inputs.Stream reads its
+// CSV bytes, decompressed and transcoded, Names[0] is what messages call
+// it, and Paths is empty. Several PATHs that are all compressed files are
+// left streams too, opened one by one as the workers take them (Inputs.Opens).
 // Anything else is staged as Stage stages it. Inputs.Close closes the
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
 func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
-	if len(paths) > 1 && allCompressed(paths, sep) {
+	if len(paths) > 1 && allCompressed(paths) {
 		in := &Inputs{Names: paths}
 		for _, p := range paths {
 			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, sep) })
@@ -268,35 +268,50 @@ func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 	if src.r == nil {
 		return &Inputs{Paths: []string{src.path}, Names: []string{src.name}}, nil
 	}
-	if src.sep != ',' {
-		mem, err := stage(src.r, src.zip, src.sep, src.name)
-		src.close()
-		if err != nil {
-			return nil, err
-		}
-		return &Inputs{Paths: []string{shm.MemFilePath(mem)}, Names: []string{src.name}, mem: []*os.File{mem}}, nil
+	r, closeIt, err := streamOf(src)
+	if err != nil {
+		return nil, err
 	}
+	return &Inputs{Names: []string{src.name}, Stream: r, closers: []func(){closeIt}}, nil
+}
+
+// streamOf is src (from openSource, its r not nil) as a stream of CSV
+// bytes in the comma dialect: decompressed, and transcoded if its
+// delimiter is another (scan.Transcode, in a goroutine of its own,
+// writing into a pipe that the stream reads), and the function that
+// closes it, safe while a Read is in flight (lateClose). The transcoder
+// alone reads the decompressor, so it closes it and the file when it
+// ends; closing the pipe makes it end at its next write. On error src is
+// closed.
+func streamOf(src source) (io.Reader, func(), error) {
 	r, zclose, err := decompress(src.r, src.zip, src.name)
 	if err != nil {
 		src.close()
-		return nil, err
+		return nil, nil, err
 	}
-	lc := &lateClose{r: r, closers: []func(){zclose, src.close}}
-	return &Inputs{Names: []string{src.name}, Stream: lc, closers: []func(){lc.close}}, nil
+	closers := []func(){zclose, src.close}
+	if src.sep != ',' {
+		pr, pw := io.Pipe()
+		go func(r io.Reader) {
+			pw.CloseWithError(scan.Transcode(pw, r, src.sep, src.name))
+			zclose()
+			src.close()
+		}(r)
+		r, closers = pr, []func(){func() { pr.Close() }}
+	}
+	lc := &lateClose{r: r, closers: closers}
+	return lc, lc.close, nil
 }
 
-// allCompressed reports whether every PATH is a compressed, comma-separated
-// regular file: what Stream leaves to Inputs.Opens.
-func allCompressed(paths []string, sep byte) bool {
+// allCompressed reports whether every PATH is a compressed regular file:
+// what Stream leaves to Inputs.Opens.
+func allCompressed(paths []string) bool {
 	for _, p := range paths {
 		if p == Stdin || compression(p) == "" {
 			return false
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			return false // (the error comes when Stage opens it)
-		}
-		if d := sep; d == 0 && byName(p) != ',' || d != 0 && d != ',' {
-			return false
 		}
 	}
 	return true
@@ -310,13 +325,7 @@ func openStream(p string, sep byte) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, zclose, err := decompress(src.r, src.zip, src.name)
-	if err != nil {
-		src.close()
-		return nil, nil, err
-	}
-	lc := &lateClose{r: r, closers: []func(){zclose, src.close}}
-	return lc, lc.close, nil
+	return streamOf(src)
 }
 
 // lateClose is a stream that closes its decompressor and file once no
