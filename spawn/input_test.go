@@ -183,6 +183,7 @@ func TestStagedInputsAgree(t *testing.T) {
 	}{
 		{"stdin", []string{"-"}, 0, raw, q},
 		{"many compressed files", parts, 0, nil, q},
+		{"two tsv files", []string{writeFile(t, filepath.Join(dir, "a.tsv"), tsv.String()), writeFile(t, filepath.Join(dir, "e.tab"), "")}, 0, nil, q},
 		{"gzip", []string{writeFile(t, filepath.Join(dir, "a.csv.gz"), gz.String())}, 0, nil, q},
 		{"zstd", []string{writeFile(t, filepath.Join(dir, "a.csv.zst"), zs.String())}, 0, nil, q},
 		{"gzip on stdin", []string{"-"}, 0, gz.Bytes(), q},

@@ -398,7 +398,8 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		}
 		in.Close()
 	}
-	// Not all compressed: staged as before.
+	// A plain CSV file among them: staged as before. (All TSV: streams,
+	// in TestStagedInputsAgree.)
 	paths := []string{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}
 	in, err := stage.Stream(paths, 0, nil)
 	if err != nil {

@@ -160,9 +160,10 @@ type Inputs struct {
 	// Stream, from Stream only: the lone input's CSV bytes, read as they
 	// come (Paths is then empty, and Names[0] names it).
 	Stream io.Reader
-	// Opens, from Stream only: the PATHs, all compressed files, each
-	// opened as a stream of its CSV bytes when a worker takes it (Names
-	// name them; Paths is empty). See spawn.Config.Opens.
+	// Opens, from Stream only: the PATHs, all files to read (compressed,
+	// or with another delimiter), each opened as a stream of its CSV
+	// bytes when a worker takes it (Names name them; Paths is empty). See
+	// spawn.Config.Opens.
 	Opens   []func() (io.Reader, func(), error)
 	mem     []*os.File
 	closers []func()
@@ -245,13 +246,14 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 // (standard input or a pipe, perhaps compressed; a .gz or .zst file; a
 // file with another delimiter) is left a stream: Inputs.Stream reads its
 // CSV bytes, decompressed and transcoded, Names[0] is what messages call
-// it, and Paths is empty. Several PATHs that are all compressed files are
-// left streams too, opened one by one as the workers take them (Inputs.Opens).
+// it, and Paths is empty. Several PATHs that are all files of that kind
+// are left streams too, opened one by one as the workers take them
+// (Inputs.Opens).
 // Anything else is staged as Stage stages it. Inputs.Close closes the
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
 func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
-	if len(paths) > 1 && allCompressed(paths) {
+	if len(paths) > 1 && allRead(paths, sep) {
 		in := &Inputs{Names: paths}
 		for _, p := range paths {
 			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, sep) })
@@ -303,11 +305,16 @@ func streamOf(src source) (io.Reader, func(), error) {
 	return lc, lc.close, nil
 }
 
-// allCompressed reports whether every PATH is a compressed regular file:
-// what Stream leaves to Inputs.Opens.
-func allCompressed(paths []string) bool {
+// allRead reports whether every PATH is a regular file that must be read
+// to be scanned (compressed, or with another delimiter than sep's or its
+// name's ','): what Stream leaves to Inputs.Opens.
+func allRead(paths []string, sep byte) bool {
 	for _, p := range paths {
-		if p == Stdin || compression(p) == "" {
+		d := sep
+		if d == 0 {
+			d = byName(p)
+		}
+		if p == Stdin || compression(p) == "" && d == ',' {
 			return false
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -317,7 +324,7 @@ func allCompressed(paths []string) bool {
 	return true
 }
 
-// openStream opens PATH p, a compressed file, as a stream of its CSV
+// openStream opens PATH p, a file to read, as a stream of its CSV
 // bytes (Inputs.Opens), and returns the function that closes it (after
 // the Read in flight, if any: see lateClose).
 func openStream(p string, sep byte) (io.Reader, func(), error) {
