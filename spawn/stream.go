@@ -72,7 +72,7 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	if c.Stream == nil {
 		return runStreams(ctx, c, name, workers, t0)
 	}
-	s := newStreamRun(c, 0, workers, t0)
+	s := newStreamRun(&c, c.Stream, 0, workers, t0)
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -163,9 +163,7 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 		return nil, err
 	}
 	defer closeIt()
-	one := c
-	one.Stream = rd
-	s := newStreamRun(one, i, 1, t0)
+	s := newStreamRun(&c, rd, i, 1, t0)
 	if err := s.start(ctx); err != nil {
 		if errors.Is(err, ErrNoData) {
 			return nil, nil
@@ -198,15 +196,15 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 	return rep
 }
 
-// newStreamRun is the run of c.Stream, input i of c.Names, for workers
-// workers, its clock started at t0.
-func newStreamRun(c Config, i, workers int, t0 time.Time) *streamRun {
+// newStreamRun is the run of c's query over r, input i of c.Names, for
+// workers workers, its clock started at t0.
+func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamRun {
 	size := c.Chunk
 	if size <= 0 {
 		size = DefaultChunk
 	}
 	s := &streamRun{
-		t0: t0, r: c.Stream, name: "standard input", q: c.Query, size: size,
+		t0: t0, r: r, name: "standard input", q: c.Query, size: size,
 		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
 		bound: make(chan struct{}), done: make(chan struct{}),
 	}

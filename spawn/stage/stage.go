@@ -248,8 +248,7 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 // CSV bytes, decompressed and transcoded, Names[0] is what messages call
 // it, and Paths is empty. Several PATHs that are all files of that kind
 // are left streams too, opened one by one as the workers take them
-// (Inputs.Opens).
-// Anything else is staged as Stage stages it. Inputs.Close closes the
+// (Inputs.Opens). Anything else is staged as Stage stages it. Inputs.Close closes the
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
 func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
@@ -310,11 +309,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 // name's ','): what Stream leaves to Inputs.Opens.
 func allRead(paths []string, sep byte) bool {
 	for _, p := range paths {
-		d := sep
-		if d == 0 {
-			d = byName(p)
-		}
-		if p == Stdin || compression(p) == "" && d == ',' {
+		if p == Stdin || compression(p) == "" && delimiter(p, sep) == ',' {
 			return false
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -404,9 +399,12 @@ func (s *source) close() {
 	}
 }
 
-// byName is the delimiter PATH p's name says: tab for a .tsv or .tab file
-// (compressed or not), else a comma.
-func byName(p string) byte {
+// delimiter is PATH p's delimiter: sep if not 0, else the one its name
+// says: tab for a .tsv or .tab file (compressed or not), else a comma.
+func delimiter(p string, sep byte) byte {
+	if sep != 0 {
+		return sep
+	}
 	base := strings.ToLower(p[:len(p)-len(compression(p))])
 	if strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
 		return '\t'
@@ -419,10 +417,7 @@ func byName(p string) byte {
 // stream to read, its compression by its name or, for a stream, by its
 // first bytes.
 func openSource(p string, sep byte, stdin io.Reader) (source, error) {
-	src := source{path: p, name: p, zip: compression(p), sep: sep}
-	if src.sep == 0 {
-		src.sep = byName(p)
-	}
+	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, sep)}
 	pipe := false
 	if p != Stdin {
 		st, err := os.Stat(p)
