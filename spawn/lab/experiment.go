@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"text/tabwriter"
@@ -61,12 +62,18 @@ type Stat struct {
 	Ran    int           // units that ran in the last round
 	// Distinct is the distinct OS threads of the last round (thread only).
 	Distinct int
+	rounds   []float64 // ms of each round, in order: Ratio pairs them
 }
 
-// Ratio is a named quotient of two stats' median round times.
+// Ratio is a named quotient of two stats: of their median round times
+// (Value), and the median of their quotients round by round (Paired, each
+// round's A over the same round's B, which a drift of the machine's speed
+// between rounds leaves alone), with its 95% confidence interval (NaN under
+// 6 rounds). All are 0 when a side was not measured.
 type Ratio struct {
-	Name, What string
-	Value      float64 // 0 when a side was not measured
+	Name, What                 string
+	Value                      float64
+	Paired, PairedLo, PairedHi float64
 }
 
 // Report is the lab's result: what ran, where, and the 2004 figures.
@@ -84,8 +91,9 @@ type Report struct {
 	Skipped []string
 }
 
-// Run runs every method in every mode: a warmup round, then c.Rounds, each
-// of which must see all c.N units run. It fails on the first error.
+// Run runs every method in every mode: a warmup round of each, then
+// c.Rounds rounds in which each runs once, in turn; each round must see all
+// c.N units run. It fails on the first error.
 func Run(c Config) (*Report, error) {
 	if c.N < 1 || c.Rounds < 1 || c.TouchMB < 0 {
 		return nil, fmt.Errorf("the lab needs N and rounds of at least 1 and a touch of 0 MiB or more")
@@ -97,6 +105,17 @@ func Run(c Config) (*Report, error) {
 	unix.Uname(&u)
 	rep.Kernel = unix.ByteSliceToString(u.Release[:])
 	rep.ChildRunsFirst, _ = ChildRunsFirst()
+	// The cells (a method in a mode) run round by round, each once a round
+	// in the order given (A B C, A B C, ...), so that a drift of the
+	// machine's speed falls on all alike and each ratio can be taken
+	// round by round as well as of the medians.
+	type cell struct {
+		m        Method
+		mode     Mode
+		per, tot []float64
+		last     LabRound
+	}
+	var cells []*cell
 	for _, m := range c.Methods {
 		if m == MethodForkExecGo {
 			if _, err := nopPath(); err != nil {
@@ -118,52 +137,72 @@ func Run(c Config) (*Report, error) {
 			if _, err := Lab(m, mode, c.N, ""); err != nil { // warmup
 				return nil, err
 			}
-			st := Stat{Method: m, Mode: mode}
-			var per, tot []float64
-			for range c.Rounds {
-				r, err := Lab(m, mode, c.N, "")
-				if err != nil {
-					return nil, err
-				}
-				if r.Ran != c.N {
-					return nil, fmt.Errorf("%s %s: only %d of %d units ran", m, mode, r.Ran, c.N)
-				}
-				per = append(per, float64(r.Total.Nanoseconds())/1e3/float64(c.N))
-				tot = append(tot, float64(r.Total.Nanoseconds())/1e6)
-				st.Ran, st.Distinct = r.Ran, r.Distinct
-			}
-			st.Per, st.Total = bench.Summarize(per), bench.Summarize(tot)
-			rep.Stats = append(rep.Stats, st)
+			cells = append(cells, &cell{m: m, mode: mode})
 		}
 	}
-	ratio := func(a, b Method, mode Mode) float64 {
-		x, y := rep.median(a, mode), rep.median(b, mode)
-		if x == 0 || y == 0 {
-			return 0
+	for range c.Rounds {
+		for _, x := range cells {
+			r, err := Lab(x.m, x.mode, c.N, "")
+			if err != nil {
+				return nil, err
+			}
+			if r.Ran != c.N {
+				return nil, fmt.Errorf("%s %s: only %d of %d units ran", x.m, x.mode, r.Ran, c.N)
+			}
+			x.per = append(x.per, float64(r.Total.Nanoseconds())/1e3/float64(c.N))
+			x.tot = append(x.tot, float64(r.Total.Nanoseconds())/1e6)
+			x.last = r
 		}
-		return x / y
+	}
+	for _, x := range cells {
+		rep.Stats = append(rep.Stats, Stat{Method: x.m, Mode: x.mode, Per: bench.Summarize(x.per), Total: bench.Summarize(x.tot),
+			Ran: x.last.Ran, Distinct: x.last.Distinct, rounds: x.tot})
+	}
+	ratio := func(a, b Method, mode Mode) Ratio {
+		x, y := rep.stat(a, mode), rep.stat(b, mode)
+		if x == nil || y == nil || x.Total.Median == 0 || y.Total.Median == 0 {
+			return Ratio{}
+		}
+		q := make([]float64, len(x.rounds))
+		for i := range q {
+			q[i] = x.rounds[i] / y.rounds[i]
+		}
+		med, lo, hi := bench.MedianCI(q)
+		return Ratio{Value: x.Total.Median / y.Total.Median, Paired: med, PairedLo: lo, PairedHi: hi}
+	}
+	named := func(name, what string, r Ratio) Ratio {
+		r.Name, r.What = name, what
+		return r
 	}
 	rep.Ratios = []Ratio{
-		{"fork_thread_create", "fork / thread, creating calls only (the 2004 test's way)", ratio(MethodFork, MethodThread, ModeCreate)},
-		{"fork_thread_batch", "fork / thread, create all then reap all", ratio(MethodFork, MethodThread, ModeBatch)},
-		{"forkexec_self_goroutine_batch", "forkexec-self / goroutine, batch (a worker process against a worker goroutine)", ratio(MethodForkExecSelf, MethodGoroutine, ModeBatch)},
-		{"forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)},
-		{"forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)},
-		{"forkexec_worker_go_serial", "forkexec-worker / forkexec-go, serial (a worker against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecWorker, MethodForkExecGo, ModeSerial)},
-		{"forkexec_session_go_serial", "forkexec-session / forkexec-go, serial (an FTP session process of a server with TLS, or a load client, against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecSession, MethodForkExecGo, ModeSerial)},
-		{"forkexec_session_plain_go_serial", "forkexec-session-plain / forkexec-go, serial (an FTP session process of a server without TLS against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecPlain, MethodForkExecGo, ModeSerial)},
-		{"forkexec_self_go_serial", "forkexec-self / forkexec-go, serial (parlab against the smallest Go program)", ratio(MethodForkExecSelf, MethodForkExecGo, ModeSerial)},
-		{"mpirun_forkexec_self_batch", "mpirun / forkexec-self, batch (an MPI job of N ranks, MPI_Init and MPI_Finalize in each, against N worker processes)", ratio(MethodMPIRun, MethodForkExecSelf, ModeBatch)},
+		named("fork_thread_create", "fork / thread, creating calls only (the 2004 test's way)", ratio(MethodFork, MethodThread, ModeCreate)),
+		named("fork_thread_batch", "fork / thread, create all then reap all", ratio(MethodFork, MethodThread, ModeBatch)),
+		named("forkexec_self_goroutine_batch", "forkexec-self / goroutine, batch (a worker process against a worker goroutine)", ratio(MethodForkExecSelf, MethodGoroutine, ModeBatch)),
+		named("forkexec_self_fork_batch", "forkexec-self / fork, batch (what exec of a Go binary adds)", ratio(MethodForkExecSelf, MethodFork, ModeBatch)),
+		named("forkexec_worker_self_batch", "forkexec-worker / forkexec-self, batch (the lean worker binary against parlab)", ratio(MethodForkExecWorker, MethodForkExecSelf, ModeBatch)),
+		named("forkexec_worker_go_serial", "forkexec-worker / forkexec-go, serial (a worker against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecWorker, MethodForkExecGo, ModeSerial)),
+		named("forkexec_session_go_serial", "forkexec-session / forkexec-go, serial (an FTP session process of a server with TLS, or a load client, against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecSession, MethodForkExecGo, ModeSerial)),
+		named("forkexec_session_plain_go_serial", "forkexec-session-plain / forkexec-go, serial (an FTP session process of a server without TLS against the smallest Go program: issue 44's target, at most 1.5)", ratio(MethodForkExecPlain, MethodForkExecGo, ModeSerial)),
+		named("forkexec_self_go_serial", "forkexec-self / forkexec-go, serial (parlab against the smallest Go program)", ratio(MethodForkExecSelf, MethodForkExecGo, ModeSerial)),
+		named("mpirun_forkexec_self_batch", "mpirun / forkexec-self, batch (an MPI job of N ranks, MPI_Init and MPI_Finalize in each, against N worker processes)", ratio(MethodMPIRun, MethodForkExecSelf, ModeBatch)),
 	}
 	return rep, nil
 }
 
+// stat is a method's stat in a mode, nil if it was not measured.
+func (r *Report) stat(m Method, mode Mode) *Stat {
+	for i := range r.Stats {
+		if s := &r.Stats[i]; s.Method == m && s.Mode == mode {
+			return s
+		}
+	}
+	return nil
+}
+
 // median is a stat's median round time in ms, 0 if it was not measured.
 func (r *Report) median(m Method, mode Mode) float64 {
-	for _, s := range r.Stats {
-		if s.Method == m && s.Mode == mode {
-			return s.Total.Median
-		}
+	if s := r.stat(m, mode); s != nil {
+		return s.Total.Median
 	}
 	return 0
 }
@@ -175,6 +214,11 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Median float64  `json:"median"`
 		Min    *float64 `json:"min,omitempty"`
 		Max    *float64 `json:"max,omitempty"`
+	}
+	type paired struct {
+		Median float64  `json:"median"`
+		Lo     *float64 `json:"ci95_lo,omitempty"`
+		Hi     *float64 `json:"ci95_hi,omitempty"`
 	}
 	type method struct {
 		Method   Method  `json:"method"`
@@ -194,10 +238,11 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		ChildRunsFirst *string            `json:"sched_child_runs_first"`
 		Methods        []method           `json:"methods"`
 		Ratios         map[string]float64 `json:"ratios"`
+		Paired         map[string]paired  `json:"ratios_paired"`
 		Skipped        []string           `json:"skipped,omitempty"`
 		Reference      []RefPoint         `json:"reference_2004"`
 	}{Skipped: r.Skipped, N: r.N, Rounds: r.Rounds, Kernel: r.Kernel, Go: r.Go, Cores: r.Cores, TouchMB: r.TouchMB,
-		Methods: []method{}, Ratios: map[string]float64{}, Reference: Reference2004}
+		Methods: []method{}, Ratios: map[string]float64{}, Paired: map[string]paired{}, Reference: Reference2004}
 	if r.ChildRunsFirst != "" {
 		doc.ChildRunsFirst = &r.ChildRunsFirst
 	}
@@ -212,6 +257,11 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	for _, x := range r.Ratios {
 		if x.Value > 0 {
 			doc.Ratios[x.Name] = x.Value
+			p := paired{Median: x.Paired}
+			if !math.IsNaN(x.PairedLo) {
+				p.Lo, p.Hi = &x.PairedLo, &x.PairedHi
+			}
+			doc.Paired[x.Name] = p
 		}
 	}
 	return json.Marshal(doc)
@@ -244,7 +294,11 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, x := range r.Ratios {
 		if x.Value > 0 {
-			fmt.Fprintf(w, "%-90s %.2f\n", x.What+":", x.Value)
+			ci := ""
+			if !math.IsNaN(x.PairedLo) {
+				ci = fmt.Sprintf(", 95%% CI %.2f–%.2f", x.PairedLo, x.PairedHi)
+			}
+			fmt.Fprintf(w, "%-90s %.2f  (round by round %.2f%s)\n", x.What+":", x.Value, x.Paired, ci)
 		}
 	}
 	for _, why := range r.Skipped {

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +116,52 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := Run(Config{N: 0, Rounds: 1}); err == nil {
 		t.Error("N = 0 ran")
+	}
+}
+
+// The methods run round by round, and each ratio is also taken round by
+// round: its Paired is the median of the rounds' own quotients, with a 95%
+// interval from 6 rounds on, and the JSON carries both.
+func TestRunPaired(t *testing.T) {
+	rep, err := Run(Config{N: 8, Rounds: 7, Methods: []Method{MethodGoroutine, MethodThread, MethodFork}, Modes: []Mode{ModeBatch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, th := rep.stat(MethodFork, ModeBatch), rep.stat(MethodThread, ModeBatch)
+	if f == nil || th == nil || len(f.rounds) != 7 || len(th.rounds) != 7 {
+		t.Fatalf("%+v", rep.Stats)
+	}
+	q := make([]float64, 7)
+	for i := range q {
+		q[i] = f.rounds[i] / th.rounds[i]
+	}
+	slices.Sort(q)
+	var r Ratio
+	for _, x := range rep.Ratios {
+		if x.Name == "fork_thread_batch" {
+			r = x
+		}
+	}
+	if r.Paired != q[3] || r.Value != f.Total.Median/th.Total.Median || !(r.PairedLo <= r.Paired && r.Paired <= r.PairedHi) {
+		t.Errorf("fork_thread_batch %+v, rounds' quotients %v", r, q)
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paired map[string]struct {
+			Median float64
+			Lo     *float64 `json:"ci95_lo"`
+		} `json:"ratios_paired"`
+	}
+	if json.Unmarshal(js, &doc) != nil || doc.Paired["fork_thread_batch"].Median != q[3] || doc.Paired["fork_thread_batch"].Lo == nil {
+		t.Errorf("JSON: %s", js)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "round by round") || !strings.Contains(b.String(), "95% CI") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }
 
