@@ -90,6 +90,10 @@ type Config struct {
 	Errors io.Writer
 
 	dummy []byte // a session process's: its parent's dummy hash
+	// inSession is set in a session process, which serves its one
+	// connection and starts no other process (so it keeps no copy of the
+	// certificate to hand on).
+	inSession bool
 }
 
 // Defaults are the limits a zero Config gets: vsftpd's and RFC 1123's

@@ -150,6 +150,33 @@ func TestTLSEveryModel(t *testing.T) {
 	}
 }
 
+// A session process parses the key it is handed at its first handshake,
+// not at its start (most sessions never ask for TLS), once; a key that
+// does not parse fails that handshake, not the session's start.
+func TestChildTLSParsesAtHandshake(t *testing.T) {
+	tc := testCert(t)
+	chain, key, err := childCert(tc.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := childTLS(chain, key)
+	if err != nil || len(cfg.Certificates) != 0 || cfg.GetCertificate == nil || cfg.MinVersion != tls.VersionTLS12 {
+		t.Fatalf("childTLS: %v %+v", err, cfg)
+	}
+	c1, err1 := cfg.GetCertificate(nil)
+	c2, err2 := cfg.GetCertificate(nil)
+	if err1 != nil || err2 != nil || c1 != c2 || c1.PrivateKey == nil || len(c1.Certificate) != 1 {
+		t.Errorf("GetCertificate: %v %v %p %p", err1, err2, c1, c2)
+	}
+	bad, err := childTLS(chain, []byte("not a key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.GetCertificate(nil); err == nil || !strings.Contains(err.Error(), "TLS key") {
+		t.Errorf("a bad key: %v", err)
+	}
+}
+
 // Defect 3: a wrong password took longer for an unknown user than for a
 // known one (the processes model's children each made a dummy hash; every
 // model's dummy had bcrypt's default cost whatever the users' cost), so

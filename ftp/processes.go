@@ -245,7 +245,7 @@ func sessionMain([]string) int {
 	cfgFile.Close()
 	cfg := Config{Root: cc.Root, Model: Processes, Users: cc.Users, Anonymous: cc.Anonymous, PasvMin: cc.PasvMin,
 		PasvMax: cc.PasvMax, Idle: cc.Idle, DataTimeout: cc.DataTimeout, LoginDelay: cc.LoginDelay, MaxLine: cc.MaxLine,
-		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy}
+		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy, inSession: true}
 	if cc.TLSChain != nil {
 		var err error
 		if cfg.TLS, err = childTLS(cc.TLSChain, cc.TLSKey); err != nil {

@@ -57,7 +57,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, perIP: map[string]int{}, sessions: map[*session]struct{}{},
 		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[*child.Pidfd]struct{}{}, dummy: cfg.dummy}
-	if cfg.Model == Processes && cfg.TLS != nil {
+	if cfg.Model == Processes && cfg.TLS != nil && !cfg.inSession {
 		var err error
 		if s.tlsChain, s.tlsKey, err = childCert(cfg.TLS); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -32,7 +33,14 @@ func loadTLS(cfg *Config) error {
 
 // tlsConfig is the server side of explicit FTPS for one certificate.
 func tlsConfig(cert tls.Certificate) *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	t := serverTLS()
+	t.Certificates = []tls.Certificate{cert}
+	return t
+}
+
+// serverTLS is the server side of explicit FTPS without its certificate.
+func serverTLS() *tls.Config {
+	return &tls.Config{MinVersion: tls.VersionTLS12}
 }
 
 // childCert is t's one certificate as the processes model hands it to a
@@ -49,13 +57,23 @@ func childCert(t *TLSConfig) (chain [][]byte, key []byte, err error) {
 }
 
 // childTLS is the configuration a session process makes of what childCert
-// handed it.
+// handed it. The key is parsed at the session's first handshake, not
+// here: most sessions never ask for TLS, and an RSA key's parse (its
+// checks and precomputation) is a cost a session's start need not pay
+// (docs/experiments.md, 2026-12-06, late night). The parent parsed the
+// same key before it handed it on, so the parse does not fail in
+// practice; if it does, that handshake fails, and the session says so.
 func childTLS(chain [][]byte, key []byte) (*TLSConfig, error) {
-	k, err := x509.ParsePKCS8PrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("TLS key: %w", err)
-	}
-	return tlsConfig(tls.Certificate{Certificate: chain, PrivateKey: k}), nil
+	cert := sync.OnceValues(func() (*tls.Certificate, error) {
+		k, err := x509.ParsePKCS8PrivateKey(key)
+		if err != nil {
+			return nil, fmt.Errorf("TLS key: %w", err)
+		}
+		return &tls.Certificate{Certificate: chain, PrivateKey: k}, nil
+	})
+	t := serverTLS()
+	t.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return cert() }
+	return t, nil
 }
 
 // handshake is the server side of a TLS handshake on c (a control or a
