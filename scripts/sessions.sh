@@ -5,8 +5,9 @@
 # (parlab-session; the clients do not take it up), goroutines, and vsftpd,
 # each server fresh for each run, the servers' order the same every round
 # (A B C D, A B C D, ...). Issue 44's target: processes at least vsftpd's.
-# Loopback only; every run is bounded (timeout 120). Needs vsftpd and
-# openssl (apt-get install vsftpd openssl) and root for vsftpd.
+# Loopback only; every run is bounded (timeout 120). vsftpd (and root for
+# it) and openssl (for the TLS run) are used where installed (apt-get
+# install vsftpd openssl); where one is not, its runs are skipped, and said.
 #
 #   scripts/sessions.sh [ROUNDS [USERS [DELAY]]]   (PARLAB=path/to/parlab)
 set -u
@@ -17,8 +18,11 @@ chmod 755 "$root"
 head -c 1024 /dev/urandom >"$root/f.bin"
 tmp=$(mktemp -d)
 trap 'rm -rf "$root" "$tmp"' EXIT
+tls=yes
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null || { echo "openssl failed" >&2; exit 1; }
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null || { echo "no openssl: the TLS runs are skipped"; tls=; }
+vsftpd=/usr/sbin/vsftpd
+[ -x $vsftpd ] || { echo "no $vsftpd: its runs are skipped"; vsftpd=; }
 mkdir -p /var/run/vsftpd/empty
 cat >"$tmp/vsftpd.conf" <<CONF
 listen=YES
@@ -64,9 +68,10 @@ serve() { # name model [flags]
 for r in $(seq "$rounds"); do
 	echo "== round $r: $users users, $delay apart, RETR of 1 KiB"
 	serve processes processes
-	serve processes-tls processes --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"
+	[ -n "$tls" ] && serve processes-tls processes --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"
 	serve goroutines goroutines
-	/usr/sbin/vsftpd "$tmp/vsftpd.conf" &
+	[ -n "$vsftpd" ] || continue
+	$vsftpd "$tmp/vsftpd.conf" &
 	vpid=$!
 	sleep 0.5
 	load vsftpd 127.0.0.1:2142
