@@ -36,11 +36,11 @@ LDSTAMP = -ldflags "-B 0x$(STAMP)"
 
 # Each binary is then copied over itself (cp, then rename): the linker
 # writes its output through a shared mapping, which leaves the file in the
-# page cache in 4 KiB folios, and every exec of it then takes a fault for
-# each page it touches; written with write(2) it lies in large folios, as a
-# binary read back from disk does. A session process's start, measured in
-# the spawn lab: 1.56x the smallest Go program as linked, 1.37x as copied
-# (docs/experiments.md, 2026-12-06, late night).
+# page cache in 4 KiB folios, and every exec of it then pays more kernel
+# time for the same page faults; written with write(2) it lies in large
+# folios, as a binary read back from disk does. parlab-session's start
+# (2,000 each): 1.44x the smallest Go program's, both as linked; 1.35x,
+# both as copied (docs/experiments.md, 2026-12-06, late night).
 #
 # CGO_ENABLED=0: static binaries, pure Go's resolver and user lookup. A
 # binary that links cgo (net, os/user do by default) is loaded by ld.so and
