@@ -28,27 +28,7 @@ for model in goroutines pool processes; do
     kill -TERM $spid; wait $spid 2>/dev/null
   done
 done
-mkdir -p /var/run/vsftpd/empty
-cat > /tmp/vsftpd.conf <<CONF
-listen=YES
-listen_ipv6=NO
-listen_address=127.0.0.1
-listen_port=2142
-background=NO
-anonymous_enable=YES
-no_anon_password=YES
-anon_root=$root
-local_enable=NO
-write_enable=NO
-pasv_enable=YES
-pasv_address=127.0.0.1
-pasv_min_port=30000
-pasv_max_port=30999
-secure_chroot_dir=/var/run/vsftpd/empty
-max_clients=20000
-max_per_ip=20000
-xferlog_enable=NO
-CONF
+scripts/vsftpd-conf.sh "$root" >/tmp/vsftpd.conf
 for n in 100 1000 3000; do
   /usr/sbin/vsftpd /tmp/vsftpd.conf & vpid=$!; sleep 0.5
   run vsftpd 127.0.0.1:2142 $n

@@ -23,27 +23,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -su
 	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null || { echo "no openssl: the TLS runs are skipped"; tls=; }
 vsftpd=/usr/sbin/vsftpd
 [ -x $vsftpd ] || { echo "no $vsftpd: its runs are skipped"; vsftpd=; }
-mkdir -p /var/run/vsftpd/empty
-cat >"$tmp/vsftpd.conf" <<CONF
-listen=YES
-listen_ipv6=NO
-listen_address=127.0.0.1
-listen_port=2142
-background=NO
-anonymous_enable=YES
-no_anon_password=YES
-anon_root=$root
-local_enable=NO
-write_enable=NO
-pasv_enable=YES
-pasv_address=127.0.0.1
-pasv_min_port=30000
-pasv_max_port=30999
-secure_chroot_dir=/var/run/vsftpd/empty
-max_clients=20000
-max_per_ip=20000
-xferlog_enable=NO
-CONF
+scripts/vsftpd-conf.sh "$root" >"$tmp/vsftpd.conf"
 load() { # name addr
 	timeout 120 $P ftp load --addr "$2" --users "$users" --delay "$delay" --script 'RETR f.bin' --json "$tmp/out.json" >/dev/null 2>"$tmp/err" ||
 		{ echo "$1: ftp load failed: $(head -c 300 "$tmp/err")" >&2; return; }
