@@ -113,6 +113,7 @@
 #define STOP 600
 #define CHAIN 608
 #define KBUF 616
+#define PACC 744
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -258,7 +259,7 @@ done: \
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $744-40
+TEXT ·hotWalk(SB), NOSPLIT, $752-40
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -832,8 +833,12 @@ spannext:
 	JLT    spanfield
 
 spansdone:
+	CMPQ KTAB(R13), $0
+	JNE  lookup
+
 	// Parse each summed field as parseCents does: 1 to 8 digits, '.', 2
 	// digits, 8 bytes readable.
+parsestart:
 	XORL AX, AX
 
 parse:
@@ -1036,24 +1041,26 @@ recvalue:
 
 	// Slot mode: the key (span 0) looked up in the key table (hotKeys:
 	// keyHash, then the next slot on, until the key or an empty slot),
-	// compared with the slot's (cmpkey); found, the row counts
-	// in r (R14) and its count and values go to the entry's accumulators.
-	// A key of more than 64 bytes, one less than 64 bytes before the
-	// window's readable end, or one not in the table goes out as a record
-	// (slotmiss). With a second group-by column (KEY2), the key is span 0,
-	// ',' and span 2, made in KBUF (see key2). The hash is keyHash's, in a
-	// table of KMASK+1 slots.
-slot:
+	// compared with the slot's (cmpkey), before the values are parsed, so
+	// that the wait for the table's slot overlaps the parse instead of
+	// following it; found, PACC is the entry's accumulators, where slot
+	// (after the parse) counts the row and adds its values. A key of more
+	// than 64 bytes, one less than 64 bytes before the window's readable
+	// end, or one not in the table leaves PACC 0 (premiss): the row goes
+	// out as a record (slotmiss). With a second group-by column (KEY2),
+	// the key is span 0, ',' and span 2, made in KBUF (see key2). The hash
+	// is keyHash's, in a table of KMASK+1 slots.
+lookup:
 	MOVQ    SPS(SP), R8
 	MOVQ    SPE(SP), R12
 	SUBQ    R8, R12              // the key's length
 	CMPQ    KEY2(R13), $0
 	JNE     key2
 	CMPQ    R12, $64
-	JHI     slotmiss
+	JHI     premiss
 	LEAQ    64(R8), AX
 	CMPQ    AX, AVAIL(R13)
-	JGT     slotmiss
+	JGT     premiss
 	ADDQ    SI, R8               // the key's first byte
 
 slothash:
@@ -1085,7 +1092,7 @@ probe:
 	ADDQ    R11, CX              // the slot
 	MOVQ    SLOTN(CX), DX
 	TESTQ   DX, DX
-	JZ      slotmiss             // an empty slot: a key not in the table
+	JZ      premiss             // an empty slot: a key not in the table
 	DECQ    DX
 	CMPQ    DX, R12
 	JNE     nextslot
@@ -1110,6 +1117,19 @@ cmpkey:
 	MOVQ   SLOTJ(CX), AX
 	IMUL3Q $ACCSIZE, AX, AX
 	ADDQ   KACC(R13), AX         // the entry's accumulators
+	MOVQ   AX, PACC(SP)
+	JMP    parsestart
+
+premiss:
+	MOVQ   $0, PACC(SP)
+	JMP    parsestart
+
+	// Slot mode, after the parse: the row's entry as the lookup before it
+	// found it (PACC), or the row goes out as a record (slotmiss).
+slot:
+	MOVQ   PACC(SP), AX
+	TESTQ  AX, AX
+	JZ     slotmiss
 	INCQ   0(AX)
 	XORL   CX, CX
 	CMPQ   EXT(R13), $0
@@ -1191,13 +1211,13 @@ key2:
 	SUBQ    AX, CX               // the second field's length
 	LEAQ    1(R12)(CX*1), DX
 	CMPQ    DX, $64
-	JHI     slotmiss
+	JHI     premiss
 	LEAQ    64(R8), DX
 	CMPQ    DX, AVAIL(R13)
-	JGT     slotmiss
+	JGT     premiss
 	LEAQ    64(AX), DX
 	CMPQ    DX, AVAIL(R13)
-	JGT     slotmiss
+	JGT     premiss
 	MOVOU   (SI)(R8*1), X0
 	MOVOU   16(SI)(R8*1), X1
 	MOVOU   32(SI)(R8*1), X2
