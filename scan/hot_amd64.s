@@ -88,7 +88,8 @@
 // compress mode's state (see ccompare): the rows in cbuf (NBUF), the
 // next to take (IBUF), 1 in the second pass (INP2), where that pass goes
 // when it is done (P2NEXT: 0 the walk, 1 done) and the entry's ROWN
-// (BROWN).
+// (BROWN); slot mode's entry for the row, found before its parse (PACC,
+// see lookup).
 #define CPOS 0
 #define DIG 72
 #define CNT 136
