@@ -194,14 +194,15 @@ func TestAbort(t *testing.T) {
 }
 
 // The listener's backlog is exact: while nothing is accepted, Linux
-// queues backlog+1 completed connections, and the rest wait for a SYN
-// retry. The queue is what the test counts, by accepting: a client's dial
-// completes when the SYN-ACK comes, so in a burst a few more dials than
-// that can complete while the server drops their last ACK on a full
-// queue (seen once in 2026-12-03's runs: 7 dials for a backlog of 5).
-// Those the server cannot accept before it sends its SYN-ACK again, a
-// second after; the accepts end long before. With the default backlog
-// (4096), all 3N would be there.
+// queues backlog+1 completed connections and drops the SYNs after them.
+// The dials are made one after another, so that no handshake is half done
+// when the queue fills. (In a burst, a few more dials than that completed
+// while the server dropped their last ACK, and under load the server's
+// SYN-ACK, sent again a second later, could land one of them in the queue
+// while the test accepted: 7 for a backlog of 5, 2026-12-03 and 12-06.)
+// The first backlog+1 are queued whatever the time the client takes to see
+// it; the 3 after them must time out; every one queued is accepted. With
+// the default backlog (4096), all would be.
 func TestBacklog(t *testing.T) {
 	const n = 5
 	ln, err := Listen("127.0.0.1:0", n)
@@ -209,20 +210,24 @@ func TestBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	var mu sync.Mutex
 	var conns []net.Conn
-	var wg sync.WaitGroup
-	for range 3 * n {
-		wg.Go(func() {
-			c, err := net.DialTimeout("tcp", ln.Addr().String(), 400*time.Millisecond)
-			if err == nil {
-				mu.Lock()
-				conns = append(conns, c)
-				mu.Unlock()
-			}
-		})
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range n + 1 + 3 {
+		timeout := 5 * time.Second // queued: the handshake is the kernel's, at once
+		if i > n {
+			timeout = 150 * time.Millisecond // dropped: the SYN's retry comes a second later
+		}
+		c, err := net.DialTimeout("tcp", ln.Addr().String(), timeout)
+		if err == nil {
+			conns = append(conns, c)
+		} else if i <= n {
+			t.Fatalf("dial %d of a backlog of %d: %v", i+1, n, err)
+		}
 	}
-	wg.Wait()
 	ln.(interface{ SetDeadline(time.Time) error }).SetDeadline(time.Now().Add(200 * time.Millisecond))
 	accepted := 0
 	for {
@@ -233,10 +238,7 @@ func TestBacklog(t *testing.T) {
 		accepted++
 		c.Close()
 	}
-	for _, c := range conns {
-		c.Close()
-	}
-	if accepted != n+1 || len(conns) < n+1 {
+	if accepted != n+1 || len(conns) != n+1 {
 		t.Errorf("backlog %d: %d connections queued (%d dials completed), want %d", n, accepted, len(conns), n+1)
 	}
 	if Backlog(n) != n || Backlog(1<<30) > 1<<20 {
