@@ -1093,7 +1093,7 @@ probe:
 	ADDQ    R11, CX              // the slot
 	MOVQ    SLOTN(CX), DX
 	TESTQ   DX, DX
-	JZ      premiss             // an empty slot: a key not in the table
+	JZ      premiss              // an empty slot: a key not in the table
 	DECQ    DX
 	CMPQ    DX, R12
 	JNE     nextslot
