@@ -221,23 +221,37 @@ func startAndWait(ctx context.Context, c Config, region *shm.Region, rep *Report
 			k.p.Close()
 		}
 	}()
+	// The workers start side by side (child.Start forks on up to
+	// GOMAXPROCS threads at once): one after another, N workers waited N
+	// execs. stdin and stdout are /dev/null (a worker prints nothing);
+	// stderr is ours, so a crashing worker's last words are seen; fd 3 is
+	// the region. (child.Start: Pdeathsig, and a pidfd that names this
+	// child even after its pid is reused, so a kill on timeout can never
+	// hit another process.)
+	ps := make([]*child.Pidfd, c.Workers)
+	errs := make([]error, c.Workers)
+	var wg sync.WaitGroup
 	for w := range c.Workers {
-		ts := time.Now()
-		// stdin and stdout are /dev/null (a worker prints nothing); stderr is
-		// ours, so a crashing worker's last words are seen; fd 3 is the
-		// region. (child.Start: Pdeathsig, and a pidfd that names this
-		// child even after its pid is reused, so a kill on timeout can
-		// never hit another process.)
-		p, err := child.Start(child.Attr{Exe: exe, Args: []string{exe, WorkerArg, strconv.Itoa(w)},
-			Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
-		rep.PerWorker[w].Fork = time.Since(ts)
-		rep.PerWorker[w].Launched = ts.Sub(t0)
+		wg.Go(func() {
+			ts := time.Now()
+			ps[w], errs[w] = child.Start(child.Attr{Exe: exe, Args: []string{exe, WorkerArg, strconv.Itoa(w)},
+				Files: []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), uintptr(region.Fd())}})
+			rep.PerWorker[w].Fork = time.Since(ts)
+			rep.PerWorker[w].Launched = ts.Sub(t0)
+		})
+	}
+	wg.Wait()
+	for _, p := range ps {
+		if p != nil {
+			kids = append(kids, kid{p})
+		}
+	}
+	for w, err := range errs {
 		if err != nil {
 			killAll(kids)
 			reapAll(kids)
 			return nil, nil, false, fmt.Errorf("starting worker %d (%s): %w", w, exe, err)
 		}
-		kids = append(kids, kid{p})
 	}
 	statuses, timedOut := waitAll(ctx, kids)
 	return kids, statuses, timedOut, nil

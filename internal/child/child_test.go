@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -167,9 +168,11 @@ func TestStampOfBuilt(t *testing.T) {
 	}
 }
 
-// Start runs children from its one spawner thread, from any goroutine at
-// once: each can be waited for and signalled through its pidfd, and a
-// binary that cannot start is an error, not a child.
+// Start runs children from its spawner threads, from any goroutine at
+// once (on at most GOMAXPROCS spawners, each of which keeps the children it
+// forked: /proc/self/task/*/children): each can be waited for and
+// signalled through its pidfd, and a binary that cannot start is an error,
+// not a child.
 func TestStart(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -195,6 +198,12 @@ func TestStart(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+	spawners.mu.Lock()
+	n := spawners.n
+	spawners.mu.Unlock()
+	if n < 1 || n > max(1, runtime.GOMAXPROCS(0)) {
+		t.Errorf("%d spawners for GOMAXPROCS %d", n, runtime.GOMAXPROCS(0))
 	}
 	p, err := Start(Attr{Exe: sh, Args: []string{"sh", "-c", "sleep 30"}})
 	if err != nil {

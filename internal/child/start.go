@@ -20,28 +20,41 @@ type Attr struct {
 // Start starts a child of this process: syscall.ForkExec with
 // PR_SET_PDEATHSIG (SIGKILL: a child never outlives its parent) and a
 // pidfd, returned as a Pidfd for waiting in the poller and signalling
-// without a pid race. Every child of the process is forked by one
-// goroutine locked to its OS thread for the process's life (the spawner),
-// because Pdeathsig fires when the thread that forked the child ends, not
-// the process, and Go ends a thread whose goroutine exits locked to it
-// (the spawn lab does so on purpose): so the rule lives here, once, and a
-// child dies with the process, never earlier. Start is safe for
-// concurrent use; forks are made one at a time.
+// without a pid race. Every child of the process is forked by a spawner,
+// a goroutine locked to its OS thread for the process's life, because
+// Pdeathsig fires when the thread that forked the child ends, not the
+// process, and Go ends a thread whose goroutine exits locked to it (the
+// spawn lab does so on purpose): so the rule lives here, once, and a child
+// dies with the process, never earlier. Start is safe for concurrent use.
+// Concurrent Starts fork side by side, on up to GOMAXPROCS spawners made
+// as they are needed: on Linux syscall.ForkExec lets forks overlap, and
+// each parent thread waits (vfork) only for its own child's exec, which
+// one spawner made N children wait for in turn (docs/experiments.md,
+// 2026-12-06, late night). Starts one at a time use one spawner.
 func Start(a Attr) (*Pidfd, error) {
-	spawner.once.Do(func() {
-		spawner.req = make(chan startReq)
-		go spawn(spawner.req)
-	})
 	r := startReq{a: a, done: make(chan startRes, 1)}
-	spawner.req <- r
+	select {
+	case spawners.req <- r: // an idle spawner took it
+	default:
+		spawners.mu.Lock()
+		if spawners.n < max(1, runtime.GOMAXPROCS(0)) {
+			spawners.n++
+			go spawn(spawners.req)
+		}
+		spawners.mu.Unlock()
+		spawners.req <- r
+	}
 	res := <-r.done
 	return res.p, res.err
 }
 
-var spawner struct {
-	once sync.Once
-	req  chan startReq
-}
+// spawners are Start's: req is unbuffered, so a send that does not block
+// found a spawner idle; n is how many there are (under mu).
+var spawners = struct {
+	req chan startReq
+	mu  sync.Mutex
+	n   int
+}{req: make(chan startReq)}
 
 type startReq struct {
 	a    Attr
@@ -53,7 +66,7 @@ type startRes struct {
 	err error
 }
 
-// spawn is the spawner: it forks what it is asked to, for ever, on the
+// spawn is a spawner: it forks what it is asked to, for ever, on the
 // thread it locks and never gives back.
 func spawn(req chan startReq) {
 	runtime.LockOSThread()
