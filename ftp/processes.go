@@ -98,7 +98,7 @@ type childConfig struct {
 // itself: child.Exe) started with syscall.ForkExec in SessionArg's mode, the connection its fd 3. The
 // accept loop only accepts and queues (so the kernel's queue drains at
 // once); one goroutine takes the queue and starts a session at a time
-// (child.Start, whose spawner thread keeps Pdeathsig tied to the
+// (child.Start, whose spawner threads keep Pdeathsig tied to the
 // process). Each child is waited for through its pidfd, in the poller: the
 // parent's threads stay flat however many sessions run.
 func (s *Server) serveProcesses(ln net.Listener) error {

@@ -203,7 +203,7 @@ func serveOne(t *testing.T, parlab string, args ...string) (net.Conn, *bufio.Rea
 }
 
 // sessionProcs lists the binaries and pids of server pid's children (a
-// child is listed under the thread that forked it: the spawner's).
+// child is listed under the thread that forked it: a spawner's).
 func sessionProcs(pid int) (exes, pids []string) {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	for _, tf := range tasks {
