@@ -20,26 +20,26 @@ const wideWords = 5
 
 func wideOf(v int64) wide {
 	s := uint64(v >> 63) // all ones if negative
-	return wide{uint64(v), s, s, s, s}
+	w := wide{uint64(v)}
+	for i := 1; i < wideWords; i++ {
+		w[i] = s
+	}
+	return w
 }
 
 func (w *wide) add(o wide) {
 	var c uint64
-	w[0], c = bits.Add64(w[0], o[0], 0)
-	w[1], c = bits.Add64(w[1], o[1], c)
-	w[2], c = bits.Add64(w[2], o[2], c)
-	w[3], c = bits.Add64(w[3], o[3], c)
-	w[4], _ = bits.Add64(w[4], o[4], c)
+	for i := range w {
+		w[i], c = bits.Add64(w[i], o[i], c)
+	}
 }
 
 func (w wide) neg() wide {
 	var b uint64
 	var r wide
-	r[0], b = bits.Sub64(0, w[0], 0)
-	r[1], b = bits.Sub64(0, w[1], b)
-	r[2], b = bits.Sub64(0, w[2], b)
-	r[3], b = bits.Sub64(0, w[3], b)
-	r[4], _ = bits.Sub64(0, w[4], b)
+	for i := range w {
+		r[i], b = bits.Sub64(0, w[i], b)
+	}
 	return r
 }
 
