@@ -661,37 +661,26 @@ firstword:
 	JLT     handback
 
 	// cpos: the row's end, then its last NEED commas from the end, but
-	// for the SKIP last ones, which no field needs: cleared at once, from
-	// the (AX - SKIP)-th lowest comma bit up (PDEP), so the walk below
-	// starts at cpos[SKIP+1].
+	// for the SKIP last ones, which no field needs (cpos[SKIP+1] on): the
+	// i-th from the end is the (AX - i)-th lowest comma bit, picked by
+	// PDEP, so that no comma waits for the one after it (a BSR, BTR walk
+	// from the top made each wait for the last).
+	MOVQ   DX, 0(SP)
+	LEAQ   -64(DX), R11
 	MOVQ   SKIP(R13), CX
-	TESTQ  CX, CX
-	JZ     walkall
 	SUBQ   CX, AX
+
+walk:
+	DECQ   AX
+	INCQ   CX
 	MOVQ   $1, R12
 	SHLXQ  AX, R12, R12
 	PDEPQ  R8, R12, R12
 	TZCNTQ R12, R12
-	BZHIQ  R12, R8, R8
-	MOVQ   CX, AX
-	JMP    walkfrom
-
-walkall:
-	XORL AX, AX
-
-walkfrom:
-	MOVQ DX, 0(SP)
-	LEAQ -64(DX), R11
-	MOVQ NEED(R13), CX
-
-walk:
-	INCQ AX
-	BSRQ R8, R12
-	BTRQ R12, R8
-	ADDQ R11, R12
-	MOVQ R12, 0(SP)(AX*8)
-	CMPQ AX, CX
-	JLT  walk
+	ADDQ   R11, R12
+	MOVQ   R12, 0(SP)(CX*8)
+	CMPQ   CX, NEED(R13)
+	JLT    walk
 
 	// Each span field's start and end (SPS, SPE), before any value is
 	// parsed (so a row a filter turns away adds nothing): a front field k
