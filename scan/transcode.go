@@ -276,3 +276,41 @@ func (t *transcoder) run() error {
 		}
 	}
 }
+
+// SniffDelimiter is the field delimiter that head, an input's first
+// bytes, says, for an input whose delimiter neither the user nor its name
+// (.tsv) gave, as DuckDB's and Miller's readers find one: ',' if its first
+// line holds a comma outside quotes; else whichever of a tab, ';' and '|'
+// that line holds most often outside quotes (a tie goes to the first of
+// them in that order); else ',' (one column). The first line ends at the
+// first LF outside quotes; whole reports whether head holds it all (if
+// not, sep is what the part in head says).
+func SniffDelimiter(head []byte) (sep byte, whole bool) {
+	var n [256]int
+	in := false
+	for _, c := range head {
+		if c == '"' {
+			in = !in // ("" inside quotes: out and in again)
+			continue
+		}
+		if in {
+			continue
+		}
+		if c == '\n' {
+			whole = true
+			break
+		}
+		n[c]++
+	}
+	sep = ','
+	if n[','] > 0 {
+		return sep, whole
+	}
+	best := 0
+	for _, c := range []byte{'\t', ';', '|'} {
+		if n[c] > best {
+			sep, best = c, n[c]
+		}
+	}
+	return sep, whole
+}

@@ -153,3 +153,31 @@ func BenchmarkTranscode(b *testing.B) {
 		})
 	}
 }
+
+func TestSniffDelimiter(t *testing.T) {
+	for _, c := range []struct {
+		head  string
+		sep   byte
+		whole bool
+	}{
+		{"a,b,c\n1;2;3\n", ',', true},
+		{"a;b;c\r\n1;2;3\r\n", ';', true},
+		{"\xef\xbb\xbfname\tamount\twhen\n", '\t', true},
+		{"a|b\n", '|', true},
+		{`"x,y";b;c` + "\n", ';', true},           // the comma is quoted
+		{`"x"",y";b` + "\n", ';', true},           // a doubled quote inside quotes
+		{"\"two\nlines\"\tb\n1\t2\n", '\t', true}, // a quoted LF does not end the line
+		{"a;b|c|d\n", '|', true},                  // the most frequent
+		{"a;b\tc\n", '\t', true},                  // a tie: the tab
+		{"amount\n1\n", ',', true},                // one column
+		{"a\tb;c,d\n", ',', true},                 // a comma wins
+		{"a;b;c", ';', false},                     // no line end in head
+		{"a\tb\n1,2,3\n", '\t', true},             // only the first line counts
+		{"", ',', false},
+	} {
+		sep, whole := SniffDelimiter([]byte(c.head))
+		if sep != c.sep || whole != c.whole {
+			t.Errorf("SniffDelimiter(%q) = %q, %v; want %q, %v", c.head, sep, whole, c.sep, c.whole)
+		}
+	}
+}

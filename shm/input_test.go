@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -506,5 +507,64 @@ func TestMemoryFilePopulate(t *testing.T) {
 	defer g.Close()
 	if g.SmallPages() {
 		t.Error("a file on disk: SmallPages true")
+	}
+}
+
+// Head copies a file's first bytes, all of a shorter file, none of an
+// empty one, and refuses a FIFO without waiting for a writer.
+func TestHead(t *testing.T) {
+	p := write(t, "a.csv", []byte("a;b\n1;2\n"))
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{4, "a;b\n"}, {100, "a;b\n1;2\n"}, {0, ""}} {
+		if got, err := Head(p, c.n); err != nil || string(got) != c.want {
+			t.Errorf("Head(%d) = %q, %v; want %q", c.n, got, err, c.want)
+		}
+	}
+	if got, err := Head(write(t, "empty.csv", nil), 10); err != nil || len(got) != 0 {
+		t.Errorf("Head of an empty file: %q, %v", got, err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	if _, err := Head(fifo, 10); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("Head of a FIFO: %v, want ErrNotRegular", err)
+	}
+	if _, err := Head(filepath.Join(t.TempDir(), "missing"), 10); err == nil {
+		t.Error("Head of a missing file: no error")
+	}
+}
+
+// A file the page cache lacks, its head read by Head and then mapped and
+// read front to back, is in 2 MiB folios all the same (a pread of its head
+// left most of it in small ones).
+func TestHeadLeavesHugeFolios(t *testing.T) {
+	const size = 16 << 20
+	p := writeInChunks(t, "h.csv", size, 2<<20)
+	if huge, _ := folios(t, p); huge == 0 {
+		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
+	}
+	if err := Evict(p); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := Resident(p); err != nil || r > 0 {
+		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
+	}
+	if _, err := Head(p, 64<<10); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p, Mmap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, c := range f.Bytes() { // front to back, as a seq scan reads
+		sum += int(c)
+	}
+	f.Close()
+	if huge, cached := folios(t, p); cached != size || huge != size {
+		t.Errorf("after Head, %d of %d cached bytes in 2 MiB folios (sum %d)", huge, cached, sum)
 	}
 }

@@ -191,6 +191,12 @@ func TestStagedInputsAgree(t *testing.T) {
 		{"tsv", []string{writeFile(t, filepath.Join(dir, "a.tsv"), tsv.String())}, 0, nil, q},
 		{"semicolons", []string{writeFile(t, filepath.Join(dir, "a.txt"), semi.String())}, ';', nil, q},
 		{"tsv on stdin", []string{"-"}, '\t', tsv.Bytes(), q},
+		// no delimiter given, nor by a name: the first line's
+		{"semicolons, found", []string{writeFile(t, filepath.Join(dir, "b.txt"), semi.String())}, 0, nil, q},
+		{"tsv on stdin, found", []string{"-"}, 0, tsv.Bytes(), q},
+		{"pipes in a .csv, found", []string{writeFile(t, filepath.Join(dir, "p.csv"), string(bytes.ReplaceAll(raw, []byte(","), []byte("|"))))}, 0, nil, q},
+		{"gzip semicolons, found", []string{writeFile(t, filepath.Join(dir, "s.csv.gz"), gzipOf(semi.Bytes()))}, 0, nil, q},
+		{"gzip tsv on stdin, found", []string{"-"}, 0, []byte(gzipOf(tsv.Bytes())), q},
 		{"no header", []string{writeFile(t, filepath.Join(dir, "body.csv"), string(body))}, 0, nil,
 			scan.Query{Where: "1", Equals: "Europe", By: []string{"3"}, Sum: []string{"14"}, Max: []string{"10"}, NoHeader: true}},
 	} {
@@ -199,6 +205,24 @@ func TestStagedInputsAgree(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, want)
 		}
 	}
+	// each file's own delimiter: a tab file (its name says nothing) and a
+	// comma file, as the comma file twice
+	want2, err := runStaged(t, []string{plain, plain}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := runStaged(t, []string{writeFile(t, filepath.Join(dir, "t.txt"), tsv.String()), plain}, 0, nil, q); err != nil || !got.Equal(&want2) {
+		t.Errorf("a tab file and a comma file: %+v, %v; want %+v", got, err, want2)
+	}
+}
+
+// gzipOf is b compressed by gzip.
+func gzipOf(b []byte) string {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	return z.String()
 }
 
 // A pipe named as a PATH (a FIFO here; bash's <(zcat x.gz) is one too) is

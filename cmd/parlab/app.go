@@ -82,8 +82,9 @@ Usage:
   parlab --version
 
 A PATH is a CSV file or a directory (all its *.csv files, in name order),
-or - for standard input; .tsv/.tab files are tab-separated, .gz and .zst
-files are decompressed (--delimiter and --no-header for other files). With
+or - for standard input; .tsv/.tab files are tab-separated, another's
+delimiter is what its first line has (, else a tab, ; or |), .gz and .zst
+files are decompressed (--delimiter and --no-header to say otherwise). With
 no aggregate named, a query counts rows (and sums Total Revenue and Total
 Profit where the files have both).
 COLUMN is any header name, case-insensitive; region, country, item and channel

@@ -152,8 +152,8 @@ const Stdin = "-"
 // (Paths[i] is /proc/PID/fd/N): standard input ("-") or a pipe (a FIFO,
 // bash's <(…)), a compressed file (.gz, .zst, or a stream that starts as
 // one), and a file with
-// another delimiter (Stage's sep, or a tab for .tsv and .tab), transcoded
-// by scan.Transcode. Names[i] is what messages call input i (its PATH, or
+// another delimiter (Stage's sep, a tab for .tsv and .tab, or the one its
+// first line has: scan.SniffDelimiter), transcoded by scan.Transcode. Names[i] is what messages call input i (its PATH, or
 // "standard input").
 type Inputs struct {
 	Paths, Names []string
@@ -186,7 +186,7 @@ func (in *Inputs) Close() {
 var Delimiters = map[string]byte{",": ',', "comma": ',', ";": ';', "semicolon": ';', "|": '|', "pipe": '|', "tab": '\t', "\t": '\t'}
 
 // ParseDelimiter reads a --delimiter value (0 for "", which means: by
-// each file's name).
+// each file's name, else by its first line).
 func ParseDelimiter(s string) (byte, error) {
 	if s == "" {
 		return 0, nil
@@ -199,7 +199,7 @@ func ParseDelimiter(s string) (byte, error) {
 
 // Stage makes paths (files, as ExpandPaths gives them, and Stdin) ready to
 // scan, reading standard input from stdin. sep is every file's delimiter,
-// or 0 for each file's by its name. Inputs that must be read into memory
+// or 0 for each file's by its name, else by its first line. Inputs that must be read into memory
 // are read side by side, as many at once as Go may run threads
 // (GOMAXPROCS): a set of compressed files decompresses on every core. The
 // error is the first PATH's that failed, in order; on error nothing stays
@@ -290,6 +290,13 @@ func streamOf(src source) (io.Reader, func(), error) {
 		src.close()
 		return nil, nil, err
 	}
+	if src.sep == 0 {
+		if r, src.sep, err = sniffStream(r); err != nil {
+			zclose()
+			src.close()
+			return nil, nil, fmt.Errorf("%s: %w", src.name, err)
+		}
+	}
 	closers := []func(){zclose, src.close}
 	if src.sep != ',' {
 		pr, pw := io.Pipe()
@@ -309,7 +316,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 // name's ','): what Stream leaves to Inputs.Opens.
 func allRead(paths []string, sep byte) bool {
 	for _, p := range paths {
-		if p == Stdin || compression(p) == "" && delimiter(p, sep) == ',' {
+		if p == Stdin || compression(p) == "" && plainDelimiter(p, sep) == ',' {
 			return false
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -400,7 +407,8 @@ func (s *source) close() {
 }
 
 // delimiter is PATH p's delimiter: sep if not 0, else the one its name
-// says: tab for a .tsv or .tab file (compressed or not), else a comma.
+// says: tab for a .tsv or .tab file (compressed or not), else 0: its
+// first line's (scan.SniffDelimiter; sniffFile, sniffStream).
 func delimiter(p string, sep byte) byte {
 	if sep != 0 {
 		return sep
@@ -409,7 +417,64 @@ func delimiter(p string, sep byte) byte {
 	if strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
 		return '\t'
 	}
-	return ','
+	return 0
+}
+
+// sniffBytes bounds what is read of an input's start to find its
+// delimiter: a first line longer is judged by its first sniffBytes.
+const sniffBytes = 64 << 10
+
+// plainDelimiter is the delimiter of PATH p, a file that is not
+// compressed: delimiter's, or its first line's (sniffFile).
+func plainDelimiter(p string, sep byte) byte {
+	if d := delimiter(p, sep); d != 0 {
+		return d
+	}
+	return sniffFile(p)
+}
+
+// sniffFile is the delimiter the first line of the file at path says (4
+// KiB of it, or sniffBytes where the line is longer), read as shm.Head
+// reads it, which leaves the page cache as the scan wants
+// it. A file that cannot be read is given ',' (the error comes when the
+// scan opens it).
+func sniffFile(path string) byte {
+	var sep byte = ','
+	for _, n := range []int{4 << 10, sniffBytes} { // (a header longer than 4 KiB is rare)
+		head, err := shm.Head(path, n)
+		if err != nil {
+			return ','
+		}
+		var whole bool
+		if sep, whole = scan.SniffDelimiter(head); whole || len(head) < n {
+			break
+		}
+	}
+	return sep
+}
+
+// sniffStream reads r, a stream, as far as the end of its first line (or
+// sniffBytes, or its end) and returns what it says (scan.SniffDelimiter),
+// with the reader to read the whole stream from, its start included. A
+// read error is returned at once.
+func sniffStream(r io.Reader) (io.Reader, byte, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, sniffBytes)
+	}
+	limit := min(sniffBytes, br.Size())
+	for n := 1; ; {
+		_, err := br.Peek(n) // (waits for n bytes: a pipe's writer may be slow)
+		head, _ := br.Peek(br.Buffered())
+		sep, whole := scan.SniffDelimiter(head)
+		switch {
+		case err == io.EOF || whole || len(head) >= limit:
+			return br, sep, nil
+		case err != nil:
+			return nil, 0, err
+		}
+		n = len(head) + 1
+	}
 }
 
 // openSource opens PATH p: a plain CSV file (or standard input redirected
@@ -423,17 +488,24 @@ func openSource(p string, sep byte, stdin io.Reader) (source, error) {
 		st, err := os.Stat(p)
 		pipe = err == nil && isPipe(st)
 	}
-	if p != Stdin && !pipe && src.zip == "" && src.sep == ',' {
-		return src, nil
+	if p != Stdin && !pipe && src.zip == "" {
+		if src.sep = plainDelimiter(p, sep); src.sep == ',' {
+			return src, nil
+		}
 	}
 	if p == Stdin {
 		if stdin == nil {
 			return src, errors.New("standard input (-) is not available here")
 		}
 		src.r, src.name = stdin, "standard input"
-		if f, ok := stdin.(*os.File); ok && src.sep == ',' && inPlace(f) {
-			src.r, src.path = nil, shm.MemFilePath(f)
-			return src, nil
+		if f, ok := stdin.(*os.File); ok && inPlace(f) {
+			if src.sep == 0 {
+				src.sep = sniffFile(shm.MemFilePath(f))
+			}
+			if src.sep == ',' {
+				src.r, src.path = nil, shm.MemFilePath(f)
+				return src, nil
+			}
 		}
 	} else {
 		f, err := os.Open(p) // (a pipe: waits for its writer, as cat does)
@@ -506,6 +578,11 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		return nil, err
 	}
 	defer zclose()
+	if sep == 0 {
+		if src, sep, err = sniffStream(src); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	mem, err := shm.NewMemFile("parlab-input")
 	if err != nil {
 		return nil, err
