@@ -7,6 +7,7 @@ import "bytes"
 // "Sept" alike), each a real calendar day, years of four digits:
 //
 //	M/D/YYYY            1/31/2015, 01/31/2015 (the Sales Records' form)
+//	D.M.YYYY            31.1.2015, 31.01.2015 (much of Europe's: the day first)
 //	YYYY-MM-DD          2015-01-31
 //	YYYY/M/D            2015/1/31, 2015/01/31
 //	YYYY-MM             2015-01, the month's first day
@@ -19,7 +20,7 @@ import "bytes"
 // 2015-01-31 = 2015-01-31T00:00:00; a trailing Z (UTC) is allowed and
 // changes nothing, and other time zones are not read. dateForms is the
 // list errors name.
-const dateForms = "M/D/YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, D Mon YYYY or D-Mon-YYYY"
+const dateForms = "M/D/YYYY, D.M.YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, D Mon YYYY or D-Mon-YYYY"
 
 // monthNames are the months' names; a date may give the whole name or
 // its first three letters (and September "Sept").
@@ -109,7 +110,7 @@ func parseDate(b []byte) (int64, bool) {
 		if d, rest, ok = dateDigits(rest[1:], width, 2); !ok {
 			return 0, false
 		}
-	default: // M/D/YYYY, D Mon YYYY, D-Mon-YYYY
+	default: // M/D/YYYY, D.M.YYYY, D Mon YYYY, D-Mon-YYYY
 		if d, rest, ok = dateDigits(b, 1, 2); !ok || len(rest) == 0 {
 			return 0, false
 		}
@@ -121,6 +122,10 @@ func parseDate(b []byte) (int64, bool) {
 			}
 		case ' ', '-':
 			if m, rest = month(rest[1:]); m == 0 || len(rest) == 0 || rest[0] != sep {
+				return 0, false
+			}
+		case '.': // D.M.YYYY
+			if m, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '.' {
 				return 0, false
 			}
 		default:

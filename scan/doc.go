@@ -48,7 +48,8 @@
 //	number = [ "+" | "-" ] ( digits [ "." [ digits ] ] | "." digits ) [ exponent ]
 //	exponent = ( "e" | "E" ) [ "+" | "-" ] digit [ digit [ digit ] ]
 //
-// read exactly (1.5E-3 is 15 at scale 4), with at most MaxDigits (38)
+// with spaces and tabs around it allowed (a hand-written "a, 12"; inside
+// it, none), read exactly (1.5E-3 is 15 at scale 4), with at most MaxDigits (38)
 // significant digits and at most MaxScale (38) digits after the point once
 // the exponent is applied (ErrOverflow otherwise): a value may lie anywhere
 // around its point (99999999999999999999999999999999999999 and

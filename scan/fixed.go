@@ -61,6 +61,17 @@ func ParseFixed(b []byte) (mant int64, scale int, err error) {
 	if v, s, ok := parseQuick(b); ok {
 		return v, s, nil
 	}
+	if len(b) > 0 && (blank(b[0]) || blank(b[len(b)-1])) {
+		if b = trimBlanks(b); len(b) == 0 {
+			return 0, 0, ErrSyntax
+		}
+	}
+	return parseTrimmed(b)
+}
+
+// parseTrimmed is ParseFixed of b without blanks around it: a blank left
+// is a stray byte.
+func parseTrimmed(b []byte) (mant int64, scale int, err error) {
 	if k := bytes.IndexAny(b, "eE"); k >= 0 {
 		return parseExp(b, k)
 	}
@@ -90,6 +101,21 @@ func ParseFixed(b []byte) (mant int64, scale int, err error) {
 	return int64(v), scale, nil
 }
 
+// blank reports whether c is a space or a tab, which may stand around a
+// number (a hand-written "a, 12").
+func blank(c byte) bool { return c == ' ' || c == '\t' }
+
+// trimBlanks is b without the spaces and tabs around it.
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && blank(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && blank(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
 // parseExp is ParseFixed of a number with an exponent at b[k] (1e5,
 // 1.5E-3): the mantissa b[:k] as any number, then 1 to 3 exponent digits
 // with an optional sign. The value is exact: 1.5E-3 is 15 at scale 4, 1e5
@@ -114,7 +140,7 @@ func parseExp(b []byte, k int) (int64, int, error) {
 	if neg {
 		x = -x
 	}
-	m, s, err := ParseFixed(b[:k]) // (after the exponent's syntax; b[:k] has no e)
+	m, s, err := parseTrimmed(b[:k]) // (after the exponent's syntax; b[:k] has no e; "1 e5" is no number)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -341,7 +367,9 @@ func parseWide(b []byte) (wide, int, error) {
 	if !errors.Is(err, ErrOverflow) {
 		return wide{}, 0, err
 	}
-	// ParseFixed checks the syntax before the range: b is a number.
+	// ParseFixed checks the syntax before the range: b is a number, but
+	// for the blanks around it.
+	b = trimBlanks(b)
 	mant, exp := b, 0
 	if k := bytes.IndexAny(b, "eE"); k >= 0 {
 		mant = b[:k]

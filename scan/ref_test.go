@@ -54,6 +54,7 @@ var (
 // significant digits and MaxScale after the point, once its exponent is
 // applied; a sum is exact and unbounded.
 func (s *refSum) add(text string) error {
+	text = strings.Trim(text, " \t") // spaces and tabs around a number
 	if !refNumber.MatchString(text) {
 		return ErrSyntax
 	}

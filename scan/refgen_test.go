@@ -62,7 +62,7 @@ func refNum(text string) (*big.Rat, int, error) {
 // refDateLayouts are date.go's forms as package time writes them;
 // time.Parse reads month names in any case, and a fraction of a second
 // after the seconds even where a layout has none.
-var refDateLayouts = []string{"1/2/2006", "2006-01-02", "2006/1/2", "2006-01", "Jan 2 2006", "Jan 2, 2006",
+var refDateLayouts = []string{"1/2/2006", "2.1.2006", "2006-01-02", "2006/1/2", "2006-01", "Jan 2 2006", "Jan 2, 2006",
 	"January 2 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006", "2-Jan-2006", "2-January-2006"}
 
 // refDate is parseDate the slow way: package time, over every layout (and
@@ -104,7 +104,7 @@ func refDate(text string) (time.Time, bool) {
 // fraction of more than 6 digits, or one without seconds) and years of
 // four digits.
 func refDateShape(layout, text string) bool {
-	if i := strings.IndexByte(text, '.'); i >= 0 {
+	if i := strings.IndexByte(text, '.'); i >= 0 && layout != "2.1.2006" {
 		if !strings.Contains(layout, "15:04:05") || len(strings.TrimRight(text[i+1:], "Z")) > 6 {
 			return false
 		}

@@ -1094,8 +1094,9 @@ func TestInputsCLI(t *testing.T) {
 		{csv, []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
 		{"city\twhen\tamount\nOslo\tJan 1 2005\t1.50\nRome\t2004-12-31\t2\nOslo\tMarch 3, 2005\t3\n", []string{"query", "--delimiter", "tab", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
 		// no --delimiter: the first line's (a semicolon file with a quoted
-		// comma in its header, from Excel in much of Europe)
-		{"\"city, name\";when;amount\r\nOslo;Jan 1 2005;1.50\r\nRome;2004-12-31;2\r\nOslo;March 3, 2005;3\r\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
+		// comma in its header, from Excel in much of Europe, its days
+		// D.M.YYYY, its numbers with spaces around them)
+		{"\"city, name\";when;amount\r\nOslo;1.1.2005; 1.50\r\nRome;31.12.2004;2 \r\nOslo;03.03.2005;\t3\r\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
 		{"city|when|amount\nOslo|Jan 1 2005|1.50\nRome|2004-12-31|2\nOslo|March 3, 2005|3\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
 		{csv[strings.IndexByte(csv, '\n')+1:], []string{"query", "--no-header", "--where", "2>=2005-01-01", "--sum", "3", "--csv", "--strategy", "processes", "-"}},
 	} {
