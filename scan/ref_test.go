@@ -126,6 +126,9 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 		}
 	}
 	for _, f := range files {
+		if len(f.data) >= 2 && (f.data[0] == 0xFF && f.data[1] == 0xFE || f.data[0] == 0xFE && f.data[1] == 0xFF) {
+			return ErrUTF16 // UTF-16's byte order mark
+		}
 		r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
 		header, err := r.Read()
 		if err == io.EOF {
@@ -199,7 +202,7 @@ func sameKind(got, want error) bool {
 		{ErrQuote, ErrQuote}, {ErrBareQuote, ErrBareQuote},
 		{ErrSyntax, ErrSyntax}, {ErrOverflow, ErrOverflow}, {ErrShortRow, ErrShortRow},
 		{ErrNoHeader, ErrNoHeader}, {ErrColumn, ErrColumn}, {ErrDupColumn, ErrDupColumn},
-		{ErrFilter, ErrFilter}, {ErrNotComparable, ErrNotComparable}, {ErrDupSum, ErrDupSum},
+		{ErrFilter, ErrFilter}, {ErrNotComparable, ErrNotComparable}, {ErrDupSum, ErrDupSum}, {ErrUTF16, ErrUTF16},
 	}
 	for _, p := range pairs {
 		if errors.Is(got, p[0]) && errors.Is(want, p[1]) {

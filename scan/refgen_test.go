@@ -225,6 +225,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	groups := map[string]*refGroup{}
 	var order []string
 	for _, f := range files {
+		if len(f.data) >= 2 && (f.data[0] == 0xFF && f.data[1] == 0xFE || f.data[0] == 0xFE && f.data[1] == 0xFF) {
+			return out, ErrUTF16 // UTF-16's byte order mark
+		}
 		r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
 		header, err := r.Read()
 		if err == io.EOF {

@@ -503,6 +503,8 @@ func TestErrors(t *testing.T) {
 		{"duplicate column", "region,Total Revenue,Total Profit,REGION\nEurope,1,2,x\n", ErrDupColumn, 1, 1, ""},
 		{"no header", "\n\r\n", ErrNoHeader, 3, 1, ""},
 		{"empty file", "", ErrNoHeader, 1, 1, ""},
+		{"utf-16", "\xff\xfeR\x00e\x00g\x00i\x00o\x00n\x00\n\x00", ErrUTF16, 1, 1, ""},
+		{"utf-16 big-endian", "\xfe\xff\x00R\x00e\x00g\x00i\x00o\x00n\x00\n", ErrUTF16, 1, 1, ""},
 	}
 	for _, tt := range tests {
 		f := []refFile{{"in.csv", []byte(tt.in)}}

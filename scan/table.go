@@ -28,6 +28,9 @@ var (
 // name is used in errors only.
 func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	p := 0
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return nil, errAt(name, data, 0, "", nil, ErrUTF16)
+	}
 	if bytes.HasPrefix(data, bom) {
 		p = len(bom)
 	}

@@ -1127,6 +1127,14 @@ func TestInputsCLI(t *testing.T) {
 			t.Errorf("%q: exit %d", args, code)
 		}
 	}
+	// Excel's "Unicode Text" (UTF-16, tab-separated): refused, saying so,
+	// never counted as bytes
+	u16 := "\xff\xfec\x00i\x00t\x00y\x00\t\x00n\x00\n\x00O\x00\t\x001\x00\n\x00"
+	for _, args := range [][]string{{"query", "-"}, {"query", "--strategy", "processes", "--no-header", "-"}} {
+		if code, out, errs := run(t, u16, args...); code != exitFail || !strings.Contains(errs, "UTF-16") {
+			t.Errorf("%q on UTF-16: exit %d, %s%s", args, code, out, errs)
+		}
+	}
 }
 
 // Numbers of up to 38 digits, anywhere around the point, from the command
