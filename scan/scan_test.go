@@ -534,6 +534,11 @@ func TestErrorMessage(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
+	// lines that end in a CR alone: one header line, and a hint
+	_, err = scanAll([]refFile{{"mac.csv", []byte("Region,Total Revenue,Total Profit\rEurope,1,2\r")}}, Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}})
+	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), "CR alone") {
+		t.Errorf("CR line ends: %v", err)
+	}
 }
 
 // generated returns a small generated data set as files.

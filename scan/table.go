@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Table is one CSV file's bytes with a query bound to its header.
@@ -59,6 +61,9 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	}
 	b, err := bind(q, header)
 	if err != nil {
+		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
+			err = fmt.Errorf("%w (its lines end in a CR alone, as old Mac files' do; tr '\\r' '\\n' makes them LF)", err)
+		}
 		return nil, errAt(name, data, 0, "", nil, err)
 	}
 	return &Table{name: name, data: data, body: p, b: b}, nil
