@@ -15,10 +15,11 @@ var (
 	ErrNoHeader  = errors.New("no header line")
 	ErrColumn    = errors.New("no such column in the header")
 	ErrDupColumn = errors.New("column name appears twice in the header")
-	// ErrUTF16 is a file that starts with UTF-16's byte order mark (Excel's
-	// "Unicode Text"): its every other byte is a zero, which no column
-	// name or number holds.
-	ErrUTF16 = errors.New("UTF-16 text (it starts with UTF-16's byte order mark): parlab reads UTF-8; convert it first, e.g. iconv -f UTF-16 -t UTF-8")
+	// ErrUTF16 is bytes to scan that start with UTF-16's byte order mark
+	// (Excel's "Unicode Text"): every other byte a zero, which no column
+	// name or number holds. (A file whose delimiter parlab finds itself is
+	// decoded before the scan: spawn/stage.)
+	ErrUTF16 = errors.New("UTF-16 text (it starts with UTF-16's byte order mark): leave --delimiter out for parlab to decode it, or convert it first: iconv -f UTF-16 -t UTF-8")
 	// ErrOpenQuote is the ErrQuote of a quoted field that the input ends
 	// inside: errors.Is(ErrOpenQuote, ErrQuote) holds. A reader that holds
 	// only a piece of a file reads more when it sees it (see Table.View).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
+	"golang.org/x/text/encoding/unicode"
 
 	"parlab/scan"
 	"parlab/shm"
@@ -197,6 +198,10 @@ func TestStagedInputsAgree(t *testing.T) {
 		{"pipes in a .csv, found", []string{writeFile(t, filepath.Join(dir, "p.csv"), string(bytes.ReplaceAll(raw, []byte(","), []byte("|"))))}, 0, nil, q},
 		{"gzip semicolons, found", []string{writeFile(t, filepath.Join(dir, "s.csv.gz"), gzipOf(semi.Bytes()))}, 0, nil, q},
 		{"gzip tsv on stdin, found", []string{"-"}, 0, []byte(gzipOf(tsv.Bytes())), q},
+		// UTF-16 with its byte order mark (Excel's "Unicode Text"): decoded
+		{"utf-16 tsv, found", []string{writeFile(t, filepath.Join(dir, "u.txt"), utf16Of(t, tsv.Bytes(), unicode.LittleEndian))}, 0, nil, q},
+		{"utf-16 tsv named", []string{writeFile(t, filepath.Join(dir, "u.tsv"), utf16Of(t, tsv.Bytes(), unicode.LittleEndian))}, 0, nil, q},
+		{"gzip utf-16 big-endian on stdin", []string{"-"}, 0, []byte(gzipOf([]byte(utf16Of(t, raw, unicode.BigEndian)))), q},
 		{"no header", []string{writeFile(t, filepath.Join(dir, "body.csv"), string(body))}, 0, nil,
 			scan.Query{Where: "1", Equals: "Europe", By: []string{"3"}, Sum: []string{"14"}, Max: []string{"10"}, NoHeader: true}},
 	} {
@@ -214,6 +219,15 @@ func TestStagedInputsAgree(t *testing.T) {
 	if got, err := runStaged(t, []string{writeFile(t, filepath.Join(dir, "t.txt"), tsv.String()), plain}, 0, nil, q); err != nil || !got.Equal(&want2) {
 		t.Errorf("a tab file and a comma file: %+v, %v; want %+v", got, err, want2)
 	}
+}
+
+// utf16Of is b in UTF-16 of byte order o, after its byte order mark.
+func utf16Of(t *testing.T, b []byte, o unicode.Endianness) string {
+	u, err := unicode.UTF16(o, unicode.UseBOM).NewEncoder().Bytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(u)
 }
 
 // gzipOf is b compressed by gzip.

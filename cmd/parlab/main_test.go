@@ -1127,13 +1127,29 @@ func TestInputsCLI(t *testing.T) {
 			t.Errorf("%q: exit %d", args, code)
 		}
 	}
-	// Excel's "Unicode Text" (UTF-16, tab-separated): refused, saying so,
+	// Excel's "Unicode Text" (UTF-16 with its byte order mark, tabs):
+	// decoded, as a file (its delimiter found) or a stream; a file said
+	// to be comma-separated is scanned in place, and refused, saying so,
 	// never counted as bytes
-	u16 := "\xff\xfec\x00i\x00t\x00y\x00\t\x00n\x00\n\x00O\x00\t\x001\x00\n\x00"
-	for _, args := range [][]string{{"query", "-"}, {"query", "--strategy", "processes", "--no-header", "-"}} {
-		if code, out, errs := run(t, u16, args...); code != exitFail || !strings.Contains(errs, "UTF-16") {
-			t.Errorf("%q on UTF-16: exit %d, %s%s", args, code, out, errs)
+	u16 := "\xff\xfec\x00i\x00t\x00y\x00\t\x00n\x00\n\x00O\x00\t\x001\x00.\x005\x00\n\x00R\x00\t\x003\x00\n\x00"
+	u16be := "\xfe\xff\x00c\x00i\x00t\x00y\x00,\x00n\x00\n\x00O\x00,\x004\x00.\x005\x00\n"
+	p16 := filepath.Join(t.TempDir(), "excel.txt")
+	os.WriteFile(p16, []byte(u16), 0o644)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"query", "--sum", "n", "--csv", p16}},
+		{"", []string{"query", "--sum", "n", "--csv", "--strategy", "processes", p16}},
+		{u16, []string{"query", "--sum", "n", "--csv", "-"}},
+		{u16be, []string{"query", "--sum", "n", "--csv", "--strategy", "seq", "-"}},
+	} {
+		if code, out, errs := run(t, c.stdin, c.args...); code != 0 || out != "matched,n\n2,4.5\n" && out != "matched,n\n1,4.5\n" {
+			t.Errorf("%q on UTF-16: exit %d, %q%s", c.args, code, out, errs)
 		}
+	}
+	if code, out, errs := run(t, "", "query", "--delimiter", ",", p16); code != exitFail || !strings.Contains(errs, "UTF-16") {
+		t.Errorf("UTF-16 said to be comma-separated: exit %d, %s%s", code, out, errs)
 	}
 }
 

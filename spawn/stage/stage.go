@@ -24,6 +24,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 
 	"parlab/scan"
 	"parlab/shm"
@@ -290,12 +292,13 @@ func streamOf(src source) (io.Reader, func(), error) {
 		src.close()
 		return nil, nil, err
 	}
-	if src.sep == 0 {
-		if r, src.sep, err = sniffStream(r); err != nil {
-			zclose()
-			src.close()
-			return nil, nil, fmt.Errorf("%s: %w", src.name, err)
-		}
+	if r, err = utf16Stream(r); err == nil && src.sep == 0 {
+		r, src.sep, err = sniffStream(r)
+	}
+	if err != nil {
+		zclose()
+		src.close()
+		return nil, nil, fmt.Errorf("%s: %w", src.name, err)
 	}
 	closers := []func(){zclose, src.close}
 	if src.sep != ',' {
@@ -425,7 +428,7 @@ func delimiter(p string, sep byte) byte {
 const sniffBytes = 64 << 10
 
 // plainDelimiter is the delimiter of PATH p, a file that is not
-// compressed: delimiter's, or its first line's (sniffFile).
+// compressed: delimiter's, or its first line's (sniffFile: 0 for UTF-16).
 func plainDelimiter(p string, sep byte) byte {
 	if d := delimiter(p, sep); d != 0 {
 		return d
@@ -435,9 +438,10 @@ func plainDelimiter(p string, sep byte) byte {
 
 // sniffFile is the delimiter the first line of the file at path says (4
 // KiB of it, or sniffBytes where the line is longer), read as shm.Head
-// reads it, which leaves the page cache as the scan wants
-// it. A file that cannot be read is given ',' (the error comes when the
-// scan opens it).
+// reads it, which leaves the page cache as the scan wants it; 0 for a
+// UTF-16 file, which must be read, decoded (utf16Stream), and sniffed then.
+// A file that cannot be read is given ',' (the error comes when the scan
+// opens it).
 func sniffFile(path string) byte {
 	var sep byte = ','
 	for _, n := range []int{4 << 10, sniffBytes} { // (a header longer than 4 KiB is rare)
@@ -445,12 +449,40 @@ func sniffFile(path string) byte {
 		if err != nil {
 			return ','
 		}
+		if isUTF16(head) {
+			return 0
+		}
 		var whole bool
 		if sep, whole = scan.SniffDelimiter(head); whole || len(head) < n {
 			break
 		}
 	}
 	return sep
+}
+
+// isUTF16 reports whether head starts with UTF-16's byte order mark
+// (little- or big-endian): Excel's "Unicode Text", for one.
+func isUTF16(head []byte) bool {
+	return bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF})
+}
+
+// utf16Stream is r decoded to UTF-8 if it starts with UTF-16's byte order
+// mark (which it drops; the mark says the byte order), else r as it was
+// (read through a bufio.Reader that holds its first bytes). A read error
+// is returned at once.
+func utf16Stream(r io.Reader) (io.Reader, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, sniffBytes)
+	}
+	head, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if !isUTF16(head) {
+		return br, nil
+	}
+	return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), nil
 }
 
 // sniffStream reads r, a stream, as far as the end of its first line (or
@@ -578,6 +610,9 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		return nil, err
 	}
 	defer zclose()
+	if src, err = utf16Stream(src); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if sep == 0 {
 		if src, sep, err = sniffStream(src); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
