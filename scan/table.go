@@ -62,7 +62,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	b, err := bind(q, header)
 	if err != nil {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
-			err = fmt.Errorf("%w (its lines end in a CR alone, as old Mac files' do; tr '\\r' '\\n' makes them LF)", err)
+			err = fmt.Errorf("%w (if its lines end in a CR alone, as old Mac files' do, leave --delimiter out for parlab to read them, or tr '\\r' '\\n' makes them LF)", err)
 		}
 		return nil, errAt(name, data, 0, "", nil, err)
 	}

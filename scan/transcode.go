@@ -283,12 +283,14 @@ func (t *transcoder) run() error {
 // line holds a comma outside quotes; else whichever of a tab, ';' and '|'
 // that line holds most often outside quotes (a tie goes to the first of
 // them in that order); else ',' (one column). The first line ends at the
-// first LF outside quotes; whole reports whether head holds it all (if
-// not, sep is what the part in head says).
-func SniffDelimiter(head []byte) (sep byte, whole bool) {
+// first LF outside quotes, or at a CR there that no LF follows (crOnly: the
+// input's lines end in a CR alone, as old Mac files' do, which the dialect
+// does not read); whole reports whether head holds it all (if not, sep is
+// what the part in head says).
+func SniffDelimiter(head []byte) (sep byte, whole, crOnly bool) {
 	var n [256]int
 	in := false
-	for _, c := range head {
+	for i, c := range head {
 		if c == '"' {
 			in = !in // ("" inside quotes: out and in again)
 			continue
@@ -300,11 +302,15 @@ func SniffDelimiter(head []byte) (sep byte, whole bool) {
 			whole = true
 			break
 		}
+		if c == '\r' && i+1 < len(head) && head[i+1] != '\n' {
+			whole, crOnly = true, true
+			break
+		}
 		n[c]++
 	}
 	sep = ','
 	if n[','] > 0 {
-		return sep, whole
+		return sep, whole, crOnly
 	}
 	best := 0
 	for _, c := range []byte{'\t', ';', '|'} {
@@ -312,5 +318,5 @@ func SniffDelimiter(head []byte) (sep byte, whole bool) {
 			sep, best = c, n[c]
 		}
 	}
-	return sep, whole
+	return sep, whole, crOnly
 }

@@ -156,28 +156,31 @@ func BenchmarkTranscode(b *testing.B) {
 
 func TestSniffDelimiter(t *testing.T) {
 	for _, c := range []struct {
-		head  string
-		sep   byte
-		whole bool
+		head          string
+		sep           byte
+		whole, crOnly bool
 	}{
-		{"a,b,c\n1;2;3\n", ',', true},
-		{"a;b;c\r\n1;2;3\r\n", ';', true},
-		{"\xef\xbb\xbfname\tamount\twhen\n", '\t', true},
-		{"a|b\n", '|', true},
-		{`"x,y";b;c` + "\n", ';', true},           // the comma is quoted
-		{`"x"",y";b` + "\n", ';', true},           // a doubled quote inside quotes
-		{"\"two\nlines\"\tb\n1\t2\n", '\t', true}, // a quoted LF does not end the line
-		{"a;b|c|d\n", '|', true},                  // the most frequent
-		{"a;b\tc\n", '\t', true},                  // a tie: the tab
-		{"amount\n1\n", ',', true},                // one column
-		{"a\tb;c,d\n", ',', true},                 // a comma wins
-		{"a;b;c", ';', false},                     // no line end in head
-		{"a\tb\n1,2,3\n", '\t', true},             // only the first line counts
-		{"", ',', false},
+		{"a,b,c\n1;2;3\n", ',', true, false},
+		{"a;b;c\r\n1;2;3\r\n", ';', true, false},
+		{"\xef\xbb\xbfname\tamount\twhen\n", '\t', true, false},
+		{"a|b\n", '|', true, false},
+		{`"x,y";b;c` + "\n", ';', true, false},           // the comma is quoted
+		{`"x"",y";b` + "\n", ';', true, false},           // a doubled quote inside quotes
+		{"\"two\nlines\"\tb\n1\t2\n", '\t', true, false}, // a quoted LF does not end the line
+		{"a;b|c|d\n", '|', true, false},                  // the most frequent
+		{"a;b\tc\n", '\t', true, false},                  // a tie: the tab
+		{"amount\n1\n", ',', true, false},                // one column
+		{"a\tb;c,d\n", ',', true, false},                 // a comma wins
+		{"a;b;c", ';', false, false},                     // no line end in head
+		{"a\tb\n1,2,3\n", '\t', true, false},             // only the first line counts
+		{"", ',', false, false},
+		{"a;b\r1;2\r", ';', true, true},      // lines that end in a CR alone
+		{"\"a\rb\";c\r\n", ';', true, false}, // a quoted CR
+		{"a;b\r", ';', false, false},         // a CR at head's end: its next byte unseen
 	} {
-		sep, whole := SniffDelimiter([]byte(c.head))
-		if sep != c.sep || whole != c.whole {
-			t.Errorf("SniffDelimiter(%q) = %q, %v; want %q, %v", c.head, sep, whole, c.sep, c.whole)
+		sep, whole, crOnly := SniffDelimiter([]byte(c.head))
+		if sep != c.sep || whole != c.whole || crOnly != c.crOnly {
+			t.Errorf("SniffDelimiter(%q) = %q, %v, %v; want %q, %v, %v", c.head, sep, whole, crOnly, c.sep, c.whole, c.crOnly)
 		}
 	}
 }

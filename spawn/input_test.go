@@ -198,6 +198,9 @@ func TestStagedInputsAgree(t *testing.T) {
 		{"pipes in a .csv, found", []string{writeFile(t, filepath.Join(dir, "p.csv"), string(bytes.ReplaceAll(raw, []byte(","), []byte("|"))))}, 0, nil, q},
 		{"gzip semicolons, found", []string{writeFile(t, filepath.Join(dir, "s.csv.gz"), gzipOf(semi.Bytes()))}, 0, nil, q},
 		{"gzip tsv on stdin, found", []string{"-"}, 0, []byte(gzipOf(tsv.Bytes())), q},
+		// lines that end in a CR alone (an old Mac file): each CR made an LF
+		{"CR line ends, found", []string{writeFile(t, filepath.Join(dir, "mac.csv"), strings.ReplaceAll(string(raw), "\n", "\r"))}, 0, nil, q},
+		{"CR line ends, semicolons on stdin", []string{"-"}, ';', bytes.ReplaceAll(bytes.ReplaceAll(raw, []byte(","), []byte(";")), []byte("\n"), []byte("\r")), q},
 		// UTF-16 with its byte order mark (Excel's "Unicode Text"): decoded
 		{"utf-16 tsv, found", []string{writeFile(t, filepath.Join(dir, "u.txt"), utf16Of(t, tsv.Bytes(), unicode.LittleEndian))}, 0, nil, q},
 		{"utf-16 tsv named", []string{writeFile(t, filepath.Join(dir, "u.tsv"), utf16Of(t, tsv.Bytes(), unicode.LittleEndian))}, 0, nil, q},

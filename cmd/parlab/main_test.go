@@ -1098,6 +1098,8 @@ func TestInputsCLI(t *testing.T) {
 		// D.M.YYYY, its numbers with spaces around them)
 		{"\"city, name\";when;amount\r\nOslo;1.1.2005; 1.50\r\nRome;31.12.2004;2 \r\nOslo;03.03.2005;\t3\r\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
 		{"city|when|amount\nOslo|Jan 1 2005|1.50\nRome|2004-12-31|2\nOslo|March 3, 2005|3\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
+		// lines that end in a CR alone (Excel for Mac's "CSV (Macintosh)")
+		{strings.ReplaceAll(csv, "\n", "\r"), []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
 		{csv[strings.IndexByte(csv, '\n')+1:], []string{"query", "--no-header", "--where", "2>=2005-01-01", "--sum", "3", "--csv", "--strategy", "processes", "-"}},
 	} {
 		code, out, errs := run(t, c.stdin, c.args...)

@@ -292,10 +292,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 		src.close()
 		return nil, nil, err
 	}
-	if r, err = utf16Stream(r); err == nil && src.sep == 0 {
-		r, src.sep, err = sniffStream(r)
-	}
-	if err != nil {
+	if r, src.sep, err = readable(r, src.sep); err != nil {
 		zclose()
 		src.close()
 		return nil, nil, fmt.Errorf("%s: %w", src.name, err)
@@ -411,7 +408,7 @@ func (s *source) close() {
 
 // delimiter is PATH p's delimiter: sep if not 0, else the one its name
 // says: tab for a .tsv or .tab file (compressed or not), else 0: its
-// first line's (scan.SniffDelimiter; sniffFile, sniffStream).
+// first line's (scan.SniffDelimiter; sniffFile, readable).
 func delimiter(p string, sep byte) byte {
 	if sep != 0 {
 		return sep
@@ -439,9 +436,9 @@ func plainDelimiter(p string, sep byte) byte {
 // sniffFile is the delimiter the first line of the file at path says (4
 // KiB of it, or sniffBytes where the line is longer), read as shm.Head
 // reads it, which leaves the page cache as the scan wants it; 0 for a
-// UTF-16 file, which must be read, decoded (utf16Stream), and sniffed then.
-// A file that cannot be read is given ',' (the error comes when the scan
-// opens it).
+// UTF-16 file or one whose lines end in a CR alone, which must be read as a
+// stream (readable) to be scanned. A file that cannot be read is given ','
+// (the error comes when the scan opens it).
 func sniffFile(path string) byte {
 	var sep byte = ','
 	for _, n := range []int{4 << 10, sniffBytes} { // (a header longer than 4 KiB is rare)
@@ -452,8 +449,11 @@ func sniffFile(path string) byte {
 		if isUTF16(head) {
 			return 0
 		}
-		var whole bool
-		if sep, whole = scan.SniffDelimiter(head); whole || len(head) < n {
+		var whole, crOnly bool
+		if sep, whole, crOnly = scan.SniffDelimiter(head); crOnly {
+			return 0
+		}
+		if whole || len(head) < n {
 			break
 		}
 	}
@@ -466,47 +466,58 @@ func isUTF16(head []byte) bool {
 	return bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF})
 }
 
-// utf16Stream is r decoded to UTF-8 if it starts with UTF-16's byte order
-// mark (which it drops; the mark says the byte order), else r as it was
-// (read through a bufio.Reader that holds its first bytes). A read error
-// is returned at once.
-func utf16Stream(r io.Reader) (io.Reader, error) {
+// readable is r, a stream, made ready for scan.Transcode: decoded to UTF-8
+// if it starts with UTF-16's byte order mark (which it drops; the mark says
+// the byte order), and each CR made an LF if its first line ends in a CR
+// alone (an old Mac file's line ends; in quotes too, where such a file's
+// line breaks are CRs as well). Its delimiter is sep, or if sep is 0 the
+// one its first line says (scan.SniffDelimiter). It reads r as far as the
+// end of that line (or sniffBytes, or r's end), waiting for a slow
+// writer's bytes, and keeps them for the reader it returns. A read error is
+// returned at once.
+func readable(r io.Reader, sep byte) (io.Reader, byte, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, sniffBytes)
 	}
-	head, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	if !isUTF16(head) {
-		return br, nil
-	}
-	return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), nil
-}
-
-// sniffStream reads r, a stream, as far as the end of its first line (or
-// sniffBytes, or its end) and returns what it says (scan.SniffDelimiter),
-// with the reader to read the whole stream from, its start included. A
-// read error is returned at once.
-func sniffStream(r io.Reader) (io.Reader, byte, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, sniffBytes)
+	if head, err := br.Peek(2); err != nil && err != io.EOF {
+		return nil, 0, err
+	} else if isUTF16(head) {
+		u := transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder())
+		br = bufio.NewReaderSize(u, sniffBytes)
 	}
 	limit := min(sniffBytes, br.Size())
 	for n := 1; ; {
 		_, err := br.Peek(n) // (waits for n bytes: a pipe's writer may be slow)
 		head, _ := br.Peek(br.Buffered())
-		sep, whole := scan.SniffDelimiter(head)
+		found, whole, crOnly := scan.SniffDelimiter(head)
 		switch {
 		case err == io.EOF || whole || len(head) >= limit:
+			if sep == 0 {
+				sep = found
+			}
+			if crOnly {
+				return crToLF{br}, sep, nil
+			}
 			return br, sep, nil
 		case err != nil:
 			return nil, 0, err
 		}
 		n = len(head) + 1
 	}
+}
+
+// crToLF reads r with every CR made an LF.
+type crToLF struct{ r io.Reader }
+
+func (c crToLF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // openSource opens PATH p: a plain CSV file (or standard input redirected
@@ -610,13 +621,8 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 		return nil, err
 	}
 	defer zclose()
-	if src, err = utf16Stream(src); err != nil {
+	if src, sep, err = readable(src, sep); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if sep == 0 {
-		if src, sep, err = sniffStream(src); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
 	}
 	mem, err := shm.NewMemFile("parlab-input")
 	if err != nil {
