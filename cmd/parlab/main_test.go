@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -1193,6 +1194,22 @@ func TestMenuOtherFile(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Filter column: 1) date 2) city 3) mode 4) km 5) fare") ||
 		!strings.Contains(out, "Value [Oslo]") || !strings.Contains(out, "Matching rows  4") {
 		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+	// a file as a query reads it: gzip'd, semicolons, found
+	raw, err := os.ReadFile("../../testdata/trips.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(bytes.ReplaceAll(raw, []byte(","), []byte(";")))
+	w.Close()
+	p := filepath.Join(t.TempDir(), "trips.csv.gz")
+	os.WriteFile(p, z.Bytes(), 0o644)
+	code, out2, errs := run(t, "1\n2\nRome\n-\nn\n", "menu", p)
+	if code != 0 || !strings.Contains(out2, "Filter column: 1) date 2) city 3) mode 4) km 5) fare") ||
+		!strings.Contains(out2, "Value [Oslo]") || !strings.Contains(out2, "Matching rows  4") {
+		t.Errorf("gzip'd semicolons: exit %d, %s\n%s", code, errs, out2)
 	}
 }
 

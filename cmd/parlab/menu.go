@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"parlab/render"
 	"parlab/scan"
+	"parlab/shm"
 	"parlab/spawn"
 	"parlab/spawn/stage"
 )
@@ -151,14 +151,22 @@ func menuColumns(pos []string) (columns, examples []string) {
 	if err != nil || paths[0] == stage.Stdin {
 		return sales, salesEx
 	}
-	f, err := os.Open(paths[0])
+	// its first bytes as a query reads them: decompressed, decoded, with
+	// its delimiter found and made ','
+	in, err := stage.Stream(paths[:1], 0, nil)
 	if err != nil {
 		return sales, salesEx
 	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	recs, err := scan.Records(head[:n], 2)
+	defer in.Close()
+	var head []byte
+	if in.Stream != nil {
+		head = make([]byte, 64<<10)
+		n, _ := io.ReadFull(in.Stream, head)
+		head = head[:n]
+	} else if head, err = shm.Head(in.Paths[0], 64<<10); err != nil {
+		return sales, salesEx
+	}
+	recs, err := scan.Records(head, 2)
 	if err != nil || len(recs) == 0 {
 		return sales, salesEx
 	}
