@@ -21,9 +21,26 @@ import (
 // the input's line and column, as the scanner's would be. Read and write
 // errors are returned as they come.
 func Transcode(dst io.Writer, src io.Reader, sep byte, file string) error {
+	return TranscodeWith(dst, src, Transcoding{Sep: sep}, file)
+}
+
+// Transcoding says how TranscodeWith reads its input.
+type Transcoding struct {
+	// Sep is the field delimiter: a tab, ';', '|', or ',' itself.
+	Sep byte
+	// DecimalComma: a field that is a number with a decimal comma (as
+	// decimalComma reads it: 1,5, -0,25, quoted where Sep is ',') is
+	// written with a point (1.5), so that the scanner reads it; any other
+	// field as it is (1.234,5 too, which no number reads: no silent guess
+	// at a thousands separator).
+	DecimalComma bool
+}
+
+// TranscodeWith is Transcode as o says.
+func TranscodeWith(dst io.Writer, src io.Reader, o Transcoding, file string) error {
 	r := bufio.NewReaderSize(src, 1<<20)
 	w := bufio.NewWriterSize(dst, 1<<20)
-	t := transcoder{r: r, w: w, sep: sep, file: file, line: 1, col: 1}
+	t := transcoder{r: r, w: w, sep: o.Sep, dec: o.DecimalComma, file: file, line: 1, col: 1}
 	if err := t.run(); err != nil {
 		return err
 	}
@@ -34,6 +51,7 @@ type transcoder struct {
 	r         *bufio.Reader
 	w         *bufio.Writer
 	sep       byte
+	dec       bool // Transcoding.DecimalComma
 	file      string
 	line, col int    // of the next byte read
 	pos       int64  // the offset of the next byte read
@@ -69,6 +87,11 @@ func (t *transcoder) fail(line, col int, err error) error {
 // field that was quoted stays "" (alone on its line, it is a record, not
 // a blank line).
 func (t *transcoder) put(quoted bool) {
+	if t.dec {
+		if i := decimalComma(t.field); i >= 0 {
+			t.field[i] = '.'
+		}
+	}
 	if bytes.ContainsAny(t.field, ",\"\r\n") || quoted && len(t.field) == 0 {
 		t.w.WriteByte('"')
 		for _, c := range t.field {
@@ -82,6 +105,33 @@ func (t *transcoder) put(quoted bool) {
 	}
 	t.w.Write(t.field)
 }
+
+// decimalComma is the index of the comma in b if b is a number with a
+// decimal comma: an optional sign, digits, one comma, digits; else -1.
+func decimalComma(b []byte) int {
+	i := 0
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		i = 1
+	}
+	comma := -1
+	for j := i; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == ',' && comma < 0 && j > i:
+			comma = j
+		case c-'0' > 9:
+			return -1
+		}
+	}
+	if comma < 0 || comma == len(b)-1 {
+		return -1
+	}
+	return comma
+}
+
+// IsDecimalComma reports whether v is a number written with a decimal
+// comma (1,5), which Transcoding.DecimalComma makes a number: for a hint
+// where one is not a decimal number.
+func IsDecimalComma(v string) bool { return decimalComma([]byte(v)) >= 0 }
 
 // transcodeFast turns on plainLines (tests turn it off, to compare).
 var transcodeFast = true

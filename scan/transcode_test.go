@@ -184,3 +184,28 @@ func TestSniffDelimiter(t *testing.T) {
 		}
 	}
 }
+
+// With DecimalComma, a field that is a number with a decimal comma is
+// written with a point; any other field as it is.
+func TestTranscodeDecimalComma(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		sep  byte
+		want string
+	}{
+		{"k;v\na;1,5\nb;-0,25\nc;\"+12,0\"\n", ';', "k,v\na,1.5\nb,-0.25\nc,+12.0\n"},
+		{"k;v\na;1.234,5\nb;1,\nc;,5\nd;1,2,3\ne;x,5\nf;5\n", ';', "k,v\na,\"1.234,5\"\nb,\"1,\"\nc,\",5\"\nd,\"1,2,3\"\ne,\"x,5\"\nf,5\n"},
+		{"k,v\r\na,\"1,5\"\r\nb,2\r\n", ',', "k,v\r\na,1.5\r\nb,2\r\n"},
+		{"k\tv\na b\t3,75", '\t', "k,v\na b,3.75"},
+	} {
+		var out bytes.Buffer
+		if err := TranscodeWith(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep, DecimalComma: true}, "x"); err != nil || out.String() != c.want {
+			t.Errorf("TranscodeWith(%q, decimal comma) = %q, %v; want %q", c.in, out.String(), err, c.want)
+		}
+	}
+	// without it, a decimal comma stays (quoted: it holds a comma)
+	var out bytes.Buffer
+	if err := Transcode(&out, strings.NewReader("k;v\na;1,5\n"), ';', "x"); err != nil || out.String() != "k,v\na,\"1,5\"\n" {
+		t.Errorf("Transcode of 1,5: %q, %v", out.String(), err)
+	}
+}

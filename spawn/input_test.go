@@ -73,7 +73,7 @@ func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Quer
 // runStreamed runs q one way over paths made ready by stage.Stream, in
 // blocks of block bytes.
 func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way, block int) (scan.Result, error) {
-	in, err := stage.Stream(paths, sep, stdin)
+	in, err := stage.Stream(paths, stage.Dialect{Sep: sep}, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -93,7 +93,7 @@ func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way,
 // runWays is runStaged over ways.
 func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin io.Reader, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	in, err := stage.Stage(paths, sep, stdin)
+	in, err := stage.Stage(paths, stage.Dialect{Sep: sep}, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -316,7 +316,7 @@ func TestStdinPipeWidened(t *testing.T) {
 		size <- n
 		w.Close()
 	}()
-	in, err := stage.Stage([]string{"-"}, 0, r)
+	in, err := stage.Stage([]string{"-"}, stage.Dialect{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestStdinFromAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in, err := stage.Stage([]string{"-"}, 0, f)
+	in, err := stage.Stage([]string{"-"}, stage.Dialect{}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestStdinFromAFile(t *testing.T) {
 	if _, err := f.Seek(int64(nl+1), io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	in, err = stage.Stage([]string{"-"}, 0, f)
+	in, err = stage.Stage([]string{"-"}, stage.Dialect{}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 		}
 	}
 	for range 5 {
-		if in, err := stage.Stage(many, 0, nil); err == nil || !strings.HasPrefix(err.Error(), many[3]+": not gzip data") {
+		if in, err := stage.Stage(many, stage.Dialect{}, nil); err == nil || !strings.HasPrefix(err.Error(), many[3]+": not gzip data") {
 			t.Fatalf("six files, the last three not gzip: %v, want %s's error", err, many[3])
 		} else if in != nil {
 			t.Fatal("an error, and inputs")
@@ -523,7 +523,7 @@ func TestStreamClosedDuringARead(t *testing.T) {
 		if i%2 == 1 { // two files: each closed by the worker that opened it (Config.Opens)
 			paths = append(paths, p2)
 		}
-		in, err := stage.Stream(paths, 0, nil)
+		in, err := stage.Stream(paths, stage.Dialect{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

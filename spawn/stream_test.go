@@ -368,7 +368,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		{"not gzip", []string{a, writeFile(t, filepath.Join(dir, "x.csv.gz"), "plain")}, filepath.Join(dir, "x.csv.gz") + ": not gzip data"},
 		{"all empty", []string{empty, empty}, ErrNoData.Error()},
 	} {
-		in, err := stage.Stream(c.paths, 0, nil)
+		in, err := stage.Stream(c.paths, stage.Dialect{}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -401,7 +401,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 	// A plain CSV file among them: staged as before. (All TSV: streams,
 	// in TestStagedInputsAgree.)
 	paths := []string{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}
-	in, err := stage.Stream(paths, 0, nil)
+	in, err := stage.Stream(paths, stage.Dialect{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		t.Errorf("a CSV and a TSV file: %v", err)
 	}
 	badTSV := gz("bad.tsv.gz", "key\tn\nk1\t1\nk\"2\t5\n")
-	in, err = stage.Stream([]string{a, badTSV}, 0, nil)
+	in, err = stage.Stream([]string{a, badTSV}, stage.Dialect{}, nil)
 	if err != nil || len(in.Opens) != 2 {
 		t.Fatalf("a CSV and a TSV file: %d streams, %v", len(in.Opens), err)
 	}

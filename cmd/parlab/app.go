@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"parlab/scan"
 	"parlab/spawn"
 )
 
@@ -147,6 +148,9 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	fmt.Fprintf(a.stderr, "parlab: %v\n", err)
+	if pe := new(scan.ParseError); errors.As(err, &pe) && errors.Is(err, scan.ErrSyntax) && scan.IsDecimalComma(pe.Value) {
+		fmt.Fprintf(a.stderr, "parlab: %q has a decimal comma: --decimal-comma reads it as a number\n", pe.Value)
+	}
 	if errors.As(err, new(usageError)) {
 		fmt.Fprintf(a.stderr, "Run 'parlab help' for usage.\n")
 		return exitUsage

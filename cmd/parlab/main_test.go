@@ -1099,6 +1099,11 @@ func TestInputsCLI(t *testing.T) {
 		// D.M.YYYY, its numbers with spaces around them)
 		{"\"city, name\";when;amount\r\nOslo;1.1.2005; 1.50\r\nRome;31.12.2004;2 \r\nOslo;03.03.2005;\t3\r\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
 		{"city|when|amount\nOslo|Jan 1 2005|1.50\nRome|2004-12-31|2\nOslo|March 3, 2005|3\n", []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
+		// numbers with a decimal comma, as Excel writes them in much of
+		// Europe (semicolons, D.M.YYYY), or quoted in a comma-separated file
+		{"city;when;amount\r\nOslo;1.1.2005;1,50\r\nRome;31.12.2004;2\r\nOslo;03.03.2005;3\r\n", []string{"query", "--decimal-comma", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
+		{"city;when;amount\nOslo;1.1.2005;1,50\nRome;31.12.2004;2\nOslo;03.03.2005;3\n", []string{"query", "--decimal-comma", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "seq", "-"}},
+		{"city,when,amount\nOslo,1.1.2005,\"1,50\"\nRome,31.12.2004,2\nOslo,03.03.2005,3\n", []string{"query", "--decimal-comma", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "-"}},
 		// lines that end in a CR alone (Excel for Mac's "CSV (Macintosh)")
 		{strings.ReplaceAll(csv, "\n", "\r"), []string{"query", "--where", "when>=Jan 1 2005", "--sum", "amount", "--csv", "--strategy", "processes", "-"}},
 		{csv[strings.IndexByte(csv, '\n')+1:], []string{"query", "--no-header", "--where", "2>=2005-01-01", "--sum", "3", "--csv", "--strategy", "processes", "-"}},
@@ -1153,6 +1158,15 @@ func TestInputsCLI(t *testing.T) {
 	}
 	if code, out, errs := run(t, "", "query", "--delimiter", ",", p16); code != exitFail || !strings.Contains(errs, "UTF-16") {
 		t.Errorf("UTF-16 said to be comma-separated: exit %d, %s%s", code, out, errs)
+	}
+	// a decimal comma without --decimal-comma: an error, and a hint
+	eu := filepath.Join(t.TempDir(), "eu.csv")
+	os.WriteFile(eu, []byte("city;amount\nOslo;1,50\n"), 0o644)
+	if code, out, errs := run(t, "", "query", "--sum", "amount", eu); code != exitFail || !strings.Contains(errs, `not a decimal number: "1,50"`) || !strings.Contains(errs, "--decimal-comma") {
+		t.Errorf("a decimal comma without --decimal-comma: exit %d, %s%s", code, out, errs)
+	}
+	if code, out, errs := run(t, "", "query", "--decimal-comma", "--sum", "amount", "--csv", eu); code != 0 || out != "matched,amount\n1,1.50\n" {
+		t.Errorf("--decimal-comma on a file: exit %d, %q%s", code, out, errs)
 	}
 }
 

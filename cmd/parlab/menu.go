@@ -153,7 +153,7 @@ func menuColumns(pos []string) (columns, examples []string) {
 	}
 	// its first bytes as a query reads them: decompressed, decoded, with
 	// its delimiter found and made ','
-	in, err := stage.Stream(paths[:1], 0, nil)
+	in, err := stage.Stream(paths[:1], stage.Dialect{}, nil)
 	if err != nil {
 		return sales, salesEx
 	}

@@ -29,6 +29,7 @@ type queryFlags struct {
 	workers                             int
 	timeout                             time.Duration
 	delimiter                           string
+	decimalComma                        bool
 	noHeader                            bool
 	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
 	inputs                              *stage.Inputs // staged by config; close after the run
@@ -64,6 +65,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
+	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets; 1.234,5 stays no number")
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
@@ -179,7 +181,7 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if q.stream && spawn.Streams(q.strategy.Strategy, c.Split) {
 		how = stage.Stream
 	}
-	if q.inputs, err = how(c.Paths, sep, q.stdin); err != nil {
+	if q.inputs, err = how(c.Paths, stage.Dialect{Sep: sep, DecimalComma: q.decimalComma}, q.stdin); err != nil {
 		return c, err
 	}
 	c.Paths, c.Names, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Stream, q.inputs.Opens

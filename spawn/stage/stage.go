@@ -153,10 +153,11 @@ const Stdin = "-"
 // strategy then maps in place like a file, child processes included
 // (Paths[i] is /proc/PID/fd/N): standard input ("-") or a pipe (a FIFO,
 // bash's <(…)), a compressed file (.gz, .zst, or a stream that starts as
-// one), and a file with
-// another delimiter (Stage's sep, a tab for .tsv and .tab, or the one its
-// first line has: scan.SniffDelimiter), transcoded by scan.Transcode. Names[i] is what messages call input i (its PATH, or
-// "standard input").
+// one), a file in UTF-16 or whose lines end in a CR alone (see readable),
+// a file with another delimiter (the Dialect's Sep, a tab for .tsv and
+// .tab, or the one its first line has: scan.SniffDelimiter), and every
+// file under Dialect.DecimalComma, transcoded by scan.TranscodeWith.
+// Names[i] is what messages call input i (its PATH, or "standard input").
 type Inputs struct {
 	Paths, Names []string
 	// Stream, from Stream only: the lone input's CSV bytes, read as they
@@ -184,6 +185,17 @@ func (in *Inputs) Close() {
 	in.mem, in.closers = nil, nil
 }
 
+// Dialect is how a query's inputs are written, as far as the user said.
+type Dialect struct {
+	// Sep is every input's field delimiter; 0: each one's by its name,
+	// else by its first line.
+	Sep byte
+	// DecimalComma: numbers are written with a decimal comma (1,5), as in
+	// much of Europe's spreadsheets; the transcoder makes them points
+	// (scan.Transcoding), so every input is read, none scanned in place.
+	DecimalComma bool
+}
+
 // Delimiters are the field delimiters parlab reads, by their flag names.
 var Delimiters = map[string]byte{",": ',', "comma": ',', ";": ';', "semicolon": ';', "|": '|', "pipe": '|', "tab": '\t', "\t": '\t'}
 
@@ -200,13 +212,13 @@ func ParseDelimiter(s string) (byte, error) {
 }
 
 // Stage makes paths (files, as ExpandPaths gives them, and Stdin) ready to
-// scan, reading standard input from stdin. sep is every file's delimiter,
-// or 0 for each file's by its name, else by its first line. Inputs that must be read into memory
+// scan, reading standard input from stdin, as d says they are written.
+// Inputs that must be read into memory
 // are read side by side, as many at once as Go may run threads
 // (GOMAXPROCS): a set of compressed files decompresses on every core. The
 // error is the first PATH's that failed, in order; on error nothing stays
 // open.
-func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
+func Stage(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
 	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
 	mems, errs := make([]*os.File, n), make([]error, n)
@@ -216,12 +228,12 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			src, err := openSource(p, sep, stdin)
+			src, err := openSource(p, d, stdin)
 			in.Paths[i], in.Names[i], errs[i] = src.path, src.name, err
 			if err != nil || src.r == nil {
 				return
 			}
-			mems[i], errs[i] = stage(src.r, src.zip, src.sep, src.name)
+			mems[i], errs[i] = stage(src.r, src.zip, src.sep, src.dec, src.name)
 			src.close()
 			if errs[i] == nil {
 				in.Paths[i] = shm.MemFilePath(mems[i])
@@ -253,18 +265,18 @@ func Stage(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
 // (Inputs.Opens). Anything else is staged as Stage stages it. Inputs.Close closes the
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
-func Stream(paths []string, sep byte, stdin io.Reader) (*Inputs, error) {
-	if len(paths) > 1 && allRead(paths, sep) {
+func Stream(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
+	if len(paths) > 1 && allRead(paths, d) {
 		in := &Inputs{Names: paths}
 		for _, p := range paths {
-			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, sep) })
+			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, d) })
 		}
 		return in, nil
 	}
 	if len(paths) != 1 {
-		return Stage(paths, sep, stdin)
+		return Stage(paths, d, stdin)
 	}
-	src, err := openSource(paths[0], sep, stdin)
+	src, err := openSource(paths[0], d, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -298,10 +310,10 @@ func streamOf(src source) (io.Reader, func(), error) {
 		return nil, nil, fmt.Errorf("%s: %w", src.name, err)
 	}
 	closers := []func(){zclose, src.close}
-	if src.sep != ',' {
+	if src.sep != ',' || src.dec {
 		pr, pw := io.Pipe()
 		go func(r io.Reader) {
-			pw.CloseWithError(scan.Transcode(pw, r, src.sep, src.name))
+			pw.CloseWithError(scan.TranscodeWith(pw, r, scan.Transcoding{Sep: src.sep, DecimalComma: src.dec}, src.name))
 			zclose()
 			src.close()
 		}(r)
@@ -312,11 +324,11 @@ func streamOf(src source) (io.Reader, func(), error) {
 }
 
 // allRead reports whether every PATH is a regular file that must be read
-// to be scanned (compressed, or with another delimiter than sep's or its
-// name's ','): what Stream leaves to Inputs.Opens.
-func allRead(paths []string, sep byte) bool {
+// to be scanned (compressed, in another dialect than a comma's, or any
+// under d.DecimalComma): what Stream leaves to Inputs.Opens.
+func allRead(paths []string, d Dialect) bool {
 	for _, p := range paths {
-		if p == Stdin || compression(p) == "" && plainDelimiter(p, sep) == ',' {
+		if p == Stdin || compression(p) == "" && !d.DecimalComma && plainDelimiter(p, d.Sep) == ',' {
 			return false
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -329,8 +341,8 @@ func allRead(paths []string, sep byte) bool {
 // openStream opens PATH p, a file to read, as a stream of its CSV
 // bytes (Inputs.Opens), and returns the function that closes it (after
 // the Read in flight, if any: see lateClose).
-func openStream(p string, sep byte) (io.Reader, func(), error) {
-	src, err := openSource(p, sep, nil)
+func openStream(p string, d Dialect) (io.Reader, func(), error) {
+	src, err := openSource(p, d, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -396,6 +408,7 @@ type source struct {
 	r          io.Reader
 	zip        string
 	sep        byte
+	dec        bool     // numbers with a decimal comma (Dialect.DecimalComma)
 	file       *os.File // r's file, if Stage opened one
 }
 
@@ -524,15 +537,15 @@ func (c crToLF) Read(p []byte) (int, error) {
 // from one, see inPlace) is scanned where it is; anything else is a
 // stream to read, its compression by its name or, for a stream, by its
 // first bytes.
-func openSource(p string, sep byte, stdin io.Reader) (source, error) {
-	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, sep)}
+func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
+	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), dec: d.DecimalComma}
 	pipe := false
 	if p != Stdin {
 		st, err := os.Stat(p)
 		pipe = err == nil && isPipe(st)
 	}
 	if p != Stdin && !pipe && src.zip == "" {
-		if src.sep = plainDelimiter(p, sep); src.sep == ',' {
+		if src.sep = plainDelimiter(p, d.Sep); src.sep == ',' && !src.dec {
 			return src, nil
 		}
 	}
@@ -545,7 +558,7 @@ func openSource(p string, sep byte, stdin io.Reader) (source, error) {
 			if src.sep == 0 {
 				src.sep = sniffFile(shm.MemFilePath(f))
 			}
-			if src.sep == ',' {
+			if src.sep == ',' && !src.dec {
 				src.r, src.path = nil, shm.MemFilePath(f)
 				return src, nil
 			}
@@ -615,7 +628,7 @@ func compression(p string) string {
 
 // stage writes src, decompressed and transcoded to ',', into a new memory
 // file.
-func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
+func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File, error) {
 	src, zclose, err := decompress(src, zip, name)
 	if err != nil {
 		return nil, err
@@ -628,13 +641,13 @@ func stage(src io.Reader, zip string, sep byte, name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sep == ',' {
+	if sep == ',' && !dec {
 		// read(2) and write(2) through a buffer of copyBytes, not
 		// io.Copy's splice(2) (what *os.File's ReadFrom does with a
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
 		_, err = io.CopyBuffer(struct{ io.Writer }{mem}, struct{ io.Reader }{src}, make([]byte, copyBytes))
 	} else {
-		err = scan.Transcode(mem, src, sep, name)
+		err = scan.TranscodeWith(mem, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
 	}
 	if err != nil {
 		mem.Close()
