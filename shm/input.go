@@ -203,18 +203,29 @@ func (f *File) ReadAt(p []byte, off int) (err error) {
 // guardedReadAt is x/exp/mmap's ReadAt, which copies out of a mapping, with
 // a fault on it (the file was truncated: SIGBUS) turned into ErrFault.
 func (f *File) guardedReadAt(p []byte, off int) (n int, err error) {
+	if ferr := guarded(func() { n, err = f.ra.ReadAt(p, int64(off)) }); ferr != nil {
+		return 0, ferr
+	}
+	return n, err
+}
+
+// guarded runs read, which reads a mapping, with a memory fault on it (the
+// file was truncated: SIGBUS) turned into ErrFault at the fault's address.
+// Any other panic goes on up.
+func guarded(read func()) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
 			if a, ok := r.(interface{ Addr() uintptr }); ok {
-				n, err = 0, fmt.Errorf("%w at %#x", ErrFault, a.Addr())
+				err = fmt.Errorf("%w at %#x", ErrFault, a.Addr())
 				return
 			}
 			panic(r)
 		}
 	}()
-	return f.ra.ReadAt(p, int64(off))
+	read()
+	return nil
 }
 
 // Populate faults in the pages of Bytes()[off:off+n] of a mapped file, so

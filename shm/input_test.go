@@ -353,18 +353,7 @@ func TestEvict(t *testing.T) {
 // mapFile), on a kernel and filesystem that keep large folios at all.
 func TestRefillInHugeFolios(t *testing.T) {
 	const size = 16 << 20
-	p := writeInChunks(t, "h.csv", size, 2<<20)
-	// Written 2 MiB at a time, the file is in 2 MiB folios if the
-	// filesystem keeps large folios (ext4 from Linux 6.16, xfs, not tmpfs).
-	if huge, _ := folios(t, p); huge == 0 {
-		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
-	}
-	if err := Evict(p); err != nil {
-		t.Fatal(err)
-	}
-	if r, _, err := Resident(p); err != nil || r > 0 {
-		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
-	}
+	p := evictedFile(t, size)
 	f, err := Open(p, Mmap, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -542,16 +531,7 @@ func TestHead(t *testing.T) {
 // left most of it in small ones).
 func TestHeadLeavesHugeFolios(t *testing.T) {
 	const size = 16 << 20
-	p := writeInChunks(t, "h.csv", size, 2<<20)
-	if huge, _ := folios(t, p); huge == 0 {
-		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
-	}
-	if err := Evict(p); err != nil {
-		t.Fatal(err)
-	}
-	if r, _, err := Resident(p); err != nil || r > 0 {
-		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
-	}
+	p := evictedFile(t, size)
 	if _, err := Head(p, 64<<10); err != nil {
 		t.Fatal(err)
 	}
@@ -567,4 +547,23 @@ func TestHeadLeavesHugeFolios(t *testing.T) {
 	if huge, cached := folios(t, p); cached != size || huge != size {
 		t.Errorf("after Head, %d of %d cached bytes in 2 MiB folios (sum %d)", huge, cached, sum)
 	}
+}
+
+// evictedFile writes a file of size bytes 2 MiB at a time, which leaves it
+// in 2 MiB folios where the filesystem keeps large folios (ext4 from Linux
+// 6.16, xfs, not tmpfs; else the test is skipped), and evicts it from the
+// page cache.
+func evictedFile(t *testing.T, size int) string {
+	t.Helper()
+	p := writeInChunks(t, "h.csv", size, 2<<20)
+	if huge, _ := folios(t, p); huge == 0 {
+		t.Skip("this filesystem or kernel keeps no 2 MiB folios: nothing maps by PMD")
+	}
+	if err := Evict(p); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := Resident(p); err != nil || r > 0 {
+		t.Skipf("could not evict the file (%d pages left, %v)", r, err)
+	}
+	return p
 }
