@@ -292,7 +292,7 @@ func (r *refReader) Read() ([]string, error) {
 			return nil, ErrQuote // something after the closing quote
 		}
 		for r.pos < len(d) && d[r.pos] != sep && d[r.pos] != '\n' {
-			if d[r.pos] == '"' {
+			if d[r.pos] == '"' && sep != '\t' { // (in a TSV's bare field, a byte of it)
 				return nil, ErrBareQuote
 			}
 			field = append(field, d[r.pos])

@@ -16,10 +16,12 @@ import (
 // output is the same line of the input: errors the scan reports later name
 // the input's lines (their columns count the output's bytes).
 //
-// A quote inside a bare field, a byte after a closing quote other than sep
-// or a line end, and a quote never closed are *ParseErrors naming file and
-// the input's line and column, as the scanner's would be. Read and write
-// errors are returned as they come.
+// A quote inside a bare field (but in a TSV, where it is a byte of the
+// field, as in 27" monitor: TSV itself knows no quotes, and its writers
+// quote a field only to hold a tab or a line break), a byte after a
+// closing quote other than sep or a line end, and a quote never closed are
+// *ParseErrors naming file and the input's line and column, as the
+// scanner's would be. Read and write errors are returned as they come.
 func Transcode(dst io.Writer, src io.Reader, sep byte, file string) error {
 	return TranscodeWith(dst, src, Transcoding{Sep: sep}, file)
 }
@@ -303,9 +305,9 @@ func (t *transcoder) run() error {
 				t.put(false)
 				t.w.Write(end)
 				lineStart = true
-			case c == '"':
+			case c == '"' && t.sep != '\t':
 				return t.fail(line, col, ErrBareQuote)
-			default:
+			default: // (a quote in a TSV's bare field is a byte of it)
 				t.field = append(t.field, c)
 				c, err = t.next()
 				if err == io.EOF {

@@ -75,6 +75,7 @@ func TestTranscode(t *testing.T) {
 		{"a;b\r\n1,5;\"x;y\"\r\n", ';', "a,b\r\n\"1,5\",x;y\r\n"},
 		{"a|b\n\n\"say \"\"hi\"\"\"|\"two\nlines\"", '|', "a,b\n\n\"say \"\"hi\"\"\",\"two\nlines\"\n"},
 		{"\xef\xbb\xbfa\tb\n\t\n", '\t', "\xef\xbb\xbfa,b\n,\n"},
+		{"item\tn\n27\" monitor\t1\nsay \"hi\"\t\"a\tb\"\n", '\t', "item,n\n\"27\"\" monitor\",1\n\"say \"\"hi\"\"\",a\tb\n"}, // a TSV's bare quote: a byte
 	} {
 		var out bytes.Buffer
 		if err := Transcode(&out, strings.NewReader(c.in), c.sep, "x"); err != nil || out.String() != strings.TrimSuffix(c.want, "\n")+map[bool]string{true: "\n"}[strings.HasSuffix(c.in, "\n")] {
@@ -82,11 +83,14 @@ func TestTranscode(t *testing.T) {
 		}
 		checkTranscode(t, []byte(c.in), c.sep)
 	}
-	for _, bad := range []string{"a\tb\"c\n", "\"a\"b\tc\n", "a\t\"open\n"} {
-		err := Transcode(io.Discard, strings.NewReader(bad), '\t', "bad.tsv")
+	for _, bad := range []struct {
+		in  string
+		sep byte
+	}{{"a;b\"c\n", ';'}, {"a|b\"c\n", '|'}, {"\"a\"b\tc\n", '\t'}, {"a\t\"open\n", '\t'}} {
+		err := Transcode(io.Discard, strings.NewReader(bad.in), bad.sep, "bad.tsv")
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.File != "bad.tsv" || pe.Line != 1 {
-			t.Errorf("Transcode(%q): %v, want a ParseError at line 1", bad, err)
+			t.Errorf("Transcode(%q): %v, want a ParseError at line 1", bad.in, err)
 		}
 	}
 }
@@ -123,11 +127,11 @@ func TestTranscodeLarge(t *testing.T) {
 	}
 	in := b.Bytes()
 	checkTranscode(t, in, '\t')
-	bad := append(append([]byte{}, in...), "1\tx\"y\n"...)
+	bad := append(append([]byte{}, in...), "1\t\"x\"y\n"...) // (a byte after the closing quote)
 	err := Transcode(io.Discard, bytes.NewReader(bad), '\t', "big.tsv")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != bytes.Count(in, []byte{'\n'})+1 || pe.Column != 3 {
-		t.Errorf("a bare quote on the last line: %v, want line %d, column 3", err, bytes.Count(in, []byte{'\n'})+1)
+		t.Errorf("a bad quote on the last line: %v, want line %d, column 3", err, bytes.Count(in, []byte{'\n'})+1)
 	}
 }
 

@@ -401,7 +401,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), p+":3:") {
 		t.Errorf("a bad row: %v, want it named %s:3:", err, p)
 	}
-	_, err = runStaged(t, []string{"-"}, '\t', []byte("a\tb\nx\"y\t1\n"), scan.Query{Sum: []string{"b"}})
+	_, err = runStaged(t, []string{"-"}, ';', []byte("a;b\nx\"y;1\n"), scan.Query{Sum: []string{"b"}})
 	if err == nil || !strings.HasPrefix(err.Error(), "standard input:2:") {
 		t.Errorf("a bare quote on standard input: %v", err)
 	}

@@ -1159,6 +1159,12 @@ func TestInputsCLI(t *testing.T) {
 	if code, out, errs := run(t, "", "query", "--delimiter", ",", p16); code != exitFail || !strings.Contains(errs, "UTF-16") {
 		t.Errorf("UTF-16 said to be comma-separated: exit %d, %s%s", code, out, errs)
 	}
+	// a TSV's bare quotes are bytes of their fields (TSV knows no quotes)
+	inches := filepath.Join(t.TempDir(), "tv.tsv")
+	os.WriteFile(inches, []byte("item\tprice\n27\" monitor\t199.99\n27\" monitor\t0.01\nsay \"hi\"\t5\n"), 0o644)
+	if code, out, errs := run(t, "", "query", "--by", "item", "--sum", "price", "--csv", "--strategy", "processes", inches); code != 0 || out != "item,count,price\n\"27\"\" monitor\",2,200.00\n\"say \"\"hi\"\"\",1,5\n" {
+		t.Errorf("a TSV with bare quotes: exit %d, %q%s", code, out, errs)
+	}
 	// a decimal comma without --decimal-comma: an error, and a hint
 	eu := filepath.Join(t.TempDir(), "eu.csv")
 	os.WriteFile(eu, []byte("city;amount\nOslo;1,50\n"), 0o644)
