@@ -342,12 +342,24 @@ func (t *transcoder) run() error {
 func SniffDelimiter(head []byte) (sep byte, whole, crOnly bool) {
 	var n [256]int
 	in := false
-	for i, c := range head {
-		if c == '"' {
-			in = !in // ("" inside quotes: out and in again)
+	start := 0
+	if bytes.HasPrefix(head, bom) {
+		start = len(bom)
+	}
+	for i := start; i < len(head); i++ {
+		c := head[i]
+		if in {
+			if c == '"' {
+				if i+1 < len(head) && head[i+1] == '"' {
+					i++ // a doubled quote
+					continue
+				}
+				in = false
+			}
 			continue
 		}
-		if in {
+		if c == '"' && (i == start || bytes.IndexByte([]byte(",\t;|"), head[i-1]) >= 0) {
+			in = true // a quote opens a field only at its start (a TSV's bare quote is a byte)
 			continue
 		}
 		if c == '\n' {

@@ -178,9 +178,12 @@ func TestSniffDelimiter(t *testing.T) {
 		{"a;b;c", ';', false, false},                     // no line end in head
 		{"a\tb\n1,2,3\n", '\t', true, false},             // only the first line counts
 		{"", ',', false, false},
-		{"a;b\r1;2\r", ';', true, true},      // lines that end in a CR alone
-		{"\"a\rb\";c\r\n", ';', true, false}, // a quoted CR
-		{"a;b\r", ';', false, false},         // a CR at head's end: its next byte unseen
+		{"a;b\r1;2\r", ';', true, true},                 // lines that end in a CR alone
+		{"\"a\rb\";c\r\n", ';', true, false},            // a quoted CR
+		{"a;b\r", ';', false, false},                    // a CR at head's end: its next byte unseen
+		{"size (\")\tprice\n", '\t', true, false},       // a bare quote (TSV's: a byte)
+		{"\xef\xbb\xbf\"a,b\"\tc\n", '\t', true, false}, // a quote after a BOM opens a field
+		{"\"a\"\",b\";c\n", ';', true, false},           // a doubled quote: the comma after it is the quoted field's
 	} {
 		sep, whole, crOnly := SniffDelimiter([]byte(c.head))
 		if sep != c.sep || whole != c.whole || crOnly != c.crOnly {
