@@ -193,7 +193,9 @@ type WorkerStat struct {
 
 // ChildStart is a child's start (processes): from the end of the parent's
 // ForkExec call to the child's main (the exec, the Go runtime's start, the
-// package initialisers).
+// package initialisers). The workers start side by side, so on a busy
+// machine the parent's goroutine may resume from the call after its child
+// has reached main: the start is then negative, and Fork holds the wait.
 func (w WorkerStat) ChildStart() time.Duration { return w.Main - w.Launched - w.Fork }
 
 // ChildSetup is a child's setup (processes): from its main to its scan
