@@ -85,7 +85,14 @@ var ErrFilter = errors.New("bad filter")
 // one of = ! < > (Note="=x" has the value "=x"). Such a value unquoted is
 // an error, so that a mistyped operator (=>, =<) is not taken for a value,
 // and so is an order comparison's value bindCond declines (see Cond).
-func ParseCond(s string) (Cond, error) {
+func ParseCond(s string) (Cond, error) { return parseCond(s, false) }
+
+// ParseCondDecimalComma is ParseCond for inputs whose numbers are written
+// with a decimal comma (Transcoding.DecimalComma): an unquoted value that
+// is such a number (amount>1,5) is read as the inputs' fields are (1.5).
+func ParseCondDecimalComma(s string) (Cond, error) { return parseCond(s, true) }
+
+func parseCond(s string, decimalComma bool) (Cond, error) {
 	var c Cond
 	rest := strings.TrimLeft(s, " ")
 	if strings.HasPrefix(rest, `"`) {
@@ -131,6 +138,9 @@ func ParseCond(s string) (Cond, error) {
 	} else if rest != "" && strings.IndexByte("=!<>", rest[0]) >= 0 {
 		return c, fmt.Errorf("%w %s: a value that starts with = ! < or > must be quoted (%s%s\"%s\"), so that a mistyped operator such as => is not taken for a value",
 			ErrFilter, clipQuote(s), c.Col, c.Op, strings.ReplaceAll(rest, `"`, `""`))
+	}
+	if i := decimalCommaAt([]byte(rest)); decimalComma && !c.Quoted && i >= 0 {
+		rest = rest[:i] + "." + rest[i+1:]
 	}
 	c.Value = rest
 	if c.Op != OpEq && c.Op != OpNe && c.Value == "" {

@@ -12,6 +12,26 @@ import (
 	"testing"
 )
 
+// With a decimal comma, an unquoted value that is such a number is read
+// as one; a quoted one is text; 1.234,5 is no number either way.
+func TestParseCondDecimalComma(t *testing.T) {
+	for _, c := range []struct{ in, value string }{
+		{"amount>1,5", "1.5"}, {"amount <= -0,25", "-0.25"}, {`amount="1,5"`, "1,5"}, {"city=Oslo", "Oslo"}, {"n=12", "12"},
+	} {
+		if got, err := ParseCondDecimalComma(c.in); err != nil || got.Value != c.value {
+			t.Errorf("ParseCondDecimalComma(%q) = %+v, %v; want the value %q", c.in, got, err, c.value)
+		}
+	}
+	for _, bad := range []string{"amount>1.234,5", "amount>1,2,3"} {
+		if _, err := ParseCondDecimalComma(bad); err == nil {
+			t.Errorf("ParseCondDecimalComma(%q): no error", bad)
+		}
+	}
+	if _, err := ParseCond("amount>1,5"); err == nil {
+		t.Error("ParseCond(amount>1,5) without a decimal comma: no error")
+	}
+}
+
 func TestParseCond(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

@@ -31,7 +31,7 @@ type Transcoding struct {
 	// Sep is the field delimiter: a tab, ';', '|', or ',' itself.
 	Sep byte
 	// DecimalComma: a field that is a number with a decimal comma (as
-	// decimalComma reads it: 1,5, -0,25, quoted where Sep is ',') is
+	// decimalCommaAt reads it: 1,5, -0,25, quoted where Sep is ',') is
 	// written with a point (1.5), so that the scanner reads it; any other
 	// field as it is (1.234,5 too, which no number reads: no silent guess
 	// at a thousands separator).
@@ -90,7 +90,7 @@ func (t *transcoder) fail(line, col int, err error) error {
 // a blank line).
 func (t *transcoder) put(quoted bool) {
 	if t.dec {
-		if i := decimalComma(t.field); i >= 0 {
+		if i := decimalCommaAt(t.field); i >= 0 {
 			t.field[i] = '.'
 		}
 	}
@@ -108,9 +108,9 @@ func (t *transcoder) put(quoted bool) {
 	t.w.Write(t.field)
 }
 
-// decimalComma is the index of the comma in b if b is a number with a
+// decimalCommaAt is the index of the comma in b if b is a number with a
 // decimal comma: an optional sign, digits, one comma, digits; else -1.
-func decimalComma(b []byte) int {
+func decimalCommaAt(b []byte) int {
 	i := 0
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i = 1
@@ -133,7 +133,7 @@ func decimalComma(b []byte) int {
 // IsDecimalComma reports whether v is a number written with a decimal
 // comma (1,5), which Transcoding.DecimalComma makes a number: for a hint
 // where one is not a decimal number.
-func IsDecimalComma(v string) bool { return decimalComma([]byte(v)) >= 0 }
+func IsDecimalComma(v string) bool { return decimalCommaAt([]byte(v)) >= 0 }
 
 // transcodeFast turns on plainLines (tests turn it off, to compare).
 var transcodeFast = true

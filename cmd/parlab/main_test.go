@@ -1174,6 +1174,11 @@ func TestInputsCLI(t *testing.T) {
 	if code, out, errs := run(t, "", "query", "--decimal-comma", "--sum", "amount", "--csv", eu); code != 0 || out != "matched,amount\n1,1.50\n" {
 		t.Errorf("--decimal-comma on a file: exit %d, %q%s", code, out, errs)
 	}
+	for _, c := range []struct{ where, want string }{{"amount>1,4", "1"}, {"amount>1,6", "0"}} {
+		if code, out, errs := run(t, "", "query", "--decimal-comma", "--where", c.where, "--csv", "--strategy", "processes", eu); code != 0 || out != "matched\n"+c.want+"\n" {
+			t.Errorf("--decimal-comma --where %s: exit %d, %q%s", c.where, code, out, errs)
+		}
+	}
 }
 
 // Numbers of up to 38 digits, anywhere around the point, from the command

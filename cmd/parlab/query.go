@@ -65,7 +65,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
-	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets; 1.234,5 stays no number")
+	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets, in the files and in --where values alike; 1.234,5 stays no number")
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
@@ -85,8 +85,12 @@ func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 // error that names the flag and the bad part.
 func (q *queryFlags) query() (scan.Query, error) {
 	var sq scan.Query
+	parse := scan.ParseCond
+	if q.decimalComma {
+		parse = scan.ParseCondDecimalComma // amount>1,5, as the inputs write it
+	}
 	for _, w := range q.where {
-		c, err := scan.ParseCond(w)
+		c, err := parse(w)
 		if err != nil {
 			return sq, usagef("--where: %v", err)
 		}
