@@ -334,7 +334,8 @@ func (t *transcoder) run() error {
 // (.tsv) gave, as DuckDB's and Miller's readers find one: ',' if its first
 // line holds a comma outside quotes; else whichever of a tab, ';' and '|'
 // that line holds most often outside quotes (a tie goes to the first of
-// them in that order); else ',' (one column). The first line ends at the
+// them in that order); else ',' (one column). The first line (blank lines
+// before it left out, as the dialect skips them) ends at the
 // first LF outside quotes, or at a CR there that no LF follows (crOnly: the
 // input's lines end in a CR alone, as old Mac files' do, which the dialect
 // does not read); whole reports whether head holds it all (if not, sep is
@@ -345,6 +346,9 @@ func SniffDelimiter(head []byte) (sep byte, whole, crOnly bool) {
 	start := 0
 	if bytes.HasPrefix(head, bom) {
 		start = len(bom)
+	}
+	for start < len(head) && (head[start] == '\n' || head[start] == '\r') {
+		start++ // blank lines before the header, which the dialect skips
 	}
 	for i := start; i < len(head); i++ {
 		c := head[i]

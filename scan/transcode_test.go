@@ -181,6 +181,9 @@ func TestSniffDelimiter(t *testing.T) {
 		{"a;b\r1;2\r", ';', true, true},                 // lines that end in a CR alone
 		{"\"a\rb\";c\r\n", ';', true, false},            // a quoted CR
 		{"a;b\r", ';', false, false},                    // a CR at head's end: its next byte unseen
+		{"\n\r\na;b\n", ';', true, false},               // blank lines before the header
+		{"\n\n", ',', false, false},                     // nothing but blank lines
+		{"\r\ra;b\r1;2\r", ';', true, true},             // blank lines in a CR-only file
 		{"size (\")\tprice\n", '\t', true, false},       // a bare quote (TSV's: a byte)
 		{"\xef\xbb\xbf\"a,b\"\tc\n", '\t', true, false}, // a quote after a BOM opens a field
 		{"\"a\"\",b\";c\n", ';', true, false},           // a doubled quote: the comma after it is the quoted field's
