@@ -75,8 +75,9 @@ func (s *refSum) add(text string) error {
 		}
 	}
 	// the mantissa's digits, its leading zeros not counted but its
-	// trailing ones (1.50 is 150 at scale 2: 3 digits)
-	if len(new(big.Int).Abs(m).String()) > MaxDigits || scale > MaxScale {
+	// trailing ones (1.50 is 150 at scale 2: 3 digits): more than
+	// MaxDigits of them iff |m| >= 10^MaxDigits
+	if new(big.Int).Abs(m).Cmp(pow10big(MaxDigits)) >= 0 || scale > MaxScale {
 		return ErrOverflow
 	}
 	fp = strings.Repeat("0", scale) // (only its length counts below)
