@@ -4,29 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strings"
 )
 
-// Transcode rewrites a file in the package's dialect with another field
-// delimiter (a tab, ';' or '|': sep) into the dialect itself, with ',':
-// the scanner's fast paths know only ','. It reads src as the grammar in
-// the package comment with sep in place of ',' (quotes quote, "" is a
-// quote), and writes each record with ',' between its fields, quoting a
-// field (and doubling its quotes) only where it holds ',', '"', CR or LF.
-// Line ends, blank lines and a BOM are kept as they were, so a line of the
-// output is the same line of the input: errors the scan reports later name
-// the input's lines (their columns count the output's bytes).
-//
-// A quote inside a bare field (but in a TSV, where it is a byte of the
-// field, as in 27" monitor: TSV itself knows no quotes, and its writers
-// quote a field only to hold a tab or a line break), a byte after a
-// closing quote other than sep or a line end, and a quote never closed are
-// *ParseErrors naming file and the input's line and column, as the
-// scanner's would be. Read and write errors are returned as they come.
-func Transcode(dst io.Writer, src io.Reader, sep byte, file string) error {
-	return TranscodeWith(dst, src, Transcoding{Sep: sep}, file)
-}
-
-// Transcoding says how TranscodeWith reads its input.
+// Transcoding says how Transcode reads its input.
 type Transcoding struct {
 	// Sep is the field delimiter: a tab, ';', '|', or ',' itself.
 	Sep byte
@@ -38,8 +19,25 @@ type Transcoding struct {
 	DecimalComma bool
 }
 
-// TranscodeWith is Transcode as o says.
-func TranscodeWith(dst io.Writer, src io.Reader, o Transcoding, file string) error {
+// Transcode rewrites a file in the package's dialect with another field
+// delimiter (a tab, ';' or '|': o.Sep) into the dialect itself, with ',':
+// the scanner's fast paths know only ','. It reads src as the grammar in
+// the package comment with o.Sep in place of ',' (quotes quote, "" is a
+// quote), and writes each record with ',' between its fields, quoting a
+// field (and doubling its quotes) only where it holds ',', '"', CR or LF.
+// Line ends, blank lines and a BOM are kept as they were, so a line of the
+// output is the same line of the input: errors the scan reports later name
+// the input's lines (their columns count the output's bytes). With
+// o.DecimalComma, a number's decimal comma is made a point (see
+// Transcoding).
+//
+// A quote inside a bare field (but in a TSV, where it is a byte of the
+// field, as in 27" monitor: TSV itself knows no quotes, and its writers
+// quote a field only to hold a tab or a line break), a byte after a
+// closing quote other than o.Sep or a line end, and a quote never closed
+// are *ParseErrors naming file and the input's line and column, as the
+// scanner's would be. Read and write errors are returned as they come.
+func Transcode(dst io.Writer, src io.Reader, o Transcoding, file string) error {
 	r := bufio.NewReaderSize(src, 1<<20)
 	w := bufio.NewWriterSize(dst, 1<<20)
 	t := transcoder{r: r, w: w, sep: o.Sep, dec: o.DecimalComma, file: file, line: 1, col: 1}
@@ -362,7 +360,7 @@ func SniffDelimiter(head []byte) (sep byte, whole, crOnly bool) {
 			}
 			continue
 		}
-		if c == '"' && (i == start || bytes.IndexByte([]byte(",\t;|"), head[i-1]) >= 0) {
+		if c == '"' && (i == start || strings.IndexByte(",\t;|", head[i-1]) >= 0) {
 			in = true // a quote opens a field only at its start (a TSV's bare quote is a byte)
 			continue
 		}

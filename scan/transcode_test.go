@@ -34,14 +34,14 @@ func checkTranscode(t *testing.T, in []byte, sep byte) {
 	t.Helper()
 	want, werr := refRecords(in, sep)
 	var out bytes.Buffer
-	err := Transcode(&out, bytes.NewReader(in), sep, "in.tsv")
+	err := Transcode(&out, bytes.NewReader(in), Transcoding{Sep: sep}, "in.tsv")
 	if werr != nil || err != nil {
 		var pe *ParseError
 		if werr == nil || err == nil || !sameKind(err, werr) || !errors.As(err, &pe) || pe.File != "in.tsv" || pe.Line < 1 {
 			t.Fatalf("Transcode(%q, %q): error %v, reference %v", in, sep, err, werr)
 		}
 		transcodeFast = false
-		serr := Transcode(io.Discard, bytes.NewReader(in), sep, "in.tsv")
+		serr := Transcode(io.Discard, bytes.NewReader(in), Transcoding{Sep: sep}, "in.tsv")
 		transcodeFast = true
 		if serr == nil || serr.Error() != err.Error() {
 			t.Fatalf("Transcode(%q, %q): error %v, without its fast path %v", in, sep, err, serr)
@@ -51,7 +51,7 @@ func checkTranscode(t *testing.T, in []byte, sep byte) {
 	// the fast path (plainLines) writes what the field loop alone writes
 	transcodeFast = false
 	var slow bytes.Buffer
-	serr := Transcode(&slow, bytes.NewReader(in), sep, "in.tsv")
+	serr := Transcode(&slow, bytes.NewReader(in), Transcoding{Sep: sep}, "in.tsv")
 	transcodeFast = true
 	if serr != nil || !bytes.Equal(slow.Bytes(), out.Bytes()) {
 		t.Fatalf("Transcode(%q, %q) = %q, without its fast path %q (%v)", in, sep, out.Bytes(), slow.Bytes(), serr)
@@ -78,7 +78,7 @@ func TestTranscode(t *testing.T) {
 		{"item\tn\n27\" monitor\t1\nsay \"hi\"\t\"a\tb\"\n", '\t', "item,n\n\"27\"\" monitor\",1\n\"say \"\"hi\"\"\",a\tb\n"}, // a TSV's bare quote: a byte
 	} {
 		var out bytes.Buffer
-		if err := Transcode(&out, strings.NewReader(c.in), c.sep, "x"); err != nil || out.String() != strings.TrimSuffix(c.want, "\n")+map[bool]string{true: "\n"}[strings.HasSuffix(c.in, "\n")] {
+		if err := Transcode(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep}, "x"); err != nil || out.String() != strings.TrimSuffix(c.want, "\n")+map[bool]string{true: "\n"}[strings.HasSuffix(c.in, "\n")] {
 			t.Errorf("Transcode(%q) = %q, %v; want %q", c.in, out.String(), err, c.want)
 		}
 		checkTranscode(t, []byte(c.in), c.sep)
@@ -87,7 +87,7 @@ func TestTranscode(t *testing.T) {
 		in  string
 		sep byte
 	}{{"a;b\"c\n", ';'}, {"a|b\"c\n", '|'}, {"\"a\"b\tc\n", '\t'}, {"a\t\"open\n", '\t'}} {
-		err := Transcode(io.Discard, strings.NewReader(bad.in), bad.sep, "bad.tsv")
+		err := Transcode(io.Discard, strings.NewReader(bad.in), Transcoding{Sep: bad.sep}, "bad.tsv")
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.File != "bad.tsv" || pe.Line != 1 {
 			t.Errorf("Transcode(%q): %v, want a ParseError at line 1", bad.in, err)
@@ -128,7 +128,7 @@ func TestTranscodeLarge(t *testing.T) {
 	in := b.Bytes()
 	checkTranscode(t, in, '\t')
 	bad := append(append([]byte{}, in...), "1\t\"x\"y\n"...) // (a byte after the closing quote)
-	err := Transcode(io.Discard, bytes.NewReader(bad), '\t', "big.tsv")
+	err := Transcode(io.Discard, bytes.NewReader(bad), Transcoding{Sep: '\t'}, "big.tsv")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != bytes.Count(in, []byte{'\n'})+1 || pe.Column != 3 {
 		t.Errorf("a bad quote on the last line: %v, want line %d, column 3", err, bytes.Count(in, []byte{'\n'})+1)
@@ -150,7 +150,7 @@ func BenchmarkTranscode(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
-				if err := Transcode(io.Discard, bytes.NewReader(in), c.sep, "b"); err != nil {
+				if err := Transcode(io.Discard, bytes.NewReader(in), Transcoding{Sep: c.sep}, "b"); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -209,13 +209,13 @@ func TestTranscodeDecimalComma(t *testing.T) {
 		{"k\tv\na b\t3,75", '\t', "k,v\na b,3.75"},
 	} {
 		var out bytes.Buffer
-		if err := TranscodeWith(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep, DecimalComma: true}, "x"); err != nil || out.String() != c.want {
-			t.Errorf("TranscodeWith(%q, decimal comma) = %q, %v; want %q", c.in, out.String(), err, c.want)
+		if err := Transcode(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep, DecimalComma: true}, "x"); err != nil || out.String() != c.want {
+			t.Errorf("Transcode(%q, decimal comma) = %q, %v; want %q", c.in, out.String(), err, c.want)
 		}
 	}
 	// without it, a decimal comma stays (quoted: it holds a comma)
 	var out bytes.Buffer
-	if err := Transcode(&out, strings.NewReader("k;v\na;1,5\n"), ';', "x"); err != nil || out.String() != "k,v\na,\"1,5\"\n" {
+	if err := Transcode(&out, strings.NewReader("k;v\na;1,5\n"), Transcoding{Sep: ';'}, "x"); err != nil || out.String() != "k,v\na,\"1,5\"\n" {
 		t.Errorf("Transcode of 1,5: %q, %v", out.String(), err)
 	}
 }

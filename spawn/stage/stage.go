@@ -156,7 +156,7 @@ const Stdin = "-"
 // one), a file in UTF-16 or whose lines end in a CR alone (see readable),
 // a file with another delimiter (the Dialect's Sep, a tab for .tsv and
 // .tab, or the one its first line has: scan.SniffDelimiter), and every
-// file under Dialect.DecimalComma, transcoded by scan.TranscodeWith.
+// file under Dialect.DecimalComma, transcoded by scan.Transcode.
 // Names[i] is what messages call input i (its PATH, or "standard input").
 type Inputs struct {
 	Paths, Names []string
@@ -266,12 +266,15 @@ func Stage(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
 func Stream(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
-	if len(paths) > 1 && allRead(paths, d) {
-		in := &Inputs{Names: paths}
-		for _, p := range paths {
-			in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, d) })
+	if len(paths) > 1 {
+		if seps, ok := allRead(paths, d); ok {
+			in := &Inputs{Names: paths}
+			for i, p := range paths {
+				di := Dialect{Sep: seps[i], DecimalComma: d.DecimalComma}
+				in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, di) })
+			}
+			return in, nil
 		}
-		return in, nil
 	}
 	if len(paths) != 1 {
 		return Stage(paths, d, stdin)
@@ -313,7 +316,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 	if src.sep != ',' || src.dec {
 		pr, pw := io.Pipe()
 		go func(r io.Reader) {
-			pw.CloseWithError(scan.TranscodeWith(pw, r, scan.Transcoding{Sep: src.sep, DecimalComma: src.dec}, src.name))
+			pw.CloseWithError(scan.Transcode(pw, r, scan.Transcoding{Sep: src.sep, DecimalComma: src.dec}, src.name))
 			zclose()
 			src.close()
 		}(r)
@@ -325,17 +328,26 @@ func streamOf(src source) (io.Reader, func(), error) {
 
 // allRead reports whether every PATH is a regular file that must be read
 // to be scanned (compressed, in another dialect than a comma's, or any
-// under d.DecimalComma): what Stream leaves to Inputs.Opens.
-func allRead(paths []string, d Dialect) bool {
-	for _, p := range paths {
-		if p == Stdin || compression(p) == "" && !d.DecimalComma && plainDelimiter(p, d.Sep) == ',' {
-			return false
+// under d.DecimalComma): what Stream leaves to Inputs.Opens. seps are
+// their delimiters as far as known here (delimiter's, or a plain file's
+// first line's), so that opening them does not look again.
+func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
+	seps = make([]byte, len(paths))
+	for i, p := range paths {
+		if p == Stdin {
+			return nil, false
+		}
+		seps[i] = delimiter(p, d.Sep)
+		if compression(p) == "" && !d.DecimalComma {
+			if seps[i] = plainDelimiter(p, d.Sep); seps[i] == ',' {
+				return nil, false
+			}
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			return false // (the error comes when Stage opens it)
+			return nil, false // (the error comes when Stage opens it)
 		}
 	}
-	return true
+	return seps, true
 }
 
 // openStream opens PATH p, a file to read, as a stream of its CSV
@@ -647,7 +659,7 @@ func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
 		_, err = io.CopyBuffer(struct{ io.Writer }{mem}, struct{ io.Reader }{src}, make([]byte, copyBytes))
 	} else {
-		err = scan.TranscodeWith(mem, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
+		err = scan.Transcode(mem, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
 	}
 	if err != nil {
 		mem.Close()
