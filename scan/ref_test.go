@@ -223,6 +223,25 @@ func sameKind(got, want error) bool {
 // A quoted field's bytes are kept as they are (CR and LF included), a
 // doubled quote standing for one. A CR just before a record's LF, or at the
 // very end of the input, ends the line and is not part of the last field.
+// refQuoted reports whether the quote at d[p] opens a quoted field that
+// closes: its closing quote followed by sep, a line end or the end. (In a
+// TSV any other field that starts with a quote is bare: TSV knows no
+// quotes.)
+func refQuoted(d []byte, p int, sep byte) bool {
+	for i := p + 1; i < len(d); i++ {
+		if d[i] != '"' {
+			continue
+		}
+		if i+1 < len(d) && d[i+1] == '"' {
+			i++
+			continue
+		}
+		rest := d[i+1:]
+		return len(rest) == 0 || rest[0] == sep || rest[0] == '\n' || rest[0] == '\r' && (len(rest) == 1 || rest[1] == '\n')
+	}
+	return false
+}
+
 type refReader struct {
 	data  []byte
 	pos   int
@@ -254,7 +273,7 @@ func (r *refReader) Read() ([]string, error) {
 	var rec []string
 	for {
 		var field []byte
-		if r.pos < len(d) && d[r.pos] == '"' {
+		if r.pos < len(d) && d[r.pos] == '"' && (sep != '\t' || refQuoted(d, r.pos, sep)) {
 			r.pos++
 			for {
 				if r.pos >= len(d) {

@@ -31,12 +31,14 @@ type Transcoding struct {
 // o.DecimalComma, a number's decimal comma is made a point (see
 // Transcoding).
 //
-// A quote inside a bare field (but in a TSV, where it is a byte of the
-// field, as in 27" monitor: TSV itself knows no quotes, and its writers
-// quote a field only to hold a tab or a line break), a byte after a
-// closing quote other than o.Sep or a line end, and a quote never closed
-// are *ParseErrors naming file and the input's line and column, as the
-// scanner's would be. Read and write errors are returned as they come.
+// A quote inside a bare field, a byte after a closing quote other than
+// o.Sep or a line end, and a quote never closed are *ParseErrors naming
+// file and the input's line and column, as the scanner's would be. But a
+// TSV knows no quotes (its writers quote a field only to hold a tab or a
+// line break, and many never do): there a quote inside a bare field is a
+// byte of it (27" monitor), and a field that starts with a quote is a
+// quoted one only where it closes as one (quotedAhead), else bare ("AGENT"
+// K …). Read and write errors are returned as they come.
 func Transcode(dst io.Writer, src io.Reader, o Transcoding, file string) error {
 	r := bufio.NewReaderSize(src, 1<<20)
 	w := bufio.NewWriterSize(dst, 1<<20)
@@ -104,6 +106,40 @@ func (t *transcoder) put(quoted bool) {
 		return
 	}
 	t.w.Write(t.field)
+}
+
+// quotedAhead reports, for a TSV field that starts with the quote just
+// read, whether a closing quote follows it, and after that a tab, a line
+// end or the end: a quoted field. Any other such field is bare (TSV knows
+// no quotes: a summary "AGENT" K …). It looks at what the reader holds,
+// filling it (up to its size) only where the field goes on past that; a
+// quoted field longer than the reader's buffer is taken as quoted.
+func (t *transcoder) quotedAhead() bool {
+	i := 0 // where the look goes on, in what the reader holds
+	for n := t.r.Buffered(); ; {
+		b, err := t.r.Peek(n)
+		for ; i < len(b); i++ {
+			if b[i] != '"' {
+				continue
+			}
+			if err == nil && (i+1 == len(b) || b[i+1] == '\r' && i+2 == len(b)) {
+				break // what follows the quote not yet read
+			}
+			if i+1 < len(b) && b[i+1] == '"' {
+				i++ // a doubled quote
+				continue
+			}
+			rest := b[i+1:]
+			return len(rest) == 0 || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r' && (len(rest) == 1 || rest[1] == '\n')
+		}
+		switch {
+		case err != nil:
+			return false // never closed: bare (a read error comes again, from next)
+		case len(b) == t.r.Size():
+			return true // longer than the buffer: taken as quoted
+		}
+		n = len(b) + 1
+	}
 }
 
 // decimalCommaAt is the index of the comma in b if b is a number with a
@@ -245,7 +281,7 @@ func (t *transcoder) run() error {
 		if err != nil {
 			return err
 		}
-		if c == '"' { // a quoted field, to its closing quote
+		if c == '"' && (t.sep != '\t' || t.quotedAhead()) { // a quoted field, to its closing quote
 			t.field = t.field[:0]
 			for {
 				c, err := t.next()

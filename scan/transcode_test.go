@@ -76,6 +76,7 @@ func TestTranscode(t *testing.T) {
 		{"a|b\n\n\"say \"\"hi\"\"\"|\"two\nlines\"", '|', "a,b\n\n\"say \"\"hi\"\"\",\"two\nlines\"\n"},
 		{"\xef\xbb\xbfa\tb\n\t\n", '\t', "\xef\xbb\xbfa,b\n,\n"},
 		{"item\tn\n27\" monitor\t1\nsay \"hi\"\t\"a\tb\"\n", '\t', "item,n\n\"27\"\" monitor\",1\n\"say \"\"hi\"\"\",a\tb\n"}, // a TSV's bare quote: a byte
+		{"s\tn\n\"AGENT\" K\t1\n\"open\t2\n", '\t', "s,n\n\"\"\"AGENT\"\" K\",1\n\"\"\"open\",2\n"}, // a TSV field that starts with a quote but is not a quoted one: bare
 	} {
 		var out bytes.Buffer
 		if err := Transcode(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep}, "x"); err != nil || out.String() != strings.TrimSuffix(c.want, "\n")+map[bool]string{true: "\n"}[strings.HasSuffix(c.in, "\n")] {
@@ -86,7 +87,7 @@ func TestTranscode(t *testing.T) {
 	for _, bad := range []struct {
 		in  string
 		sep byte
-	}{{"a;b\"c\n", ';'}, {"a|b\"c\n", '|'}, {"\"a\"b\tc\n", '\t'}, {"a\t\"open\n", '\t'}} {
+	}{{"a;b\"c\n", ';'}, {"a|b\"c\n", '|'}, {"\"a\"b;c\n", ';'}, {"a;\"open\n", ';'}} {
 		err := Transcode(io.Discard, strings.NewReader(bad.in), Transcoding{Sep: bad.sep}, "bad.tsv")
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.File != "bad.tsv" || pe.Line != 1 {
@@ -127,8 +128,9 @@ func TestTranscodeLarge(t *testing.T) {
 	}
 	in := b.Bytes()
 	checkTranscode(t, in, '\t')
-	bad := append(append([]byte{}, in...), "1\t\"x\"y\n"...) // (a byte after the closing quote)
-	err := Transcode(io.Discard, bytes.NewReader(bad), Transcoding{Sep: '\t'}, "big.tsv")
+	// (the same lines with ';': a TSV knows no bad quote)
+	bad := append(bytes.ReplaceAll(in, []byte{'\t'}, []byte{';'}), "1;\"x\"y\n"...) // (a byte after the closing quote)
+	err := Transcode(io.Discard, bytes.NewReader(bad), Transcoding{Sep: ';'}, "big.csv")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != bytes.Count(in, []byte{'\n'})+1 || pe.Column != 3 {
 		t.Errorf("a bad quote on the last line: %v, want line %d, column 3", err, bytes.Count(in, []byte{'\n'})+1)

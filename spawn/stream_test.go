@@ -416,13 +416,14 @@ func TestStreamsOfManyFiles(t *testing.T) {
 	if _, err := runStaged(t, []string{a, tsv}, 0, nil, q); err != nil {
 		t.Errorf("a CSV and a TSV file: %v", err)
 	}
-	badTSV := gz("bad.tsv.gz", "key\tn\nk1\t1\n\"k\"2\t5\n") // (a byte after a closing quote; a TSV's bare quote is a byte)
-	in, err = stage.Stream([]string{a, badTSV}, stage.Dialect{}, nil)
+	// (semicolons, found from the first line: a TSV knows no bad quote)
+	badSemi := gz("bad.csv.gz", "key;n\nk1;1\n\"k\"2;5\n") // (a byte after a closing quote)
+	in, err = stage.Stream([]string{a, badSemi}, stage.Dialect{}, nil)
 	if err != nil || len(in.Opens) != 2 {
-		t.Fatalf("a CSV and a TSV file: %d streams, %v", len(in.Opens), err)
+		t.Fatalf("a CSV and a semicolon file: %d streams, %v", len(in.Opens), err)
 	}
 	_, err = Goroutines{}.Run(context.Background(), Config{Opens: in.Opens, Names: in.Names, Query: q, Workers: 2, Split: SplitRows})
-	if want := badTSV + ":3:1: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("a bad quote in a TSV stream: %v, want %s…", err, want)
+	if want := badSemi + ":3:1: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad quote in a semicolon stream: %v, want %s…", err, want)
 	}
 }
