@@ -76,7 +76,7 @@ func TestTranscode(t *testing.T) {
 		{"a|b\n\n\"say \"\"hi\"\"\"|\"two\nlines\"", '|', "a,b\n\n\"say \"\"hi\"\"\",\"two\nlines\"\n"},
 		{"\xef\xbb\xbfa\tb\n\t\n", '\t', "\xef\xbb\xbfa,b\n,\n"},
 		{"item\tn\n27\" monitor\t1\nsay \"hi\"\t\"a\tb\"\n", '\t', "item,n\n\"27\"\" monitor\",1\n\"say \"\"hi\"\"\",a\tb\n"}, // a TSV's bare quote: a byte
-		{"s\tn\n\"AGENT\" K\t1\n\"open\t2\n", '\t', "s,n\n\"\"\"AGENT\"\" K\",1\n\"\"\"open\",2\n"}, // a TSV field that starts with a quote but is not a quoted one: bare
+		{"s\tn\n\"AGENT\" K\t1\n\"open\t2\n", '\t', "s,n\n\"\"\"AGENT\"\" K\",1\n\"\"\"open\",2\n"},                           // a TSV field that starts with a quote but is not a quoted one: bare
 	} {
 		var out bytes.Buffer
 		if err := Transcode(&out, strings.NewReader(c.in), Transcoding{Sep: c.sep}, "x"); err != nil || out.String() != strings.TrimSuffix(c.want, "\n")+map[bool]string{true: "\n"}[strings.HasSuffix(c.in, "\n")] {
