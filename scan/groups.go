@@ -127,8 +127,14 @@ func newGroups(slots int, need Need) *Groups {
 	return &Groups{Slots: slots, Need: need, short: newShortIndex(0), long: make(map[string]int32)}
 }
 
-// Len is the number of groups.
-func (g *Groups) Len() int { return len(g.ends) }
+// Len is the number of groups; a nil Groups (a group-by that saw no row)
+// has none.
+func (g *Groups) Len() int {
+	if g == nil {
+		return 0
+	}
+	return len(g.ends)
+}
 
 // keyBytes is group i's key; it stays valid until the next group is added.
 func (g *Groups) keyBytes(i int) []byte {

@@ -30,8 +30,22 @@ type Set struct {
 	buffer        int // the copying modes' buffer (shm.Options.Buffer)
 }
 
-// ErrNoData: every file of a query was empty.
+// ErrNoData: every input of a query was empty (noData names it, if
+// there is one).
 var ErrNoData = errors.New("no data: every input file is empty")
+
+// noData is ErrNoData for inputs named names: a lone input is named (a
+// closed standard input reads as /dev/null does, empty).
+func noData(names []string) error {
+	if len(names) == 1 {
+		return fmt.Errorf("%s: %w (it holds no byte)", names[0], ErrNoData)
+	}
+	return ErrNoData
+}
+
+// ErrBug: a worker panicked, a bug in parlab (never the input's fault);
+// the error says where, with the worker's stack.
+var ErrBug = errors.New("internal error (a bug in parlab; please report it with the command line)")
 
 // Open opens every file in mode and binds q to each one's header. An empty
 // file (0 bytes) contributes no rows and is left out of the Set; if every
@@ -85,7 +99,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		s.Bytes += int64(f.Size())
 	}
 	if len(s.Tables) == 0 {
-		return nil, ErrNoData
+		return nil, noData(names)
 	}
 	return s, nil
 }
@@ -364,12 +378,14 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 		debug.SetPanicOnFault(old)
 		if p := recover(); p != nil {
 			// debug.SetPanicOnFault: a memory fault's panic value has an
-			// Addr method; anything else is a real bug and goes on up.
+			// Addr method; anything else is a bug in parlab, which fails
+			// the run as ErrBug (a worker goroutine's panic would end the
+			// process with the exit status of bad usage).
 			if f, ok := p.(interface{ Addr() uintptr }); ok {
 				err = fmt.Errorf("%s: %w at %#x", s.Names[u.File], shm.ErrFault, f.Addr())
 				return
 			}
-			panic(p)
+			err = fmt.Errorf("%w: %v, scanning %s bytes %d to %d\n%s", ErrBug, p, s.Names[u.File], u.Start, u.End, debug.Stack())
 		}
 	}()
 	if f := s.Files[u.File]; s.populateUnits || f.SmallPages() {

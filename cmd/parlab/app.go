@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"golang.org/x/term"
@@ -20,6 +21,7 @@ const (
 	exitOK    = 0
 	exitFail  = 1 // bad data, or a run that failed
 	exitUsage = 2
+	exitBug   = 3 // a panic: a bug in parlab, never the input's fault
 )
 
 // app is one invocation: its streams, and hooks that tests replace.
@@ -95,7 +97,7 @@ bytes, and the same number or day written another way when the value is one
 bytes, by the value; every --where must hold. Spaces around OP are not part of
 the value. With no --strategy it runs goroutines, one per core.
 
-Exit status: 0 success, 1 bad data or a failed run, 2 bad usage.
+Exit status: 0 success, 1 bad data or a failed run, 2 bad usage, 3 a bug in parlab.
 `
 
 // Main runs parlab with args (without the program name) and returns the exit
@@ -105,7 +107,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return a.main(args)
 }
 
-func (a *app) main(args []string) int {
+func (a *app) main(args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(a.stderr, "parlab: internal error (a bug in parlab; please report it with the command line): %v\n%s", p, debug.Stack())
+			code = exitBug
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(a.stderr, helpText)
 		return exitUsage
@@ -148,6 +156,9 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	fmt.Fprintf(a.stderr, "parlab: %v\n", err)
+	if errors.Is(err, spawn.ErrBug) {
+		return exitBug
+	}
 	if pe := new(scan.ParseError); errors.As(err, &pe) && errors.Is(err, scan.ErrSyntax) && scan.IsDecimalComma(pe.Value) {
 		fmt.Fprintf(a.stderr, "parlab: %q has a decimal comma: --decimal-comma reads it as a number\n", pe.Value)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,6 +166,9 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	sep, err := stage.ParseDelimiter(q.delimiter)
 	if err != nil {
 		return c, usagef("--delimiter: %v", err)
+	}
+	if i := slices.Index(paths, stage.Stdin); i >= 0 && slices.Contains(paths[i+1:], stage.Stdin) {
+		return c, usagef("standard input (-) is named twice: it can be read once")
 	}
 	expand := stage.ExpandPaths
 	if mpi {
