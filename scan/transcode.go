@@ -44,6 +44,7 @@ func Transcode(dst io.Writer, src io.Reader, o Transcoding, file string) error {
 	w := bufio.NewWriterSize(dst, 1<<20)
 	t := transcoder{r: r, w: w, sep: o.Sep, dec: o.DecimalComma, file: file, line: 1, col: 1}
 	if err := t.run(); err != nil {
+		w.Flush() // what came before the error is written, not dropped
 		return err
 	}
 	return w.Flush()

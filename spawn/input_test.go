@@ -542,3 +542,60 @@ func TestStreamClosedDuringARead(t *testing.T) {
 		t.Skip("every run finished within its timeout: nothing was closed under a read")
 	}
 }
+
+// A compressed input cut short (an interrupted download), or whose
+// checksum fails, is an error naming the input and the byte where the
+// data ended, in every strategy, staged and streamed: never an answer
+// from the part that is there (io.ReadFull took a decompressor's
+// io.ErrUnexpectedEOF for the end of the stream). With several bad
+// inputs the first in PATH order is named, whichever finishes first.
+func TestCutArchivesEveryWay(t *testing.T) {
+	raw, err := os.ReadFile(genSet(t, 3000, 1)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tsv bytes.Buffer
+	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		tsv.Write(bytes.ReplaceAll(line, []byte(","), []byte("\t")))
+	}
+	gz, tgz := gzipOf(raw), gzipOf(tsv.Bytes())
+	var zs bytes.Buffer
+	zw, _ := zstd.NewWriter(&zs)
+	zw.Write(raw)
+	zw.Close()
+	badCRC := []byte(gz)
+	badCRC[len(badCRC)-6] ^= 0xff
+	dir := t.TempDir()
+	whole := writeFile(t, filepath.Join(dir, "a-whole.csv.gz"), gz)
+	cut := writeFile(t, filepath.Join(dir, "b-cut.csv.gz"), gz[:len(gz)/2])
+	cut2 := writeFile(t, filepath.Join(dir, "c-cut.csv.zst"), zs.String()[:len(zs.String())/3])
+	q := scan.Query{Filters: []scan.Cond{{Col: "Region", Op: scan.OpEq, Value: "Europe"}}, Sum: []string{"Total Profit"}}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		stdin []byte
+		want  string
+	}{
+		{"gzip cut in half", []string{writeFile(t, filepath.Join(dir, "h.csv.gz"), gz[:len(gz)/2])}, nil,
+			fmt.Sprintf("h.csv.gz: the gzip data ends early, at byte %d ", len(gz)/2)},
+		{"gzip without its length", []string{writeFile(t, filepath.Join(dir, "l.csv.gz"), gz[:len(gz)-4])}, nil,
+			fmt.Sprintf("l.csv.gz: the gzip data ends early, at byte %d ", len(gz)-4)},
+		{"gzip without its trailer", []string{writeFile(t, filepath.Join(dir, "t.csv.gz"), gz[:len(gz)-8])}, nil,
+			fmt.Sprintf("t.csv.gz: the gzip data ends early, at byte %d ", len(gz)-8)},
+		{"gzip checksum", []string{writeFile(t, filepath.Join(dir, "k.csv.gz"), string(badCRC))}, nil,
+			"k.csv.gz: the gzip data is damaged"},
+		{"zstd cut", []string{writeFile(t, filepath.Join(dir, "z.csv.zst"), zs.String()[:len(zs.String())-10])}, nil,
+			fmt.Sprintf("z.csv.zst: the zstd data ends early, at byte %d ", len(zs.String())-10)},
+		{"gzip tsv cut", []string{writeFile(t, filepath.Join(dir, "s.tsv.gz"), tgz[:len(tgz)*2/3])}, nil,
+			fmt.Sprintf("s.tsv.gz: the gzip data ends early, at byte %d ", len(tgz)*2/3)},
+		{"gzip cut on stdin", []string{"-"}, []byte(gz[:len(gz)/3]),
+			fmt.Sprintf("standard input: the gzip data ends early, at byte %d ", len(gz)/3)},
+		{"one cut among several", []string{whole, cut, whole}, nil, cut + ": the gzip data ends early"},
+		{"two cut: the first named", []string{whole, cut, cut2}, nil, cut + ": the gzip data ends early"},
+	} {
+		_, err := runStaged(t, c.paths, 0, c.stdin, q)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(c.name, "checksum") {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}

@@ -480,7 +480,11 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 		}
 	}
 	if rep.Files == 0 {
-		return nil, ErrNoData
+		names := c.Names
+		if len(names) != len(c.Paths) {
+			names = c.Paths
+		}
+		return nil, noData(names)
 	}
 	rep.phases(joined)
 	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0))

@@ -145,7 +145,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 		}
 	}
 	if rep.Files == 0 {
-		return nil, ErrNoData
+		return nil, noData(c.Names)
 	}
 	rep.Setup = rep.PerWorker[0].Start
 	for _, w := range rep.PerWorker {
@@ -287,9 +287,9 @@ func (s *streamRun) read(ctx context.Context) {
 	buf := s.get(ctx, s.size)
 	have, off := 0, 0
 	for buf != nil && s.failedAt.Load() == math.MaxInt64 {
-		n, err := io.ReadFull(s.r, buf[have:])
+		n, err := fill(s.r, buf[have:])
 		have += n
-		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		eof := err == io.EOF
 		if err != nil && !eof {
 			var pe *scan.ParseError // (a transcoder's: it names the input)
 			if s.err = err; !errors.As(err, &pe) {
@@ -299,7 +299,7 @@ func (s *streamRun) read(ctx context.Context) {
 		}
 		if eof && have == 0 {
 			if s.table == nil {
-				s.err = ErrNoData
+				s.err = noData([]string{s.name})
 			}
 			return
 		}
@@ -346,6 +346,22 @@ func (s *streamRun) read(ctx context.Context) {
 		}
 		buf, have, off = next, have-cut, off+cut
 	}
+}
+
+// fill reads r into b until b is full (nil error), r ends (io.EOF, with
+// what came before it), or r fails (its error as it is). Unlike
+// io.ReadFull it never takes a reader's io.ErrUnexpectedEOF (a
+// decompressor's for data cut short) for the end.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // get takes a buffer from the free list, at least n bytes long and at

@@ -1131,8 +1131,8 @@ func TestInputsCLI(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"query", "--delimiter", "x", "-"}, {"query", "-", "-"}} {
-		if code, _, errs := run(t, csv, args...); code == 0 || errs == "" {
-			t.Errorf("%q: exit %d", args, code)
+		if code, _, errs := run(t, csv, args...); code != exitUsage || errs == "" {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
 	// Excel's "Unicode Text" (UTF-16 with its byte order mark, tabs):
@@ -1156,8 +1156,25 @@ func TestInputsCLI(t *testing.T) {
 			t.Errorf("%q on UTF-16: exit %d, %q%s", c.args, code, out, errs)
 		}
 	}
-	if code, out, errs := run(t, "", "query", "--delimiter", ",", p16); code != exitFail || !strings.Contains(errs, "UTF-16") {
-		t.Errorf("UTF-16 said to be comma-separated: exit %d, %s%s", code, out, errs)
+	// with --delimiter too: the same bytes give the same answer as a file
+	// and through a pipe (a file said to be tab- or comma-separated was
+	// scanned in place: a CR-alone file with --delimiter , summed 0)
+	mac := filepath.Join(t.TempDir(), "mac.csv")
+	os.WriteFile(mac, []byte("k,n,t\ra,1,x\rb,2,y\r"), 0o644)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"query", "--delimiter", "tab", "--sum", "n", "--csv", p16}, "matched,n\n2,4.5\n"},
+		{u16, []string{"query", "--delimiter", "tab", "--sum", "n", "--csv", "-"}, "matched,n\n2,4.5\n"},
+		{"", []string{"query", "--delimiter", ",", "--sum", "n", "--csv", "--strategy", "seq", mac}, "matched,n\n2,3\n"},
+		{"", []string{"query", "--delimiter", ",", "--sum", "n", "--csv", "--strategy", "processes", mac}, "matched,n\n2,3\n"},
+		{"k,n,t\ra,1,x\rb,2,y\r", []string{"query", "--delimiter", ",", "--sum", "n", "--csv", "-"}, "matched,n\n2,3\n"},
+	} {
+		if code, out, errs := run(t, c.stdin, c.args...); code != 0 || out != c.want {
+			t.Errorf("%q: exit %d, %q%s, want %q", c.args, code, out, errs, c.want)
+		}
 	}
 	// a TSV's bare quotes are bytes of their fields (TSV knows no quotes)
 	inches := filepath.Join(t.TempDir(), "tv.tsv")
@@ -1291,4 +1308,38 @@ func privateCopy(t *testing.T, src string) string {
 		}
 	}
 	return dst
+}
+
+// A group-by that no row passes, or over a header alone, prints its
+// table's header and no row in text too (it panicked in render.Text, and
+// exited 2, the status of bad usage), as CSV and JSON do, in every
+// strategy.
+func TestEmptyGroupBy(t *testing.T) {
+	header := filepath.Join(t.TempDir(), "header.csv")
+	os.WriteFile(header, []byte("date,city,mode,km,fare\n"), 0o644)
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		for _, args := range [][]string{
+			{"query", "--strategy", st, "--by", "city", "--where", "km>1000", "../../testdata/trips.csv"},
+			{"query", "--strategy", st, "--by", "city", "--sum", "km", header},
+		} {
+			code, out, errs := run(t, "", args...)
+			if code != exitOK || errs != "" || !regexp.MustCompile(`\n  city  count(  km)?\n  Matching rows  0\n  Groups         0\n`).MatchString(out) {
+				t.Errorf("%q: exit %d, %q, %s", args, code, out, errs)
+			}
+			code, out, _ = run(t, "", append(args, "--csv")...)
+			if code != exitOK || !strings.HasPrefix(out, "city,count") || strings.Count(out, "\n") != 1 {
+				t.Errorf("%q --csv: exit %d, %q", args, code, out)
+			}
+		}
+	}
+}
+
+// A panic is a bug in parlab: exit 3, with its stack, never the 2 that
+// says the command line was wrong.
+func TestPanicIsABug(t *testing.T) {
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, tty: func(any) bool { panic("boom") }, ncpu: 2}
+	if code := a.main([]string{"menu", "../../testdata/trips.csv"}); code != exitBug || !strings.Contains(errb.String(), "internal error") {
+		t.Errorf("a panic: exit %d, %s", code, errb.String())
+	}
 }

@@ -339,8 +339,12 @@ func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
 		}
 		seps[i] = delimiter(p, d.Sep)
 		if compression(p) == "" && !d.DecimalComma {
-			if seps[i] = plainDelimiter(p, d.Sep); seps[i] == ',' {
+			switch found := plainDelimiter(p, d.Sep); found {
+			case ',':
 				return nil, false
+			case 0: // read as a stream: delimiter's, or found there
+			default:
+				seps[i] = found
 			}
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -450,12 +454,16 @@ func delimiter(p string, sep byte) byte {
 const sniffBytes = 64 << 10
 
 // plainDelimiter is the delimiter of PATH p, a file that is not
-// compressed: delimiter's, or its first line's (sniffFile: 0 for UTF-16).
+// compressed, to scan it in place with: delimiter's, or its first line's;
+// 0 where it must be read as a stream to be scanned (sniffFile: UTF-16, or
+// lines that end in a CR alone), whatever the user or its name said, so
+// that its bytes give the same answer as they would through a pipe.
 func plainDelimiter(p string, sep byte) byte {
-	if d := delimiter(p, sep); d != 0 {
+	found := sniffFile(p)
+	if d := delimiter(p, sep); d != 0 && found != 0 {
 		return d
 	}
-	return sniffFile(p)
+	return found
 }
 
 // sniffFile is the delimiter the first line of the file at path says (4
@@ -557,8 +565,10 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 		pipe = err == nil && isPipe(st)
 	}
 	if p != Stdin && !pipe && src.zip == "" {
-		if src.sep = plainDelimiter(p, d.Sep); src.sep == ',' && !src.dec {
-			return src, nil
+		if found := plainDelimiter(p, d.Sep); found != 0 {
+			if src.sep = found; src.sep == ',' && !src.dec {
+				return src, nil
+			}
 		}
 	}
 	if p == Stdin {
@@ -567,10 +577,11 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 		}
 		src.r, src.name = stdin, "standard input"
 		if f, ok := stdin.(*os.File); ok && inPlace(f) {
+			found := sniffFile(shm.MemFilePath(f)) // (0: read as a stream, as plainDelimiter says)
 			if src.sep == 0 {
-				src.sep = sniffFile(shm.MemFilePath(f))
+				src.sep = found
 			}
-			if src.sep == ',' && !src.dec {
+			if found != 0 && src.sep == ',' && !src.dec {
 				src.r, src.path = nil, shm.MemFilePath(f)
 				return src, nil
 			}
@@ -674,26 +685,79 @@ func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File
 
 // decompress is src decompressed as zip says (".gz", ".zst", or "" for
 // none), and the function that releases the decompressor.
+// Its reads fail with a *ZipError where the compressed data ends early or
+// fails its checksum, never ending as if the data were whole.
 func decompress(src io.Reader, zip, name string) (io.Reader, func(), error) {
+	in := &counter{r: src}
 	switch zip {
 	case ".gz":
-		zr, err := gzip.NewReader(src)
+		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: not gzip data: %w", name, err)
 		}
-		return zr, func() { zr.Close() }, nil
+		return &zipReader{r: zr, in: in, kind: "gzip"}, func() { zr.Close() }, nil
 	case ".zst":
 		// Synchronous decoding: on 2 cores the decoder's goroutines
 		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
 		// into a memory file, against 195 ms in one (zstd -dc: 168 ms to
 		// /dev/null): docs/experiments.md, 2026-12-06.
-		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return zr, zr.Close, nil
+		return &zipReader{r: zr, in: in, kind: "zstd"}, zr.Close, nil
 	}
 	return src, func() {}, nil
+}
+
+// ZipError is a decompressor's failure: the compressed data ends before
+// its last frame does (a file cut short, an interrupted download) or fails
+// its checksum. At is how many compressed bytes had been read when it
+// failed: for data cut short, its length.
+type ZipError struct {
+	Kind string // gzip or zstd
+	At   int64
+	Err  error
+}
+
+func (e *ZipError) Error() string {
+	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		return fmt.Sprintf("the %s data ends early, at byte %d (cut short? an interrupted download or copy): %v", e.Kind, e.At, e.Err)
+	}
+	return fmt.Sprintf("the %s data is damaged, at or before byte %d: %v", e.Kind, e.At, e.Err)
+}
+
+func (e *ZipError) Unwrap() error { return e.Err }
+
+// zipReader is a decompressor whose errors (any but io.EOF, the clean end
+// of its last frame) become *ZipErrors.
+type zipReader struct {
+	r    io.Reader
+	in   *counter
+	kind string
+}
+
+func (z *zipReader) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if err != nil && err != io.EOF {
+		var ze *ZipError
+		if !errors.As(err, &ze) {
+			err = &ZipError{Kind: z.kind, At: z.in.n, Err: err}
+		}
+	}
+	return n, err
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // copyBytes is the buffer a stream is read through, and the size widen
