@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -596,6 +597,41 @@ func TestCutArchivesEveryWay(t *testing.T) {
 		_, err := runStaged(t, c.paths, 0, c.stdin, q)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(c.name, "checksum") {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}
+
+// The delimiter of a first line longer than what is sniffed is found in
+// the same bytes however they arrive: a pipe that delivered more at once
+// was judged by more of the line (10 runs of cat | parlab gave two
+// answers), and so was a file.
+func TestSniffSameBytesHoweverRead(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("n")
+	for i := 0; b.Len() < 70<<10; i++ {
+		fmt.Fprintf(&b, ";c%d", i) // semicolons for the first 64 KiB ...
+	}
+	b.WriteString(",x\n") // ... then a comma
+	for range 3 {
+		b.WriteString("5\n")
+	}
+	data := b.String()
+	file := writeFile(t, filepath.Join(t.TempDir(), "long.txt"), data)
+	q := scan.Query{Sum: []string{"n"}}
+	w := way{Sequential{}, SplitFile, 1, shm.Mmap}
+	for _, c := range []struct {
+		name  string
+		path  string
+		stdin io.Reader
+	}{
+		{"all at once", "-", bytes.NewReader([]byte(data))},
+		{"a byte at a time", "-", iotest.OneByteReader(bytes.NewReader([]byte(data)))},
+		{"half, then the rest", "-", io.MultiReader(strings.NewReader(data[:40<<10]), strings.NewReader(data[40<<10:]))},
+		{"the file", file, nil},
+	} {
+		r, err := runStreamed([]string{c.path}, 0, c.stdin, q, w, 1<<20)
+		if err != nil || r.Rows != 3 || r.Sums[0].String() != "15" {
+			t.Errorf("%s: %+v, %v; want 3 rows summing 15 (semicolons)", c.name, r, err)
 		}
 	}
 }

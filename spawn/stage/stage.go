@@ -522,7 +522,7 @@ func readable(r io.Reader, sep byte) (io.Reader, byte, error) {
 	limit := min(sniffBytes, br.Size())
 	for n := 1; ; {
 		_, err := br.Peek(n) // (waits for n bytes: a pipe's writer may be slow)
-		head, _ := br.Peek(br.Buffered())
+		head, _ := br.Peek(min(br.Buffered(), limit)) // (the same bytes however they came)
 		found, whole, crOnly := scan.SniffDelimiter(head)
 		switch {
 		case err == io.EOF || whole || len(head) >= limit:
