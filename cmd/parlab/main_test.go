@@ -1343,3 +1343,16 @@ func TestPanicIsABug(t *testing.T) {
 		t.Errorf("a panic: exit %d, %s", code, errb.String())
 	}
 }
+
+// docs/query.md's date example compares dates unquoted; quoted, the
+// value is text, compared by its bytes (the doc quoted it).
+func TestDateValueUnquoted(t *testing.T) {
+	for _, c := range []struct{ where, want string }{
+		{"date<Feb 1, 2024", "matched\n4\n"},
+		{`date<"Feb 1, 2024"`, "matched\n12\n"}, // every "2024-…" < "Feb…" by bytes
+	} {
+		if code, out, errs := run(t, "", "query", "--where", c.where, "--csv", "../../testdata/trips.csv"); code != 0 || out != c.want {
+			t.Errorf("%s: exit %d, %q%s, want %q", c.where, code, out, errs, c.want)
+		}
+	}
+}
