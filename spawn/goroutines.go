@@ -62,7 +62,7 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 	if c.streamed() {
 		return nil, errNoStream
 	}
-	ctx, cancel := withTimeout(ctx, c.Timeout)
+	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	r, err := start(c, name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -475,6 +476,67 @@ func TestQuotedLineBreaksKept(t *testing.T) {
 		}
 		if err != nil || got.Matched != 150 || got.Sums[0].String() != fmt.Sprint(want) {
 			t.Errorf("%q: %+v, %v; want 150 rows summing to %d", v, got, err, want)
+		}
+	}
+}
+
+// endless is a stream that never ends: yes(1), or /dev/zero.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "a,b\n"[i%4]
+	}
+	return len(p), nil
+}
+
+// The timeout bounds opening, sniffing and staging too (it started at the
+// run, after them): a FIFO that no writer opens, one whose writer stalls
+// before its first line ends, and an endless stream staged for processes
+// (it read 4 GiB into memory) all end at the timeout, as a
+// *TimeoutError, for a stream and for staging alike.
+func TestTimeoutBoundsStaging(t *testing.T) {
+	dir := t.TempDir()
+	fifo := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	silent := fifo("silent")
+	stalls := fifo("stalls")
+	go func() { // a writer that says a little, then nothing until the test ends
+		if f, err := os.OpenFile(stalls, os.O_WRONLY, 0); err == nil {
+			f.WriteString("a,b")
+			time.Sleep(20 * time.Second)
+			f.Close()
+		}
+	}()
+	for _, c := range []struct {
+		name  string
+		paths []string
+		stdin io.Reader
+	}{
+		{"no writer", []string{silent}, nil},
+		{"a writer that stalls", []string{stalls}, nil},
+		{"endless standard input", []string{"-"}, endless{}},
+	} {
+		for _, how := range []struct {
+			name string
+			f    func(context.Context, []string, stage.Dialect, io.Reader) (*stage.Inputs, error)
+		}{{"stage", stage.Stage}, {"stream", stage.Stream}} {
+			if c.name == "endless standard input" && how.name == "stream" {
+				continue // (streamed, a run reads it: TestTimeoutEveryStrategy)
+			}
+			ctx, cancel := WithTimeout(context.Background(), 200*time.Millisecond)
+			t0 := time.Now()
+			in, err := how.f(ctx, c.paths, stage.Dialect{}, c.stdin)
+			cancel()
+			var te *TimeoutError
+			if !errors.As(err, &te) || in != nil || time.Since(t0) > 5*time.Second {
+				t.Errorf("%s, %s: %v after %v, want a timeout", c.name, how.name, err, time.Since(t0))
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Quer
 // runStreamed runs q one way over paths made ready by stage.Stream, in
 // blocks of block bytes.
 func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way, block int) (scan.Result, error) {
-	in, err := stage.Stream(paths, stage.Dialect{Sep: sep}, stdin)
+	in, err := stage.Stream(context.Background(), paths, stage.Dialect{Sep: sep}, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -94,7 +94,7 @@ func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way,
 // runWays is runStaged over ways.
 func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin io.Reader, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	in, err := stage.Stage(paths, stage.Dialect{Sep: sep}, stdin)
+	in, err := stage.Stage(context.Background(), paths, stage.Dialect{Sep: sep}, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -317,7 +317,7 @@ func TestStdinPipeWidened(t *testing.T) {
 		size <- n
 		w.Close()
 	}()
-	in, err := stage.Stage([]string{"-"}, stage.Dialect{}, r)
+	in, err := stage.Stage(context.Background(), []string{"-"}, stage.Dialect{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestStdinFromAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in, err := stage.Stage([]string{"-"}, stage.Dialect{}, f)
+	in, err := stage.Stage(context.Background(), []string{"-"}, stage.Dialect{}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestStdinFromAFile(t *testing.T) {
 	if _, err := f.Seek(int64(nl+1), io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	in, err = stage.Stage([]string{"-"}, stage.Dialect{}, f)
+	in, err = stage.Stage(context.Background(), []string{"-"}, stage.Dialect{}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 		}
 	}
 	for range 5 {
-		if in, err := stage.Stage(many, stage.Dialect{}, nil); err == nil || !strings.HasPrefix(err.Error(), many[3]+": not gzip data") {
+		if in, err := stage.Stage(context.Background(), many, stage.Dialect{}, nil); err == nil || !strings.HasPrefix(err.Error(), many[3]+": not gzip data") {
 			t.Fatalf("six files, the last three not gzip: %v, want %s's error", err, many[3])
 		} else if in != nil {
 			t.Fatal("an error, and inputs")
@@ -524,7 +524,7 @@ func TestStreamClosedDuringARead(t *testing.T) {
 		if i%2 == 1 { // two files: each closed by the worker that opened it (Config.Opens)
 			paths = append(paths, p2)
 		}
-		in, err := stage.Stream(paths, stage.Dialect{}, nil)
+		in, err := stage.Stream(context.Background(), paths, stage.Dialect{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -254,7 +254,7 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 	if c.Workers < 1 {
 		return nil, fmt.Errorf("the mpi strategy needs at least 1 worker a rank, got %d", c.Workers)
 	}
-	ctx, cancel := withTimeout(ctx, c.Timeout)
+	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 

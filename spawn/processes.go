@@ -43,7 +43,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if c.streamed() {
 		return nil, errNoStream
 	}
-	ctx, cancel := withTimeout(ctx, c.Timeout)
+	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	// The parent maps lazily too: it only reads headers and the bytes

@@ -217,7 +217,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if c.streamed() {
 		return runStream(ctx, c, NameSeq, 1)
 	}
-	ctx, cancel := withTimeout(ctx, c.Timeout)
+	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	t0 := time.Now()
@@ -251,9 +251,10 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the run did not finish within the timeout (%v) and was stopped", e.After)
 }
 
-// withTimeout is ctx bounded by d (none if d is 0), with a *TimeoutError as
-// its cause.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+// WithTimeout is ctx bounded by d (none if d is 0), with a *TimeoutError
+// as its cause: Config.Timeout's bound, for a caller whose run starts
+// earlier (stage.Stage, say, before Run).
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if d <= 0 {
 		return context.WithCancel(ctx)
 	}

@@ -61,7 +61,7 @@ var streamMaxRow = maxRowBytes
 // whose writer is silent) is not interrupted: the reader goroutine ends
 // when that read returns, and its file is not closed before.
 func runStream(ctx context.Context, c Config, name string, workers int) (rep *Report, err error) {
-	ctx, cancel := withTimeout(ctx, c.Timeout)
+	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	if err := c.Query.Validate(); err != nil {

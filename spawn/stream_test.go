@@ -368,7 +368,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		{"not gzip", []string{a, writeFile(t, filepath.Join(dir, "x.csv.gz"), "plain")}, filepath.Join(dir, "x.csv.gz") + ": not gzip data"},
 		{"all empty", []string{empty, empty}, ErrNoData.Error()},
 	} {
-		in, err := stage.Stream(c.paths, stage.Dialect{}, nil)
+		in, err := stage.Stream(context.Background(), c.paths, stage.Dialect{}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -401,7 +401,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 	// A plain CSV file among them: staged as before. (All TSV: streams,
 	// in TestStagedInputsAgree.)
 	paths := []string{a, writeFile(t, filepath.Join(dir, "p.csv"), "key,n\nk1,1\n")}
-	in, err := stage.Stream(paths, stage.Dialect{}, nil)
+	in, err := stage.Stream(context.Background(), paths, stage.Dialect{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 	}
 	// (semicolons, found from the first line: a TSV knows no bad quote)
 	badSemi := gz("bad.csv.gz", "key;n\nk1;1\n\"k\"2;5\n") // (a byte after a closing quote)
-	in, err = stage.Stream([]string{a, badSemi}, stage.Dialect{}, nil)
+	in, err = stage.Stream(context.Background(), []string{a, badSemi}, stage.Dialect{}, nil)
 	if err != nil || len(in.Opens) != 2 {
 		t.Fatalf("a CSV and a semicolon file: %d streams, %v", len(in.Opens), err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -73,7 +74,7 @@ func (a *app) bench(args []string) (err error) {
 		qf.timeout = time.Minute // a hung worker must not hang the bench
 	}
 	qf.stdin = a.stdin
-	c, err := qf.config(pos, a.cores())
+	c, err := qf.config(context.Background(), pos, a.cores())
 	defer qf.close()
 	if err != nil {
 		return err

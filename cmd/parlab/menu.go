@@ -120,7 +120,7 @@ func (a *app) menu(args []string) error {
 		if by != "-" {
 			qf.by = listFlag{by}
 		}
-		c, err := qf.config(pos, a.cores()) // closes the last round's inputs
+		c, err := qf.config(context.Background(), pos, a.cores()) // closes the last round's inputs
 		if err == nil {
 			var rep *spawn.Report
 			if rep, err = qf.strategy.Run(context.Background(), c); err == nil {
@@ -153,7 +153,7 @@ func menuColumns(pos []string) (columns, examples []string) {
 	}
 	// its first bytes as a query reads them: decompressed, decoded, with
 	// its delimiter found and made ','
-	in, err := stage.Stream(paths[:1], stage.Dialect{}, nil)
+	in, err := stage.Stream(context.Background(), paths[:1], stage.Dialect{}, nil)
 	if err != nil {
 		return sales, salesEx
 	}

@@ -129,7 +129,7 @@ func (q *queryFlags) query() (scan.Query, error) {
 
 // config turns the flags and PATHs into a run's configuration. cores is
 // the machine's core count, the default worker count.
-func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
+func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spawn.Config, error) {
 	var c spawn.Config
 	if len(paths) == 0 {
 		return c, usagef("no PATH given: name CSV files or directories")
@@ -189,7 +189,7 @@ func (q *queryFlags) config(paths []string, cores int) (spawn.Config, error) {
 	if q.stream && spawn.Streams(q.strategy.Strategy, c.Split) {
 		how = stage.Stream
 	}
-	if q.inputs, err = how(c.Paths, stage.Dialect{Sep: sep, DecimalComma: q.decimalComma}, q.stdin); err != nil {
+	if q.inputs, err = how(ctx, c.Paths, stage.Dialect{Sep: sep, DecimalComma: q.decimalComma}, q.stdin); err != nil {
 		return c, err
 	}
 	c.Paths, c.Names, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Stream, q.inputs.Opens
@@ -219,7 +219,11 @@ func (a *app) query(args []string) error {
 		return usagef("--csv: the floor counts lines and answers no query (--json shows its count)")
 	}
 	qf.stdin, qf.stream = a.stdin, true
-	c, err := qf.config(pos, a.cores())
+	// --timeout bounds the whole run from here: opening, sniffing and
+	// staging the inputs too (a FIFO without a writer, a silent pipe).
+	ctx, cancel := spawn.WithTimeout(context.Background(), qf.timeout)
+	defer cancel()
+	c, err := qf.config(ctx, pos, a.cores())
 	defer qf.close()
 	if err != nil {
 		return err
@@ -229,7 +233,7 @@ func (a *app) query(args []string) error {
 			a.warnMPIBinding(c.Workers)
 		}
 	}
-	rep, err := qf.strategy.Run(context.Background(), c)
+	rep, err := qf.strategy.Run(ctx, c)
 	if err != nil {
 		return err
 	}

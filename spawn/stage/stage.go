@@ -11,6 +11,7 @@ package stage
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -217,8 +218,59 @@ func ParseDelimiter(s string) (byte, error) {
 // are read side by side, as many at once as Go may run threads
 // (GOMAXPROCS): a set of compressed files decompresses on every core. The
 // error is the first PATH's that failed, in order; on error nothing stays
-// open.
-func Stage(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
+// open. ctx bounds it all (see bounded): opening, sniffing, reading.
+func Stage(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
+	return bounded(ctx, func() (*Inputs, error) { return stageAll(ctx, paths, d, stdin) })
+}
+
+// bounded runs f, which makes Inputs, and returns its outcome, or ctx's
+// cause (a *spawn.TimeoutError, say) as soon as ctx ends, whatever f is
+// waiting for: an open(2) of a FIFO that no writer opened, or a read from
+// a silent pipe, which nothing interrupts. f then goes on in its goroutine
+// until that call returns, and what it made is closed then. (f's own
+// reads stop at ctx's end: see ctxReader.)
+func bounded(ctx context.Context, f func() (*Inputs, error)) (*Inputs, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	type outcome struct {
+		in  *Inputs
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		in, err := f()
+		done <- outcome{in, err}
+	}()
+	select {
+	case o := <-done:
+		return o.in, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.in != nil {
+				o.in.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%w (while opening and reading the inputs)", context.Cause(ctx))
+	}
+}
+
+// ctxReader is r, whose reads fail with ctx's cause once ctx has ended: a
+// copy of an endless stream stops at the timeout. (A read blocked in r is
+// not interrupted: see bounded.)
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
+}
+
+func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
 	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
 	mems, errs := make([]*os.File, n), make([]error, n)
@@ -233,7 +285,7 @@ func Stage(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 			if err != nil || src.r == nil {
 				return
 			}
-			mems[i], errs[i] = stage(src.r, src.zip, src.sep, src.dec, src.name)
+			mems[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.name)
 			src.close()
 			if errs[i] == nil {
 				in.Paths[i] = shm.MemFilePath(mems[i])
@@ -265,7 +317,14 @@ func Stage(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 // (Inputs.Opens). Anything else is staged as Stage stages it. Inputs.Close closes the
 // lone stream's file and decompressor (each of Opens is closed by whoever
 // opened it).
-func Stream(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
+//
+// ctx bounds the opening and the first line's reading, as it bounds Stage;
+// the stream itself is read later, by the run, which its ctx bounds.
+func Stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
+	return bounded(ctx, func() (*Inputs, error) { return stream(ctx, paths, d, stdin) })
+}
+
+func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	if len(paths) > 1 {
 		if seps, ok := allRead(paths, d); ok {
 			in := &Inputs{Names: paths}
@@ -277,7 +336,7 @@ func Stream(paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 		}
 	}
 	if len(paths) != 1 {
-		return Stage(paths, d, stdin)
+		return stageAll(ctx, paths, d, stdin)
 	}
 	src, err := openSource(paths[0], d, stdin)
 	if err != nil {
