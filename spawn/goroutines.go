@@ -186,6 +186,9 @@ func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitO
 	if err != nil {
 		return nil, err
 	}
+	if r.set.Rest != nil { // a later file's error: none came before it
+		return nil, r.set.Rest
+	}
 	r.rep.Result, r.rep.Rescanned = res, rescanned
 	r.rep.Merge = time.Since(r.t0) - joined
 	r.rep.Total = time.Since(r.t0)

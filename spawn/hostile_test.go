@@ -540,3 +540,43 @@ func TestTimeoutBoundsStaging(t *testing.T) {
 		}
 	}
 }
+
+// With several bad inputs the error is the first in PATH order, whatever
+// the strategy: a header that does not bind (the Set's Rest), or an input
+// that cannot be staged (Inputs.Rest), after a file with a bad value, is
+// reported only if the files before it are good. (The header's error, and
+// the staging's, came first in every way, before any scan.)
+func TestErrorsInPathOrder(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("Region,Total Revenue,Total Profit\n")
+	for i := range 300 {
+		if i == 200 {
+			b.WriteString("Europe,1,12x.5\n")
+			continue
+		}
+		fmt.Fprintf(&b, "Europe,%d,%d\n", i, i)
+	}
+	good := writeFile(t, filepath.Join(dir, "a.csv"), strings.Replace(b.String(), "12x.5", "7", 1))
+	badValue := writeFile(t, filepath.Join(dir, "b.csv"), b.String())
+	badHeader := writeFile(t, filepath.Join(dir, "c.csv"), "Region,Country\nEurope,Norway\n")
+	q := scan.Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}}
+	_, err := agree(t, "a bad value, then a bad header", []string{good, badValue, badHeader}, q, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), badValue+":202:") {
+		t.Errorf("a bad value, then a bad header: %v, want %s's line 202", err, badValue)
+	}
+	_, err = agree(t, "a bad header after good files", []string{good, good, badHeader}, q, nil)
+	if !errors.Is(err, scan.ErrColumn) {
+		t.Errorf("a bad header after good files: %v, want its error", err)
+	}
+	// a staged input that fails (not gzip data) after a bad value
+	notGzip := writeFile(t, filepath.Join(dir, "d.csv.gz"), "Region\nEurope\n")
+	in, err := stage.Stage(context.Background(), []string{good, badValue, notGzip}, stage.Dialect{}, nil)
+	if err != nil || len(in.Paths) != 2 || in.Rest == nil || !strings.Contains(in.Rest.Error(), "not gzip data") {
+		t.Fatalf("Stage: %v, %v", in, err)
+	}
+	defer in.Close()
+	if _, err := agree(t, "staged", in.Paths, q, nil); err == nil || !strings.HasPrefix(err.Error(), badValue+":202:") {
+		t.Errorf("a bad value, then a bad gzip: %v", err)
+	}
+}

@@ -28,6 +28,10 @@ type Set struct {
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
 	buffer        int // the copying modes' buffer (shm.Options.Buffer)
+	// Rest, if not nil, is the error of the first file that could not be
+	// opened or bound, after the Set's last: a run reports it if its scan
+	// of the Set finds no error (see stopAt).
+	Rest error
 }
 
 // ErrNoData: every input of a query was empty (noData names it, if
@@ -78,9 +82,11 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		}
 		f, err := shm.Open(p, mode, opt)
 		if err != nil {
-			s.Close()
 			if names[i] != p {
 				err = fmt.Errorf("%s: %w", names[i], err)
+			}
+			if s.stopAt(err, want) {
+				break
 			}
 			return nil, err
 		}
@@ -88,20 +94,42 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 			f.Close()
 			continue
 		}
-		s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
-		s.Files = append(s.Files, f)
 		t, err := s.newTable(f, names[i])
 		if err != nil {
-			s.Close()
+			f.Close()
+			if s.stopAt(err, want) {
+				break
+			}
 			return nil, err
 		}
+		s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
+		s.Files = append(s.Files, f)
 		s.Tables = append(s.Tables, t)
 		s.Bytes += int64(f.Size())
 	}
 	if len(s.Tables) == 0 {
+		if s.Rest != nil {
+			return nil, s.Rest
+		}
 		return nil, noData(names)
 	}
 	return s, nil
+}
+
+// stopAt takes err, a file's that cannot be opened or whose header does
+// not bind, as the Set's Rest: the files before it are the Set, and a run
+// over them reports their own first error, or else err, so that a run's
+// error is the first in PATH order, whatever the strategy (a header error
+// in the fifth file came before a bad value in the second). false, with
+// the Set closed, where err is the run's now: a worker process's Set
+// (want: its parent has cut the plan already).
+func (s *Set) stopAt(err error, want []bool) bool {
+	if want == nil {
+		s.Rest = err
+		return true
+	}
+	s.Close()
+	return false
 }
 
 // newTable binds the Set's query to f's header. A copying mode reads only

@@ -236,6 +236,9 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		}
 		w.Bytes += int64(u.End - u.Start)
 	}
+	if set.Rest != nil { // a later file's error: none came before it
+		return nil, set.Rest
+	}
 	w.End = time.Since(t0)
 	w.Rows = rep.Result.Rows
 	rep.PerWorker = []WorkerStat{w}

@@ -192,6 +192,9 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if q.inputs, err = how(ctx, c.Paths, stage.Dialect{Sep: sep, DecimalComma: q.decimalComma}, q.stdin); err != nil {
 		return c, err
 	}
+	if q.inputs.Rest != nil && !q.stream { // (query reports it after its run: errors in PATH order)
+		return c, q.inputs.Rest
+	}
 	c.Paths, c.Names, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Stream, q.inputs.Opens
 	return c, nil
 }
@@ -234,6 +237,9 @@ func (a *app) query(args []string) error {
 		}
 	}
 	rep, err := qf.strategy.Run(ctx, c)
+	if err == nil && qf.inputs.Rest != nil { // a later PATH's error: none came before it
+		err = qf.inputs.Rest
+	}
 	if err != nil {
 		return err
 	}

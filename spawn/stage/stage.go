@@ -168,7 +168,12 @@ type Inputs struct {
 	// or with another delimiter), each opened as a stream of its CSV
 	// bytes when a worker takes it (Names name them; Paths is empty). See
 	// spawn.Config.Opens.
-	Opens   []func() (io.Reader, func(), error)
+	Opens []func() (io.Reader, func(), error)
+	// Rest, if not nil, is the error of the first PATH that could not be
+	// made ready, after the last of Paths: the run's error if the scan of
+	// Paths finds none, so that errors come in PATH order whatever the
+	// strategy (a scan that streams each file finds them in that order).
+	Rest    error
 	mem     []*os.File
 	closers []func()
 }
@@ -298,11 +303,18 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 			in.mem = append(in.mem, m)
 		}
 	}
-	for _, err := range errs {
-		if err != nil {
+	for k, err := range errs {
+		switch {
+		case err == nil:
+			continue
+		case k == 0:
 			in.Close()
 			return nil, err
 		}
+		// the PATHs before k are ready: the run's error is theirs, if
+		// any, else this one (Inputs.Rest)
+		in.Paths, in.Names, in.Rest = in.Paths[:k], in.Names[:k], err
+		break
 	}
 	return in, nil
 }
@@ -580,7 +592,7 @@ func readable(r io.Reader, sep byte) (io.Reader, byte, error) {
 	}
 	limit := min(sniffBytes, br.Size())
 	for n := 1; ; {
-		_, err := br.Peek(n) // (waits for n bytes: a pipe's writer may be slow)
+		_, err := br.Peek(n)                          // (waits for n bytes: a pipe's writer may be slow)
 		head, _ := br.Peek(min(br.Buffered(), limit)) // (the same bytes however they came)
 		found, whole, crOnly := scan.SniffDelimiter(head)
 		switch {
