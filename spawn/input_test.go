@@ -635,3 +635,27 @@ func TestSniffSameBytesHoweverRead(t *testing.T) {
 		}
 	}
 }
+
+// A zstd stream that starts with a skippable frame (as pzstd writes one
+// first) is zstd data, piped too.
+func TestZstdSkippableFrame(t *testing.T) {
+	raw, err := os.ReadFile(genSet(t, 500, 1)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	z.Write([]byte{0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4}) // a skippable frame of 4 bytes
+	zw, _ := zstd.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	q := scan.Query{Sum: []string{"Units Sold"}}
+	want, err := runStaged(t, []string{writeFile(t, filepath.Join(t.TempDir(), "a.csv"), string(raw))}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"-", writeFile(t, filepath.Join(t.TempDir(), "a.csv.zst"), z.String())} {
+		if got, err := runStaged(t, []string{p}, 0, z.Bytes(), q); err != nil || !got.Equal(&want) {
+			t.Errorf("%s: %+v, %v; want %+v", p, got, err, want)
+		}
+	}
+}

@@ -705,6 +705,8 @@ func streamZip(magic []byte) string {
 		return ".gz"
 	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		return ".zst"
+	case len(magic) >= 4 && magic[0]&0xf0 == 0x50 && bytes.Equal(magic[1:4], []byte{0x2a, 0x4d, 0x18}):
+		return ".zst" // a skippable frame first, as pzstd writes
 	}
 	return ""
 }
