@@ -64,7 +64,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
 			err = fmt.Errorf("%w (if its lines end in a CR alone, as old Mac files' do, leave --delimiter out for parlab to read them, or tr '\\r' '\\n' makes them LF)", err)
 		}
-		return nil, errAt(name, data, 0, "", nil, err)
+		return nil, errAt(name, data, first, "", nil, err)
 	}
 	return &Table{name: name, data: data, body: p, b: b}, nil
 }

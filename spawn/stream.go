@@ -258,6 +258,9 @@ type streamRun struct {
 	done   chan struct{}
 	err    error // the reader's: a read error, or a header's
 	nblock int   // blocks sent
+	// the blank lines before the header, dropped: block offsets and lines
+	// count from the header's start, and errors add these
+	blankLines, blankBytes int
 }
 
 // block is a piece of the stream: whole rows (the first block: the header
@@ -313,9 +316,19 @@ func (s *streamRun) read(ctx context.Context) {
 			case err == nil:
 				s.table, s.setup = t, time.Since(s.t0)
 				close(s.bound)
-			case !eof && errors.Is(err, scan.ErrNoHeader): // blank lines so far
-				cut = -1
+			case !eof && errors.Is(err, scan.ErrNoHeader):
+				// blank lines so far: dropped, and counted, so that a
+				// stream may start with more of them than a buffer holds
+				// (as a file may)
+				s.blankLines += bytes.Count(buf[:have], []byte{'\n'})
+				s.blankBytes += have
+				have = 0
+				continue
 			default:
+				var pe *scan.ParseError
+				if errors.As(err, &pe) {
+					pe.Shift(s.blankLines)
+				}
 				s.err = err
 				return
 			}
@@ -415,7 +428,7 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 			_, err := v.ScanPart(0, len(b.data), r)
 			o := blockOutcome{idx: b.idx, err: err}
 			if b.over && (err == nil || errors.Is(err, scan.ErrOpenQuote)) {
-				o.err = fmt.Errorf("%s: a row longer than %d bytes starts at byte %d (parlab holds a whole row of a stream in memory)", s.name, streamMaxRow, b.off)
+				o.err = fmt.Errorf("%s: a row longer than %d bytes starts at byte %d (parlab holds a whole row of a stream in memory)", s.name, streamMaxRow, s.blankBytes+b.off)
 			}
 			if o.err != nil {
 				lowerTo(&s.failedAt, b.idx)
@@ -446,7 +459,7 @@ func lowerTo(a *atomic.Int64, i int) {
 // moved past the newlines of the blocks before it; else the reader's.
 func (s *streamRun) failure(outs []blockOutcome) error {
 	slices.SortFunc(outs, func(a, b blockOutcome) int { return a.idx - b.idx })
-	lines := 0
+	lines := s.blankLines
 	for _, o := range outs {
 		if o.err != nil {
 			var pe *scan.ParseError

@@ -233,6 +233,32 @@ func TestStreamLongRow(t *testing.T) {
 	}
 }
 
+// A stream may start with more blank lines than a row may hold bytes,
+// as a file may (it was "the header is longer than 268435456 bytes"): they
+// are dropped and counted, so its errors name the file's lines.
+func TestStreamBlankPrefix(t *testing.T) {
+	defer func(n int) { streamMaxRow = n }(streamMaxRow)
+	streamMaxRow = 1 << 12
+	blank := strings.Repeat("\n", 3<<12) + strings.Repeat("\r\n", 1<<12)
+	for _, c := range []struct{ name, body string }{
+		{"good", "a,b\n1,2\n3,4\n"},
+		{"a bad value", "a,b\n1,2\n3x,4\n"},
+		{"a bad header", "a,a\n1,2\n"},
+	} {
+		in := blank + c.body
+		fans, ferr := fileAnswer(t, "a.csv", []byte(in), scan.Query{Sum: []string{"a"}})
+		for _, size := range []int{64, 1 << 12} {
+			got, err := streamAnswer(Goroutines{}, strings.NewReader(in), scan.Query{Sum: []string{"a"}}, 2, size)
+			switch {
+			case (err == nil) != (ferr == nil) || err != nil && err.Error() != strings.Replace(ferr.Error(), "a.csv", "standard input", 1):
+				t.Errorf("%s, blocks of %d: %v, the file's %v", c.name, size, err, ferr)
+			case err == nil && !got.Result.Equal(&fans):
+				t.Errorf("%s, blocks of %d: %+v, the file's %+v", c.name, size, got.Result, fans)
+			}
+		}
+	}
+}
+
 // A stream that stops sending (a silent pipe) is stopped by the run's
 // timeout, with a *TimeoutError.
 func TestStreamTimeout(t *testing.T) {
