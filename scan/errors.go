@@ -24,6 +24,18 @@ var (
 	// inside: errors.Is(ErrOpenQuote, ErrQuote) holds. A reader that holds
 	// only a piece of a file reads more when it sees it (see Table.View).
 	ErrOpenQuote error = openQuote{}
+	// ErrLongHeader: a header longer than MaxHeaderBytes (a file that is
+	// one long line, or no text at all: a run of NUL bytes, say). Every
+	// way of reading refuses it alike, a stream before it holds more.
+	ErrLongHeader = fmt.Errorf("the header is longer than %d MiB (is this a CSV file?)", MaxHeaderBytes>>20)
+)
+
+// MaxRowBytes bounds a row wherever parlab must hold one whole: in a
+// stream, in the copying modes, in staged input. MaxHeaderBytes bounds a
+// header line everywhere (see ErrLongHeader).
+const (
+	MaxRowBytes    = 256 << 20
+	MaxHeaderBytes = MaxRowBytes
 )
 
 type openQuote struct{}

@@ -47,6 +47,9 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		if err != nil {
 			return nil, errAt(name, data, next, "", nil, err)
 		}
+		if next-first > MaxHeaderBytes {
+			return nil, errAt(name, data, first, "", nil, ErrLongHeader)
+		}
 		header = append(header, unquote(data[f.s:f.e], f.quoted))
 		p = next
 		if last {

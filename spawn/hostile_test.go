@@ -580,3 +580,26 @@ func TestErrorsInPathOrder(t *testing.T) {
 		t.Errorf("a bad value, then a bad gzip: %v", err)
 	}
 }
+
+// A header longer than scan.MaxHeaderBytes (here a sparse file of NUL
+// bytes, no line end) is ErrLongHeader in every mode, read no further
+// than the bound: --io read read the whole 1 GB line, doubling its
+// buffer, and peaked at 4.1 GB.
+func TestLongHeaderEveryMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "zeros.csv")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(scan.MaxHeaderBytes + 4096)
+	f.Close()
+	for _, st := range []Strategy{Sequential{}, Goroutines{}} { // (Set.Open: every strategy's)
+		for _, m := range []shm.Mode{shm.Mmap, shm.Read} { // (readat reads a header as read does)
+			_, err := st.Run(context.Background(), Config{Paths: []string{p}, Query: scan.Query{Sum: []string{"a"}}, Mode: m, Workers: 2, Timeout: time.Minute})
+			var pe *scan.ParseError
+			if !errors.Is(err, scan.ErrLongHeader) || !errors.As(err, &pe) || pe.Line != 1 {
+				t.Errorf("%s %v: %v, want ErrLongHeader at line 1", st.Name(), m, err)
+			}
+		}
+	}
+}

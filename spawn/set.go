@@ -139,17 +139,21 @@ func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
 	if !f.Copying() {
 		return scan.NewTable(name, f.Bytes(), &s.Query)
 	}
-	for n := min(headBytes, f.Size()); ; n = min(2*n, f.Size()) {
+	limit := min(f.Size(), scan.MaxHeaderBytes+1) // (a longer header is an error: read no more)
+	for n := min(headBytes, limit); ; n = min(2*n, limit) {
 		head := make([]byte, n)
 		if err := f.ReadAt(head, 0); err != nil {
 			return nil, err
+		}
+		if n < limit && bytes.IndexByte(head, '\n') < 0 {
+			continue // no line ends in it: read more before binding
 		}
 		t, err := scan.NewTable(name, head, &s.Query)
 		if n == f.Size() {
 			return t, err
 		}
 		// The header ended inside the piece if its body starts before the
-		// piece's end; otherwise it may go on past it.
+		// piece's end; otherwise it may go on past it, up to the bound.
 		var pe *scan.ParseError
 		if err == nil {
 			if a, _ := t.Body(); a < n {
@@ -157,6 +161,9 @@ func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
 			}
 		} else if !errors.As(err, &pe) || !errors.Is(err, scan.ErrOpenQuote) && !errors.Is(err, scan.ErrNoHeader) {
 			return nil, err
+		}
+		if n == limit {
+			return nil, &scan.ParseError{File: name, Line: 1, Column: 1, Err: scan.ErrLongHeader}
 		}
 	}
 }
@@ -284,7 +291,7 @@ const stepBytes = 8 << 20
 // bounds that growth: a longer row is an error in the copying modes.
 const (
 	streamBytes = 1 << 20
-	maxRowBytes = 256 << 20
+	maxRowBytes = scan.MaxRowBytes
 )
 
 var streamBufs sync.Pool // of *[]byte, streamBytes long

@@ -338,7 +338,7 @@ func (s *streamRun) read(ctx context.Context) {
 				if s.table != nil {
 					s.send(ctx, block{data: buf[:have], buf: buf, off: off, over: true})
 				} else {
-					s.err = fmt.Errorf("%s: the header is longer than %d bytes", s.name, streamMaxRow)
+					s.err = &scan.ParseError{File: s.name, Line: s.blankLines + 1, Column: 1, Err: scan.ErrLongHeader}
 				}
 				return
 			}

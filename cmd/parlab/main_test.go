@@ -1356,3 +1356,27 @@ func TestDateValueUnquoted(t *testing.T) {
 		}
 	}
 }
+
+// --max-memory bounds what is staged (a size as DuckDB's memory_limit
+// reads one), --max-ratio a compressed input's growth; bad values are
+// usage errors.
+func TestMemoryFlags(t *testing.T) {
+	csv := "a,b\n" + strings.Repeat("1,2\n", 1000)
+	if code, _, errs := run(t, csv, "query", "--strategy", "processes", "--max-memory", "1KiB", "-"); code != exitFail || !strings.Contains(errs, "standard input: the inputs held in memory reach --max-memory (0 MiB)") {
+		t.Errorf("over --max-memory: exit %d, %s", code, errs)
+	}
+	if code, out, errs := run(t, csv, "query", "--strategy", "processes", "--max-memory", "1MiB", "--csv", "-"); code != exitOK || out != "matched\n1000\n" {
+		t.Errorf("under --max-memory: exit %d, %q%s", code, out, errs)
+	}
+	for _, args := range [][]string{{"--max-memory", "lots"}, {"--max-memory", "-1G"}, {"--max-ratio", "0"}, {"--max-ratio", "-2"}} {
+		if code, _, errs := run(t, csv, append([]string{"query"}, append(args, "-")...)...); code != exitUsage {
+			t.Errorf("%q: exit %d, %s", args, code, errs)
+		}
+	}
+	var s byteSize
+	for in, want := range map[string]int64{"8GiB": 8 << 30, "512MiB": 512 << 20, "2GB": 2e9, "1.5G": 3 << 29, "4096": 4096, "64 KiB": 64 << 10} {
+		if err := s.Set(in); err != nil || int64(s) != want {
+			t.Errorf("%q: %d, %v, want %d", in, s, err, want)
+		}
+	}
+}

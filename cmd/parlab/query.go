@@ -31,6 +31,8 @@ type queryFlags struct {
 	timeout                             time.Duration
 	delimiter                           string
 	decimalComma                        bool
+	maxMemory                           byteSize
+	maxRatio                            int64
 	noHeader                            bool
 	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
 	inputs                              *stage.Inputs // staged by config; close after the run
@@ -70,6 +72,8 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
+	fs.Var(&q.maxMemory, "max-memory", "the most that inputs held whole in memory may take, all together (a stream, compressed or transcoded input staged for processes, mpi, the file and keys splits), e.g. 8GiB; default: half of this machine's memory")
+	fs.Int64Var(&q.maxRatio, "max-ratio", stage.DefaultMaxRatio, "fail a compressed input that grows more than this many times its size (a decompression bomb), judged past 64 MiB out; -1: no bound")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
 	q.strategy, q.workers, q.split = spawn.StrategyFlag{}, 0, spawn.SplitAuto
 }
@@ -189,7 +193,11 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if q.stream && spawn.Streams(q.strategy.Strategy, c.Split) {
 		how = stage.Stream
 	}
-	if q.inputs, err = how(ctx, c.Paths, stage.Dialect{Sep: sep, DecimalComma: q.decimalComma}, q.stdin); err != nil {
+	if q.maxRatio == 0 || q.maxRatio < -1 {
+		return c, usagef("--max-ratio must be -1 (no bound) or at least 1, got %d", q.maxRatio)
+	}
+	d := stage.Dialect{Sep: sep, DecimalComma: q.decimalComma, MaxMemory: int64(q.maxMemory), MaxRatio: q.maxRatio}
+	if q.inputs, err = how(ctx, c.Paths, d, q.stdin); err != nil {
 		return c, err
 	}
 	if q.inputs.Rest != nil && !q.stream { // (query reports it after its run: errors in PATH order)

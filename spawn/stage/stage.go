@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -200,6 +201,91 @@ type Dialect struct {
 	// much of Europe's spreadsheets; the transcoder makes them points
 	// (scan.Transcoding), so every input is read, none scanned in place.
 	DecimalComma bool
+	// MaxMemory bounds what Stage holds in memory files, all its inputs
+	// together (they are RAM: memfd); past it Stage fails with
+	// ErrMaxMemory. 0: DefaultMaxMemory().
+	MaxMemory int64
+	// MaxRatio bounds how many times its own size a compressed input may
+	// grow, once past ratioFloor bytes out (a decompression bomb); past
+	// it the read fails with ErrRatio. 0: DefaultMaxRatio; -1: no bound.
+	MaxRatio int64
+}
+
+// DefaultMaxRatio is Dialect.MaxRatio's default: gzip's best is about
+// 1,030 to 1 (a file of one byte repeated), and CSV files people have
+// compress 5 to 50 times.
+const DefaultMaxRatio = 1000
+
+// ratioFloor is the output below which no ratio is judged: a small file
+// of repeated lines may compress far.
+const ratioFloor = 64 << 20
+
+// DefaultMaxMemory is Dialect.MaxMemory's default: half of this machine's
+// memory (sysinfo(2)), or 4 GiB where that cannot be read.
+func DefaultMaxMemory() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil || si.Totalram == 0 {
+		return 4 << 30
+	}
+	return int64(si.Totalram) * int64(si.Unit) / 2
+}
+
+// ErrMaxMemory: staged inputs reached Dialect.MaxMemory.
+var ErrMaxMemory = errors.New("the inputs held in memory reach --max-memory")
+
+// maxMemoryHint follows ErrMaxMemory: why, and what to do.
+const maxMemoryHint = "the processes and mpi strategies, the file and keys splits, bench and menu hold a stream, compressed or transcoded input whole in memory; raise --max-memory, or let it be scanned as it is read (parlab query with seq, or goroutines with the rows split)"
+
+// errRowBound is the error of a staged line longer than scan.MaxRowBytes.
+var errRowBound = fmt.Errorf("a row longer than %d bytes", scan.MaxRowBytes)
+
+// ErrRatio: a compressed input grew more than Dialect.MaxRatio times its
+// size.
+var ErrRatio = errors.New("it decompresses to more than --max-ratio times its size")
+
+// budget is what memory files may still take, shared by a Stage's inputs.
+type budget struct {
+	left  atomic.Int64
+	limit int64
+}
+
+func newBudget(limit int64) *budget {
+	if limit <= 0 {
+		limit = DefaultMaxMemory()
+	}
+	b := &budget{limit: limit}
+	b.left.Store(limit)
+	return b
+}
+
+// memWriter writes a staged input into its memory file: it takes each
+// write from the budget (ErrMaxMemory past it), and fails a line longer
+// than scan.MaxRowBytes as a stream's reader does, so that a file of no
+// line ends (a gzip'd run of NUL bytes) stops there, in any strategy.
+type memWriter struct {
+	w       io.Writer
+	b       *budget
+	name    string
+	off     int64 // bytes written
+	lineAt  int64 // where the line being written starts
+	newline bool  // a line has ended
+}
+
+func (m *memWriter) Write(p []byte) (int, error) {
+	if m.b.left.Add(-int64(len(p))) < 0 {
+		return 0, fmt.Errorf("%s: %w (%d MiB): %s", m.name, ErrMaxMemory, m.b.limit>>20, maxMemoryHint)
+	}
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		m.lineAt, m.newline = m.off+int64(i)+1, true
+	}
+	m.off += int64(len(p))
+	if m.off-m.lineAt > scan.MaxRowBytes {
+		if !m.newline { // (the header: as the scan would say)
+			return 0, &scan.ParseError{File: m.name, Line: 1, Column: 1, Err: scan.ErrLongHeader}
+		}
+		return 0, fmt.Errorf("%s: %w starts at byte %d (parlab holds a whole row of a stream in memory)", m.name, errRowBound, m.lineAt)
+	}
+	return m.w.Write(p)
 }
 
 // Delimiters are the field delimiters parlab reads, by their flag names.
@@ -279,6 +365,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 	n := len(paths)
 	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
 	mems, errs := make([]*os.File, n), make([]error, n)
+	b := newBudget(d.MaxMemory)
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, p := range paths {
@@ -290,7 +377,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 			if err != nil || src.r == nil {
 				return
 			}
-			mems[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.name)
+			mems[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.ratio, src.name, b)
 			src.close()
 			if errs[i] == nil {
 				in.Paths[i] = shm.MemFilePath(mems[i])
@@ -341,7 +428,8 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 		if seps, ok := allRead(paths, d); ok {
 			in := &Inputs{Names: paths}
 			for i, p := range paths {
-				di := Dialect{Sep: seps[i], DecimalComma: d.DecimalComma}
+				di := d
+				di.Sep = seps[i]
 				in.Opens = append(in.Opens, func() (io.Reader, func(), error) { return openStream(p, di) })
 			}
 			return in, nil
@@ -373,7 +461,7 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 // ends; closing the pipe makes it end at its next write. On error src is
 // closed.
 func streamOf(src source) (io.Reader, func(), error) {
-	r, zclose, err := decompress(src.r, src.zip, src.name)
+	r, zclose, err := decompress(src.r, src.zip, src.ratio, src.name)
 	if err != nil {
 		src.close()
 		return nil, nil, err
@@ -496,6 +584,7 @@ type source struct {
 	zip        string
 	sep        byte
 	dec        bool     // numbers with a decimal comma (Dialect.DecimalComma)
+	ratio      int64    // Dialect.MaxRatio
 	file       *os.File // r's file, if Stage opened one
 }
 
@@ -629,7 +718,7 @@ func (c crToLF) Read(p []byte) (int, error) {
 // stream to read, its compression by its name or, for a stream, by its
 // first bytes.
 func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
-	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), dec: d.DecimalComma}
+	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), dec: d.DecimalComma, ratio: d.MaxRatio}
 	pipe := false
 	if p != Stdin {
 		st, err := os.Stat(p)
@@ -723,9 +812,9 @@ func compression(p string) string {
 }
 
 // stage writes src, decompressed and transcoded to ',', into a new memory
-// file.
-func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File, error) {
-	src, zclose, err := decompress(src, zip, name)
+// file, taking its bytes from b.
+func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name string, b *budget) (*os.File, error) {
+	src, zclose, err := decompress(src, zip, ratio, name)
 	if err != nil {
 		return nil, err
 	}
@@ -737,19 +826,20 @@ func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File
 	if err != nil {
 		return nil, err
 	}
+	w := &memWriter{w: mem, b: b, name: name}
 	if sep == ',' && !dec {
 		// read(2) and write(2) through a buffer of copyBytes, not
 		// io.Copy's splice(2) (what *os.File's ReadFrom does with a
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
-		_, err = io.CopyBuffer(struct{ io.Writer }{mem}, struct{ io.Reader }{src}, make([]byte, copyBytes))
+		_, err = io.CopyBuffer(w, struct{ io.Reader }{src}, make([]byte, copyBytes))
 	} else {
-		err = scan.Transcode(mem, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
+		err = scan.Transcode(w, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
 	}
 	if err != nil {
 		mem.Close()
 		var pe *scan.ParseError
-		if errors.As(err, &pe) {
-			return nil, err
+		if errors.As(err, &pe) || errors.Is(err, ErrMaxMemory) || errors.Is(err, errRowBound) {
+			return nil, err // (named already)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -760,15 +850,18 @@ func stage(src io.Reader, zip string, sep byte, dec bool, name string) (*os.File
 // none), and the function that releases the decompressor.
 // Its reads fail with a *ZipError where the compressed data ends early or
 // fails its checksum, never ending as if the data were whole.
-func decompress(src io.Reader, zip, name string) (io.Reader, func(), error) {
+func decompress(src io.Reader, zip string, ratio int64, name string) (io.Reader, func(), error) {
 	in := &counter{r: src}
+	if ratio == 0 {
+		ratio = DefaultMaxRatio
+	}
 	switch zip {
 	case ".gz":
 		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: not gzip data: %w", name, err)
 		}
-		return &zipReader{r: zr, in: in, kind: "gzip"}, func() { zr.Close() }, nil
+		return &zipReader{r: zr, in: in, kind: "gzip", ratio: ratio}, func() { zr.Close() }, nil
 	case ".zst":
 		// Synchronous decoding: on 2 cores the decoder's goroutines
 		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
@@ -778,7 +871,7 @@ func decompress(src io.Reader, zip, name string) (io.Reader, func(), error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &zipReader{r: zr, in: in, kind: "zstd"}, zr.Close, nil
+		return &zipReader{r: zr, in: in, kind: "zstd", ratio: ratio}, zr.Close, nil
 	}
 	return src, func() {}, nil
 }
@@ -805,13 +898,18 @@ func (e *ZipError) Unwrap() error { return e.Err }
 // zipReader is a decompressor whose errors (any but io.EOF, the clean end
 // of its last frame) become *ZipErrors.
 type zipReader struct {
-	r    io.Reader
-	in   *counter
-	kind string
+	r     io.Reader
+	in    *counter
+	kind  string
+	ratio int64 // Dialect.MaxRatio (-1: none)
+	out   int64 // bytes given
 }
 
 func (z *zipReader) Read(p []byte) (int, error) {
 	n, err := z.r.Read(p)
+	if z.out += int64(n); z.ratio > 0 && z.out > ratioFloor && z.out > z.ratio*z.in.n {
+		return n, fmt.Errorf("%w (%d: %d bytes from %d; a decompression bomb?); --max-ratio -1 lifts the bound", ErrRatio, z.ratio, z.out, z.in.n)
+	}
 	if err != nil && err != io.EOF {
 		var ze *ZipError
 		if !errors.As(err, &ze) {

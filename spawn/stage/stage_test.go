@@ -1,0 +1,94 @@
+package stage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"parlab/scan"
+)
+
+// The bounds on what staging holds, each where it bites: the memory
+// budget over all inputs together, a line past scan.MaxRowBytes (a gzip'd
+// run of NUL bytes has none: it was staged whole, 1 GB, under processes),
+// and the ratio of a compressed input (a zstd file of newlines grows
+// 30,000-fold).
+func TestStageBounds(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rows := bytes.Repeat([]byte("a,b\n"), 1<<18) // 1 MiB
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(append([]byte("x,y\n"), rows...))
+	gw.Close()
+	a, b := write("a.csv.gz", gz.Bytes()), write("b.csv.gz", gz.Bytes())
+	ctx := context.Background()
+	// two inputs of 1 MiB each: one fits 1.5 MiB, both do not
+	in, err := Stage(ctx, []string{a}, Dialect{MaxMemory: 3 << 19}, nil)
+	if err != nil {
+		t.Fatalf("one input under the budget: %v", err)
+	}
+	in.Close()
+	if _, err := Stage(ctx, []string{a, b}, Dialect{MaxMemory: 3 << 19}, nil); !errors.Is(err, ErrMaxMemory) || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("two inputs over the budget: %v, want ErrMaxMemory", err)
+	}
+	// a line past the bound: the header, then a row
+	for _, c := range []struct {
+		name, head string
+		want       string
+	}{
+		{"no line end at all", "", "the header is longer than 256 MiB"},
+		{"a long row", "a,b\n1,2\n", "a row longer than 268435456 bytes starts at byte 8"},
+	} {
+		var z bytes.Buffer
+		zw, _ := zstd.NewWriter(&z)
+		zw.Write([]byte(c.head))
+		zero := make([]byte, 1<<20)
+		for range (scan.MaxRowBytes >> 20) + 1 {
+			zw.Write(zero)
+		}
+		zw.Close()
+		p := write("long.csv.zst", z.Bytes())
+		_, err := Stage(ctx, []string{p}, Dialect{MaxRatio: -1}, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// a bomb: past ratioFloor out, more than MaxRatio times the input
+	var z bytes.Buffer
+	zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	zw.Write([]byte("a\n"))
+	zw.Write(bytes.Repeat([]byte("1\n"), (ratioFloor+ratioFloor/2)/2))
+	zw.Close()
+	bomb := write("bomb.csv.zst", z.Bytes())
+	if _, err := Stage(ctx, []string{bomb}, Dialect{}, nil); !errors.Is(err, ErrRatio) || !strings.HasPrefix(err.Error(), bomb+": ") {
+		t.Errorf("a bomb, staged: %v, want ErrRatio", err)
+	}
+	in, err = Stream(ctx, []string{bomb}, Dialect{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if _, err := io.Copy(io.Discard, in.Stream); !errors.Is(err, ErrRatio) {
+		t.Errorf("a bomb, streamed: %v, want ErrRatio", err)
+	}
+	if in, err := Stage(ctx, []string{bomb}, Dialect{MaxRatio: -1}, nil); err != nil {
+		t.Errorf("a bomb, no bound: %v", err)
+	} else {
+		in.Close()
+	}
+}
