@@ -113,35 +113,67 @@ func (t *transcoder) put(quoted bool) {
 // read, whether a closing quote follows it, and after that a tab, a line
 // end or the end: a quoted field. Any other such field is bare (TSV knows
 // no quotes: a summary "AGENT" K …). It looks at what the reader holds,
-// filling it (up to its size) only where the field goes on past that; a
-// quoted field longer than the reader's buffer is taken as quoted.
+// filling it (up to its size); where the field goes on past that, it reads
+// on into memory (up to MaxRowBytes, past which the field is bare: no
+// row is longer) and puts what it read back in front of the reader.
 func (t *transcoder) quotedAhead() bool {
 	i := 0 // where the look goes on, in what the reader holds
 	for n := t.r.Buffered(); ; {
 		b, err := t.r.Peek(n)
-		for ; i < len(b); i++ {
-			if b[i] != '"' {
-				continue
-			}
-			if err == nil && (i+1 == len(b) || b[i+1] == '\r' && i+2 == len(b)) {
-				break // what follows the quote not yet read
-			}
-			if i+1 < len(b) && b[i+1] == '"' {
-				i++ // a doubled quote
-				continue
-			}
-			rest := b[i+1:]
-			return len(rest) == 0 || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r' && (len(rest) == 1 || rest[1] == '\n')
+		if q, known := closesAsQuoted(b, &i, err != nil); known {
+			return q
 		}
-		switch {
-		case err != nil:
-			return false // never closed: bare (a read error comes again, from next)
-		case len(b) == t.r.Size():
-			return true // longer than the buffer: taken as quoted
+		if len(b) == t.r.Size() {
+			return t.quotedFarAhead()
 		}
 		n = len(b) + 1
 	}
 }
+
+// closesAsQuoted looks on from b[*i] for quotedAhead: known, where b
+// says (end: nothing follows b), and whether the field is quoted; else
+// *i is where the look must go on once more is read.
+func closesAsQuoted(b []byte, i *int, end bool) (quoted, known bool) {
+	for ; *i < len(b); *i++ {
+		if b[*i] != '"' {
+			continue
+		}
+		k := *i
+		if !end && (k+1 == len(b) || b[k+1] == '\r' && k+2 == len(b)) {
+			return false, false // what follows the quote not yet read
+		}
+		if k+1 < len(b) && b[k+1] == '"' {
+			*i++ // a doubled quote
+			continue
+		}
+		rest := b[k+1:]
+		return len(rest) == 0 || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r' && (len(rest) == 1 || rest[1] == '\n'), true
+	}
+	return false, end // never closed: bare (a read error comes again, from next)
+}
+
+// quotedFarAhead is quotedAhead past the reader's buffer.
+func (t *transcoder) quotedFarAhead() bool {
+	var ahead bytes.Buffer
+	i := 0
+	var tail io.Reader = t.r
+	for {
+		n, err := ahead.ReadFrom(io.LimitReader(t.r, 1<<20))
+		end := err != nil || n < 1<<20 // (ReadFrom takes the end for no error)
+		if err != nil {
+			tail = errReader{err} // (bufio gives an error once: keep it for next)
+		}
+		if q, known := closesAsQuoted(ahead.Bytes(), &i, end); known || ahead.Len() > MaxRowBytes {
+			t.r = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(ahead.Bytes()), tail), t.r.Size())
+			return q
+		}
+	}
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // decimalCommaAt is the index of the comma in b if b is a number with a
 // decimal comma: an optional sign, digits, one comma, digits; else -1.

@@ -221,3 +221,20 @@ func TestTranscodeDecimalComma(t *testing.T) {
 		t.Errorf("Transcode of 1,5: %q, %v", out.String(), err)
 	}
 }
+
+// A TSV field that starts with a quote and runs past the reader's buffer
+// is quoted only if it closes as one, as a short one is: a bare one was
+// taken as quoted, and never closed (a valid file refused).
+func TestTranscodeLongTSVQuote(t *testing.T) {
+	long := strings.Repeat("k", 5<<19)
+	for _, c := range []string{
+		"a\tb\n\"" + long + "\t5\nx\t6\n",                // never a quote again: bare
+		"a\tb\n\"" + long + "\"x\t5\nx\t6\n",             // a quote far on, not closing: bare
+		"a\tb\n\"" + long + "\t\n" + long + "\"\t5\n",    // quoted, a tab and a line end in it
+		"a\tb\n\"" + long + "\"\"" + long + "\"\t5\n",    // quoted, a doubled quote in it
+		"a\tb\n\"" + long + "\"",                         // closes at the end
+		"a\tb\n\"" + long + "\r\n" + long + "\"\r\n1\t2", // CR LF around
+	} {
+		checkTranscode(t, []byte(c), '\t')
+	}
+}
