@@ -135,7 +135,11 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzDate$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 	$(GO) test -run XXX -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) ./spawn
-	$(GO) test -run XXX -fuzz '^FuzzDisplayCell$$' -fuzztime $(FUZZTIME) ./cmd/parlab
+	$(GO) test -run XXX -fuzz '^FuzzTranscode$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzCutArchive$$' -fuzztime $(FUZZTIME) ./spawn/stage
+	$(GO) test -run XXX -fuzz '^FuzzReadJob$$' -fuzztime $(FUZZTIME) ./internal/child
+	$(GO) test -run XXX -fuzz '^FuzzDisplayCell$$' -fuzztime $(FUZZTIME) ./render
+	$(GO) test -run XXX -fuzz '^FuzzQueryOutputs$$' -fuzztime $(FUZZTIME) ./cmd/parlab
 
 bench:
 	$(GO) test -run XXX -bench . -benchmem ./...

@@ -1380,3 +1380,29 @@ func TestMemoryFlags(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQueryOutputs: any bytes on standard input, any filter, a group-by
+// or none, in every output: an answer or an error (exit 1, or 2 for a bad
+// --where), never a panic (exit 3); an empty group-by printed the
+// table's header in text by crashing.
+func FuzzQueryOutputs(f *testing.F) {
+	f.Add([]byte("a,b\n1,2\n"), "a>1000", true)
+	f.Add([]byte("a,b\n"), "b=", true)
+	f.Add([]byte(""), "a=x", false)
+	f.Add([]byte("a\n\"x\n"), "a!=1", true)
+	f.Fuzz(func(t *testing.T, data []byte, where string, by bool) {
+		for _, out := range []string{"", "--csv", "--json"} {
+			args := []string{"query", "--strategy", "seq", "--no-header", "--where", "1" + where, "--max", "1"}
+			if by {
+				args = append(args, "--by", "1")
+			}
+			if out != "" {
+				args = append(args, out)
+			}
+			code, _, errs := run(t, string(data), append(args, "-")...)
+			if code == exitBug || code == exitOK && errs != "" || code != exitOK && errs == "" {
+				t.Fatalf("%q on %q: exit %d, %s", args, data, code, errs)
+			}
+		}
+	})
+}

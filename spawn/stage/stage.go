@@ -858,6 +858,9 @@ func decompress(src io.Reader, zip string, ratio int64, name string) (io.Reader,
 	switch zip {
 	case ".gz":
 		zr, err := gzip.NewReader(in)
+		if err == io.EOF && in.n == 0 { // an empty file: no data, as zstd says too
+			return bytes.NewReader(nil), func() {}, nil
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: not gzip data: %w", name, err)
 		}

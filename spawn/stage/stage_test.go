@@ -92,3 +92,64 @@ func TestStageBounds(t *testing.T) {
 		in.Close()
 	}
 }
+
+// FuzzCutArchive: any bytes, gzip'd or zstd'd and cut anywhere short of
+// their end, or with a byte changed, never read as if whole: staged and
+// streamed, the read fails (a *ZipError, or not gzip/zstd data at all),
+// and whole they read back as they were.
+func FuzzCutArchive(f *testing.F) {
+	f.Add([]byte("a,b\n1,2\n3,4\n"), uint32(10), uint32(0), false)
+	f.Add(bytes.Repeat([]byte("x,1\n"), 5000), uint32(1000), uint32(7), true)
+	f.Fuzz(func(t *testing.T, data []byte, cut, flip uint32, zst bool) {
+		var z bytes.Buffer
+		name := "f.csv.gz"
+		if zst {
+			zw, _ := zstd.NewWriter(&z)
+			zw.Write(data)
+			zw.Close()
+			name = "f.csv.zst"
+		} else {
+			gw := gzip.NewWriter(&z)
+			gw.Write(data)
+			gw.Close()
+		}
+		whole := z.Bytes()
+		read := func(b []byte) ([]byte, error) {
+			zr, closeIt, err := decompress(bytes.NewReader(b), filepath.Ext(name), -1, name)
+			if err != nil {
+				return nil, err
+			}
+			defer closeIt()
+			return io.ReadAll(zr)
+		}
+		if got, err := read(whole); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("whole: %v", err)
+		}
+		short := whole[:1+int(cut)%(len(whole)-1)] // (0 bytes: an empty file, no data)
+		if _, err := read(short); err == nil {
+			t.Fatalf("cut at %d of %d: read as whole", len(short), len(whole))
+		}
+		// staged into memory, and streamed: an error too
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, short, 0o644)
+		if in, err := Stage(context.Background(), []string{p}, Dialect{MaxRatio: -1}, nil); err == nil {
+			in.Close()
+			t.Fatalf("cut at %d of %d: staged", len(short), len(whole))
+		}
+		if in, err := Stream(context.Background(), []string{p}, Dialect{MaxRatio: -1}, nil); err == nil {
+			_, rerr := io.Copy(io.Discard, in.Stream)
+			in.Close()
+			if rerr == nil {
+				t.Fatalf("cut at %d of %d: streamed whole", len(short), len(whole))
+			}
+		}
+		// a byte changed in the trailer (gzip's CRC and length) is caught
+		if !zst {
+			bad := bytes.Clone(whole)
+			bad[len(bad)-1-int(flip)%8] ^= 0x55
+			if got, err := read(bad); err == nil && bytes.Equal(got, data) {
+				t.Fatalf("trailer byte %d changed: read as whole", int(flip)%8)
+			}
+		}
+	})
+}
