@@ -121,6 +121,10 @@ func (t *Table) View(data []byte, base int) Table {
 // after the header to the end of the file.
 func (t *Table) Body() (start, end int) { return t.body, len(t.data) }
 
+// Head returns the bytes before the first data row: the header (and a BOM
+// and blank lines before it). It points into the Table's data.
+func (t *Table) Head() []byte { return t.data[:t.body] }
+
 // skipBlank skips empty lines (LF or CRLF) starting at p.
 func skipBlank(data []byte, p int) int {
 	for p < len(data) {

@@ -87,6 +87,10 @@ type Options struct {
 	// 2 MiB folio (or per fault-around block) during the scan. Kernels
 	// before 5.14 lack it; there the pages fault in during the scan.
 	Populate bool
+	// Transient, for the Read mode: the file is opened for each ReadAt
+	// and closed after, not held open, so that a set of more files than
+	// the process may hold descriptors (or mappings) for can be read.
+	Transient bool
 }
 
 // File is one input file, opened in one Mode: mapped whole (Bytes), or
@@ -97,10 +101,15 @@ type File struct {
 	mode   Mode
 	size   int
 	data   []byte         // Mmap: the mapping (nil for an empty file)
-	fd     *os.File       // Read: pread(2) through it
+	fd     *os.File       // Read: pread(2) through it (nil: transient)
 	ra     *mmap.ReaderAt // ReadAt: x/exp/mmap's copy out of its own mapping
 	mapped bool
 	memory bool // a mapped memory file (memfd): its pages are shmem's (see SmallPages)
+	// base and off: the path opened and where the bytes start in it (a
+	// RegionPath's region; 0 for a file); transient: Options.Transient
+	base      string
+	off       int64
+	transient bool
 }
 
 // ErrFault marks a memory fault on a mapping: the file was truncated while
@@ -115,11 +124,18 @@ var ErrNotRegular = errors.New("not a regular file")
 // refuses anything but a regular file, and never blocks doing so: the file
 // is opened with O_NONBLOCK (a FIFO opens at once) and checked by fstat
 // before anything reads it.
+//
+// A RegionPath opens its region of a memory file as a file; the ReadAt mode
+// reads one as the Read mode does (x/exp/mmap maps whole files only).
 func Open(path string, mode Mode, opt Options) (*File, error) {
 	if mode < Mmap || mode > Read {
 		return nil, fmt.Errorf("unknown mode %d", mode)
 	}
-	fd, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	base, off, n, err := splitRegion(path)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := os.OpenFile(base, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -132,15 +148,26 @@ func Open(path string, mode Mode, opt Options) (*File, error) {
 		fd.Close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
-	if int64(int(st.Size())) != st.Size() {
+	size := st.Size()
+	if n >= 0 { // a region: it must lie in the file
+		if off+n > size {
+			fd.Close()
+			return nil, fmt.Errorf("%q: the region ends past the file's %d bytes", path, size)
+		}
+		size = n
+		if mode == ReadAt {
+			mode = Read
+		}
+	}
+	if int64(int(size)) != size {
 		fd.Close()
 		return nil, fmt.Errorf("%s: too large", path)
 	}
-	f := &File{Name: path, mode: mode, size: int(st.Size())}
+	f := &File{Name: path, mode: mode, size: int(size), base: base, off: off}
 	switch mode {
 	case Mmap:
 		defer fd.Close() // the mapping outlives the descriptor
-		f.data, err = mapFile(fd, path, f.size, opt)
+		f.data, err = mapFile(fd, path, off, f.size, opt)
 		f.mapped = f.data != nil
 		f.memory = f.mapped && strings.HasPrefix(path, "/proc/") && isMemFile(fd)
 	case ReadAt:
@@ -153,7 +180,11 @@ func Open(path string, mode Mode, opt Options) (*File, error) {
 			}
 		}
 	case Read:
-		f.fd = fd
+		if f.transient = opt.Transient; f.transient {
+			fd.Close()
+		} else {
+			f.fd = fd
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -186,8 +217,10 @@ func (f *File) ReadAt(p []byte, off int) (err error) {
 	switch {
 	case f.mode == Mmap:
 		n = copy(p, f.data[min(off, len(f.data)):])
+	case f.mode == Read && f.transient:
+		n, err = f.transientReadAt(p, off)
 	case f.mode == Read:
-		n, err = f.fd.ReadAt(p, int64(off))
+		n, err = f.fd.ReadAt(p, f.off+int64(off))
 	case f.ra != nil:
 		n, err = f.guardedReadAt(p, off)
 	}
@@ -198,6 +231,17 @@ func (f *File) ReadAt(p []byte, off int) (err error) {
 		return fmt.Errorf("%s: ends before byte %d (was it truncated while in use?)", f.Name, off+len(p))
 	}
 	return fmt.Errorf("read %s: %w", f.Name, err)
+}
+
+// transientReadAt opens the file, reads p at off, and closes it
+// (Options.Transient).
+func (f *File) transientReadAt(p []byte, off int) (int, error) {
+	fd, err := os.OpenFile(f.base, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer fd.Close()
+	return fd.ReadAt(p, f.off+int64(off))
 }
 
 // guardedReadAt is x/exp/mmap's ReadAt, which copies out of a mapping, with
@@ -299,11 +343,11 @@ func (f *File) Close() error {
 	return err
 }
 
-func mapFile(fd *os.File, path string, size int, opt Options) ([]byte, error) {
+func mapFile(fd *os.File, path string, off int64, size int, opt Options) ([]byte, error) {
 	if size == 0 {
 		return nil, nil // mmap of length 0 is EINVAL; an empty file has no bytes
 	}
-	data, err := unix.Mmap(int(fd.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	data, err := unix.Mmap(int(fd.Fd()), off, size, unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
@@ -336,6 +380,7 @@ func mapFile(fd *os.File, path string, size int, opt Options) ([]byte, error) {
 // bench's --cold. It touches only this file, never the whole cache; pages
 // that a live mapping still holds stay.
 func Evict(path string) error {
+	path = basePath(path)
 	fd, err := unix.Open(path, unix.O_RDONLY, 0)
 	if err != nil {
 		return err
@@ -353,6 +398,7 @@ func Evict(path string) error {
 // first round and after the last: a trial that finds the data gone from
 // the cache measures the disk, not the scan.
 func Resident(path string) (resident, pages int, err error) {
+	path = basePath(path) // (a region's: its whole memory file's)
 	fd, err := unix.Open(path, unix.O_RDONLY, 0)
 	if err != nil {
 		return 0, 0, err

@@ -603,3 +603,98 @@ func TestLongHeaderEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// More files than a process may map or hold open (65,530 mappings, the
+// descriptor limit) are read, each through a descriptor opened for each
+// read (Set.Transient), in every strategy; more staged inputs than
+// descriptors are packed into a few memory files (shm.RegionPath). 9,000
+// files here, past manyFiles; 65,490 failed with "mmap: cannot allocate
+// memory", and the Go heap then could not grow ("out of memory").
+func TestManyFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 9,300 files")
+	}
+	dir := t.TempDir()
+	var paths, zips []string
+	want := 0
+	for i := range manyFiles + 808 {
+		p := filepath.Join(dir, fmt.Sprintf("f%05d.csv", i))
+		if err := os.WriteFile(p, fmt.Appendf(nil, "a,b\n%d,x\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		want += i
+	}
+	for i := range packOverTest {
+		zips = append(zips, writeFile(t, filepath.Join(dir, fmt.Sprintf("z%03d.csv.gz", i)), gzipOf(fmt.Appendf(nil, "a,b\n%d,x\n", i))))
+	}
+	q := scan.Query{Sum: []string{"a"}}
+	check := func(label string, paths []string, w way, want int, transient bool) {
+		t.Helper()
+		rep, err := w.st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split, Timeout: time.Minute})
+		if err != nil || rep.Result.Sums[0].String() != fmt.Sprint(want) || rep.Files != len(paths) || rep.Transient != transient {
+			t.Fatalf("%s %s: %v, %+v", label, w, err, rep)
+		}
+		if transient && rep.IO(w.mode) != shm.Read {
+			t.Errorf("%s %s: reports %v, want read", label, w, rep.IO(w.mode))
+		}
+	}
+	for _, w := range []way{{Sequential{}, SplitFile, 1, shm.Mmap}, {Goroutines{}, SplitRows, 2, shm.Mmap},
+		{Goroutines{}, SplitFile, 3, shm.ReadAt}, {Processes{}, SplitDynamic, 2, shm.Mmap}} {
+		check("plain files", paths, w, want, true)
+	}
+	in, err := stage.Stage(context.Background(), zips, stage.Dialect{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if !strings.Contains(in.Paths[0], "\x00") {
+		t.Fatalf("%d staged inputs, not packed: %q", len(zips), in.Paths[0])
+	}
+	for _, w := range []way{{Sequential{}, SplitFile, 1, shm.Mmap}, {Goroutines{}, SplitRows, 2, shm.Read},
+		{Processes{}, SplitFile, 2, shm.ReadAt}, {Processes{}, SplitRows, 2, shm.Mmap}} {
+		check("packed inputs", in.Paths, w, packOverTest*(packOverTest-1)/2, false)
+	}
+}
+
+// packOverTest is more inputs than stage packs one a memory file.
+const packOverTest = 300
+
+// Under a descriptor limit lower than the inputs: the Read mode holds no
+// descriptor a file past half the limit, and staging packs its memory
+// files (each took a descriptor: "too many open files").
+func TestDescriptorLimit(t *testing.T) {
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	low := old
+	low.Cur = 200
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	defer unix.Setrlimit(unix.RLIMIT_NOFILE, &old)
+	dir := t.TempDir()
+	var paths, zips []string
+	for i := range packOverTest {
+		paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("f%03d.csv", i)), fmt.Sprintf("a,b\n%d,x\n", i)))
+		zips = append(zips, writeFile(t, filepath.Join(dir, fmt.Sprintf("z%03d.csv.gz", i)), gzipOf(fmt.Appendf(nil, "a,b\n%d,x\n", i))))
+	}
+	want := fmt.Sprint(packOverTest * (packOverTest - 1) / 2)
+	q := scan.Query{Sum: []string{"a"}}
+	for _, st := range []Strategy{Sequential{}, Goroutines{}} {
+		rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: shm.Read, Workers: 2, Split: SplitFile, Timeout: time.Minute})
+		if err != nil || rep.Result.Sums[0].String() != want || !rep.Transient {
+			t.Errorf("%s, read mode: %v, %+v", st.Name(), err, rep)
+		}
+	}
+	in, err := stage.Stage(context.Background(), zips, stage.Dialect{}, nil)
+	if err != nil {
+		t.Fatalf("staging %d inputs under a limit of %d descriptors: %v", len(zips), low.Cur, err)
+	}
+	defer in.Close()
+	rep, err := Goroutines{}.Run(context.Background(), Config{Paths: in.Paths, Names: in.Names, Query: q, Workers: 2, Split: SplitRows, Timeout: time.Minute})
+	if err != nil || rep.Result.Sums[0].String() != want {
+		t.Errorf("packed: %v, %+v", err, rep)
+	}
+}

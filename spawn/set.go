@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"parlab/scan"
 	"parlab/shm"
 )
@@ -28,6 +30,10 @@ type Set struct {
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
 	buffer        int // the copying modes' buffer (shm.Options.Buffer)
+	// Transient: the files were more than a process may hold open or
+	// mapped (tooMany), so each is read (shm.Read) through a descriptor
+	// opened for each read, whatever mode was asked.
+	Transient bool
 	// Rest, if not nil, is the error of the first file that could not be
 	// opened or bound, after the Set's last: a run reports it if its scan
 	// of the Set finds no error (see stopAt).
@@ -74,6 +80,9 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 	if len(names) != len(paths) {
 		names = paths
 	}
+	if tooMany(len(paths), mode) {
+		mode, opt.Transient, s.Transient = shm.Read, true, true
+	}
 	for i, p := range paths {
 		if want != nil && !want[i] {
 			s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
@@ -116,6 +125,22 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 	return s, nil
 }
 
+// manyFiles is how many files a Set maps or holds open at most: past it,
+// it holds none (Set.Transient). A process may hold 65,530 mappings by
+// default (vm.max_map_count), the Go runtime's own among them.
+const manyFiles = 8192
+
+// tooMany reports whether n files in mode are more than a Set should hold
+// open: past manyFiles, or in the Read mode (a descriptor each) past half
+// of the process's descriptor limit.
+func tooMany(n int, mode shm.Mode) bool {
+	if n > manyFiles {
+		return true
+	}
+	var lim unix.Rlimit
+	return mode == shm.Read && unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(n) > lim.Cur/2
+}
+
 // stopAt takes err, a file's that cannot be opened or whose header does
 // not bind, as the Set's Rest: the files before it are the Set, and a run
 // over them reports their own first error, or else err, so that a run's
@@ -150,14 +175,14 @@ func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
 		}
 		t, err := scan.NewTable(name, head, &s.Query)
 		if n == f.Size() {
-			return t, err
+			return headOnly(t), err
 		}
 		// The header ended inside the piece if its body starts before the
 		// piece's end; otherwise it may go on past it, up to the bound.
 		var pe *scan.ParseError
 		if err == nil {
 			if a, _ := t.Body(); a < n {
-				return t, nil
+				return headOnly(t), nil
 			}
 		} else if !errors.As(err, &pe) || !errors.Is(err, scan.ErrOpenQuote) && !errors.Is(err, scan.ErrNoHeader) {
 			return nil, err
@@ -166,6 +191,21 @@ func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
 			return nil, &scan.ParseError{File: name, Line: 1, Column: 1, Err: scan.ErrLongHeader}
 		}
 	}
+}
+
+// headOnly is t, a copying mode's Table of a file's head, holding only
+// the header's bytes (its units are scanned through views): a Set of
+// 100,000 files held 64 KiB of each.
+func headOnly(t *scan.Table) *scan.Table {
+	if t == nil {
+		return nil
+	}
+	a, n := t.Body()
+	if a == n {
+		return t
+	}
+	h := t.View(bytes.Clone(t.Head()), 0)
+	return &h
 }
 
 // headBytes is the first piece a copying mode reads for a file's header.

@@ -141,6 +141,9 @@ type Report struct {
 	// Streamed: the input was a stream, scanned while it was read
 	// (Config.Stream): read(2) into blocks, whatever the I/O mode.
 	Streamed bool
+	// Transient: there were too many files to hold open (Set.Transient):
+	// each was read, through a descriptor opened for each read.
+	Transient bool
 	// Rescanned lists the files a row split had cut inside a quoted field,
 	// found out after the scan and scanned again whole (see Set.merge).
 	Rescanned []int
@@ -149,7 +152,7 @@ type Report struct {
 // IO is the I/O mode the run used, asked the mode it was given: a
 // stream is read (read(2) into blocks) whatever was asked.
 func (r *Report) IO(asked shm.Mode) shm.Mode {
-	if r.Streamed {
+	if r.Streamed || r.Transient {
 		return shm.Read
 	}
 	return asked
@@ -284,6 +287,6 @@ func (s *Set) report(strategy, split string, workers int) *Report {
 	return &Report{
 		Strategy: strategy, Split: split, Workers: workers,
 		Spec:  s.Tables[0].Spec(),
-		Files: len(s.Tables), Bytes: s.Bytes,
+		Files: len(s.Tables), Bytes: s.Bytes, Transient: s.Transient,
 	}
 }

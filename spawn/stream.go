@@ -110,6 +110,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	rep := &Report{Strategy: name, Split: SplitStream, Workers: workers, Streamed: true, PerWorker: make([]WorkerStat, workers)}
 	var next atomic.Int64
 	var failedAt atomic.Int64 // the first input that failed: no later one is opened
+	spare := make([][][]byte, workers) // each worker's blocks, kept from one input to the next
 	failedAt.Store(math.MaxInt64)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -121,7 +122,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 				if i >= n || int64(i) > failedAt.Load() || ctx.Err() != nil {
 					break
 				}
-				if tables[i], errs[i] = streamOne(ctx, c, i, st, &own[w].Result, t0); errs[i] != nil {
+				if tables[i], errs[i] = streamOne(ctx, c, i, st, &own[w].Result, t0, &spare[w]); errs[i] != nil {
 					lowerTo(&failedAt, i)
 				}
 			}
@@ -157,13 +158,28 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 // streamOne opens input i of c.Opens, and reads and scans it into r (its
 // rows and blocks counted in st): its Table (nil if it held no byte) and
 // its error.
-func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Result, t0 time.Time) (*scan.Table, error) {
+//
+// spare are blocks to read into, and come back with the blocks it used:
+// a set of many small inputs allocated a few blocks for each.
+func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Result, t0 time.Time, spare *[][]byte) (*scan.Table, error) {
 	rd, closeIt, err := c.Opens[i]()
 	if err != nil {
 		return nil, err
 	}
 	defer closeIt()
 	s := newStreamRun(&c, rd, i, 1, t0)
+	for len(*spare) > 0 && len(s.free) > 0 {
+		<-s.free // (nil: to allocate)
+		s.free <- (*spare)[len(*spare)-1]
+		*spare = (*spare)[:len(*spare)-1]
+	}
+	defer func() {
+		for len(s.free) > 0 {
+			if b := <-s.free; b != nil {
+				*spare = append(*spare, b)
+			}
+		}
+	}()
 	if err := s.start(ctx); err != nil {
 		if errors.Is(err, ErrNoData) {
 			return nil, nil

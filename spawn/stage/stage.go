@@ -364,32 +364,45 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
 	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
-	mems, errs := make([]*os.File, n), make([]error, n)
+	errs := make([]error, n)
 	b := newBudget(d.MaxMemory)
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var mu sync.Mutex // in.mem
 	var wg sync.WaitGroup
-	for i, p := range paths {
-		slots <- struct{}{}
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			defer func() { <-slots }()
-			src, err := openSource(p, d, stdin)
-			in.Paths[i], in.Names[i], errs[i] = src.path, src.name, err
-			if err != nil || src.r == nil {
-				return
-			}
-			mems[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.ratio, src.name, b)
-			src.close()
-			if errs[i] == nil {
-				in.Paths[i] = shm.MemFilePath(mems[i])
+			var pk *pack // past packOver inputs, this worker's: one descriptor for all it stages
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				src, err := openSource(paths[i], d, stdin)
+				in.Paths[i], in.Names[i], errs[i] = src.path, src.name, err
+				if err != nil || src.r == nil {
+					continue
+				}
+				if pk == nil && n > packOver {
+					if pk, errs[i] = newPack(); errs[i] != nil {
+						src.close()
+						continue
+					}
+					mu.Lock()
+					in.mem = append(in.mem, pk.f)
+					mu.Unlock()
+				}
+				var mem *os.File
+				mem, in.Paths[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.ratio, src.name, b, pk)
+				src.close()
+				if mem != nil {
+					mu.Lock()
+					in.mem = append(in.mem, mem)
+					mu.Unlock()
+				}
 			}
 		})
 	}
 	wg.Wait()
-	for _, m := range mems {
-		if m != nil {
-			in.mem = append(in.mem, m)
-		}
-	}
 	for k, err := range errs {
 		switch {
 		case err == nil:
@@ -811,39 +824,88 @@ func compression(p string) string {
 	return ""
 }
 
-// stage writes src, decompressed and transcoded to ',', into a new memory
-// file, taking its bytes from b.
-func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name string, b *budget) (*os.File, error) {
-	src, zclose, err := decompress(src, zip, ratio, name)
+// packOver is how many inputs Stage lands in a memory file each: past it,
+// each staging worker lands its inputs back to back in one memory file of
+// its own (a pack), each at a page boundary, and names them by
+// shm.RegionPath; a memory file each (a descriptor each) failed past the
+// process's descriptor limit (25,000 .gz files: "too many open files").
+const packOver = 256
+
+// pack is a memory file that inputs are staged into back to back; end is
+// where the next one starts (a page boundary).
+type pack struct {
+	f   *os.File
+	end int64
+}
+
+func newPack() (*pack, error) {
+	f, err := shm.NewMemFile("parlab-inputs")
 	if err != nil {
 		return nil, err
+	}
+	return &pack{f: f}, nil
+}
+
+var pageSize = int64(os.Getpagesize())
+
+// copyBufs are stage's copy buffers, copyBytes each: a set of many small
+// inputs allocated one for each.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBytes); return &b }}
+
+// stage writes src, decompressed and transcoded to ',', into a new memory
+// file (returned, with its path), or at the end of pk if not nil (its
+// region's path), taking its bytes from b.
+func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name string, b *budget, pk *pack) (*os.File, string, error) {
+	src, zclose, err := decompress(src, zip, ratio, name)
+	if err != nil {
+		return nil, "", err
 	}
 	defer zclose()
 	if src, sep, err = readable(src, sep); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
-	mem, err := shm.NewMemFile("parlab-input")
-	if err != nil {
-		return nil, err
+	var mem *os.File
+	var start int64
+	if pk == nil {
+		if mem, err = shm.NewMemFile("parlab-input"); err != nil {
+			return nil, "", err
+		}
+	} else if mem, start = pk.f, pk.end; true {
+		if _, err := mem.Seek(start, io.SeekStart); err != nil {
+			return nil, "", err
+		}
 	}
 	w := &memWriter{w: mem, b: b, name: name}
 	if sep == ',' && !dec {
 		// read(2) and write(2) through a buffer of copyBytes, not
 		// io.Copy's splice(2) (what *os.File's ReadFrom does with a
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
-		_, err = io.CopyBuffer(w, struct{ io.Reader }{src}, make([]byte, copyBytes))
+		bp := copyBufs.Get().(*[]byte)
+		_, err = io.CopyBuffer(w, struct{ io.Reader }{src}, *bp)
+		copyBufs.Put(bp)
 	} else {
 		err = scan.Transcode(w, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
 	}
+	if err == nil && pk != nil { // the next input starts on a page
+		pk.end = (start + w.off + pageSize - 1) / pageSize * pageSize
+		err = mem.Truncate(pk.end)
+	}
 	if err != nil {
-		mem.Close()
+		if pk == nil {
+			mem.Close()
+		} else {
+			mem.Truncate(start) // (what it wrote is given back)
+		}
 		var pe *scan.ParseError
 		if errors.As(err, &pe) || errors.Is(err, ErrMaxMemory) || errors.Is(err, errRowBound) {
-			return nil, err // (named already)
+			return nil, "", err // (named already)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
-	return mem, nil
+	if pk != nil {
+		return nil, shm.RegionPath(mem, start, w.off), nil
+	}
+	return mem, shm.MemFilePath(mem), nil
 }
 
 // decompress is src decompressed as zip says (".gz", ".zst", or "" for
