@@ -109,7 +109,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	own := make([]paddedResult, workers)
 	rep := &Report{Strategy: name, Split: SplitStream, Workers: workers, Streamed: true, PerWorker: make([]WorkerStat, workers)}
 	var next atomic.Int64
-	var failedAt atomic.Int64 // the first input that failed: no later one is opened
+	var failedAt atomic.Int64          // the first input that failed: no later one is opened
 	spare := make([][][]byte, workers) // each worker's blocks, kept from one input to the next
 	failedAt.Store(math.MaxInt64)
 	var wg sync.WaitGroup
