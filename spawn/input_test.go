@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -633,7 +632,7 @@ func TestSniffSameBytesHoweverRead(t *testing.T) {
 		stdin io.Reader
 	}{
 		{"all at once", "-", bytes.NewReader([]byte(data))},
-		{"a byte at a time", "-", iotest.OneByteReader(bytes.NewReader([]byte(data)))},
+		{"4 KiB at a time", "-", chunks{bytes.NewReader([]byte(data)), 4096}},
 		{"half, then the rest", "-", io.MultiReader(strings.NewReader(data[:40<<10]), strings.NewReader(data[40<<10:]))},
 		{"the file", file, nil},
 	} {
@@ -667,3 +666,12 @@ func TestZstdSkippableFrame(t *testing.T) {
 		}
 	}
 }
+
+// chunks reads r at most n bytes a Read, as a pipe delivers a slow
+// writer's bytes.
+type chunks struct {
+	r io.Reader
+	n int
+}
+
+func (c chunks) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
