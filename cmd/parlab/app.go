@@ -61,7 +61,7 @@ Usage:
   parlab query [--where 'COLUMN OP VALUE']... [--by COL,COL] [--sum COL,COL] [--min COL,COL]
                [--max COL,COL] [--avg COL,COL] [--sort 'COL[:desc]'] [--limit N]
                [--io mmap|readat|read] [--populate] [--strategy seq|goroutines|processes]
-               [--workers N] [--split auto|rows|keys|dynamic|file|file-naive] [--timeout 3s]
+               [--workers N] [--split auto|rows|keys|dynamic|file|file-naive] [--timeout 3s] [--max-memory 8GiB]
                [--json | --csv] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic,keys]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
