@@ -58,6 +58,10 @@ func withTLS(tc certs) func(*Config) {
 	return func(c *Config) { c.CertFile, c.KeyFile = tc.certPEM, tc.keyPEM }
 }
 
+// mixed is a server with TLS for clients in the clear and over TLS alike
+// (Config.AllowPlain).
+func mixed(c *Config) { c.AllowPlain = true }
+
 // need finds a client program: under CI it must be there (.ci/run installs
 // it), elsewhere its tests are skipped without it.
 func need(t *testing.T, name string) string {
@@ -128,7 +132,7 @@ func TestCurl(t *testing.T) {
 	tc := testCert(t)
 	for _, m := range models {
 		t.Run(m.String(), func(t *testing.T) {
-			_, addr, root := testServer(t, m, withTLS(tc))
+			_, addr, root := testServer(t, m, withTLS(tc), mixed)
 			src, up := upload(t)
 			base := "ftp://" + addr + "/"
 			for _, mode := range clientModes(m, []struct {
@@ -164,12 +168,21 @@ func TestPythonFtplib(t *testing.T) {
 	// mode for each; each mode's NLST is printed on a line of its own.
 	script := `
 import ftplib, ssl, sys
+# ftplib does not resume the control connection's TLS session on a data
+# connection, which the server requires (Config.AllowNoReuse): the usual
+# subclass that does
+class Reused(ftplib.FTP_TLS):
+    def ntransfercmd(self, cmd, rest=None):
+        conn, size = ftplib.FTP.ntransfercmd(self, cmd, rest)
+        if self._prot_p:
+            conn = self.context.wrap_socket(conn, server_hostname=self.host, session=self.sock.session)
+        return conn, size
 host, port = sys.argv[1], int(sys.argv[2])
 for i in range(3, len(sys.argv), 4):
     down, src, name, mode = sys.argv[i:i+4]
     if mode == "tls":
         ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
-        f = ftplib.FTP_TLS(context=ctx, timeout=20)
+        f = Reused(context=ctx, timeout=20)
     else:
         f = ftplib.FTP(timeout=20)
     f.connect(host, port)
@@ -187,7 +200,7 @@ for i in range(3, len(sys.argv), 4):
 	modes := []string{"passive", "active", "tls"}
 	for _, m := range models {
 		t.Run(m.String(), func(t *testing.T) {
-			_, addr, root := testServer(t, m, withTLS(tc))
+			_, addr, root := testServer(t, m, withTLS(tc), mixed)
 			host, port, _ := net.SplitHostPort(addr)
 			src, up := upload(t)
 			args := []string{"-c", script, host, port}
@@ -219,7 +232,7 @@ func TestLftp(t *testing.T) {
 	tc := testCert(t)
 	for _, m := range models {
 		t.Run(m.String(), func(t *testing.T) {
-			_, addr, root := testServer(t, m, withTLS(tc))
+			_, addr, root := testServer(t, m, withTLS(tc), mixed)
 			host, port, _ := net.SplitHostPort(addr)
 			src, up := upload(t)
 			for _, mode := range clientModes(m, []string{"plain", "active", "tls"}) {

@@ -74,6 +74,10 @@ func (ss *session) cmdUser(arg string) bool {
 		ss.reply(530, "Already logged in; a session keeps its user.")
 		return false
 	}
+	if ss.plainRefused(arg) {
+		ss.reply(530, "This server takes logins over TLS only: send AUTH TLS first.")
+		return false
+	}
 	ss.user = arg
 	if ss.srv.cfg.Anonymous && anonymousNames[strings.ToLower(arg)] {
 		ss.reply(331, "Anonymous login: send any password.")

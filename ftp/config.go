@@ -78,6 +78,18 @@ type Config struct {
 	// model hands the certificate and key to its session processes.
 	TLS               *TLSConfig
 	CertFile, KeyFile string
+	// AllowPlain: with TLS configured, let users log in and move data in
+	// the clear. By default such a server refuses a login other than
+	// anonymous before AUTH TLS (530), and that login's data connections
+	// before PROT P (521), as vsftpd's force_local_logins_ssl and
+	// force_local_data_ssl do.
+	AllowPlain bool
+	// AllowNoReuse: let a PROT P data connection start a TLS session of
+	// its own. By default it must resume its control connection's (522
+	// otherwise), as vsftpd's require_ssl_reuse has it: else whoever
+	// reaches the passive port first and handshakes gets the data.
+	// Python's ftplib does not resume (a subclass can: docs/ftp.md).
+	AllowNoReuse bool
 	// Exe is the binary the processes model starts ("": where make build
 	// made them, parlab-session-plain for a server without TLS and
 	// parlab-session for one with it, else this program; child.Exe).

@@ -2,8 +2,7 @@ package ftp
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -204,6 +202,7 @@ func (ss *session) openData() (net.Conn, error) {
 	switch {
 	case ln != nil:
 		defer ss.closePasv() // one data connection a PASV
+		defer context.AfterFunc(ss.ctx, func() { ln.Close() })()
 		peer := ss.remoteIP()
 		deadline := time.Now().Add(timeout)
 		for {
@@ -220,7 +219,7 @@ func (ss *session) openData() (net.Conn, error) {
 			d.Close()
 		}
 	case active != "":
-		d, err := net.DialTimeout("tcp", active, timeout)
+		d, err := (&net.Dialer{Timeout: timeout}).DialContext(ss.ctx, "tcp", active)
 		if err != nil {
 			return nil, err
 		}
@@ -228,26 +227,47 @@ func (ss *session) openData() (net.Conn, error) {
 	default:
 		return nil, errors.New("no data connection set up: send PASV, EPSV, PORT or EPRT first")
 	}
-	if ss.protP && ss.srv.cfg.TLS != nil {
-		tc, err := handshake(c, ss.srv.cfg.TLS, timeout)
+	if ss.protP && ss.tlsCfg != nil {
+		stop := context.AfterFunc(ss.ctx, func() { c.Close() })
+		tc, err := handshake(c, ss.tlsCfg, timeout)
+		stop()
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("TLS on the data connection: %w", err)
+		}
+		if !ss.srv.cfg.AllowNoReuse && !resumed(tc) {
+			tc.Close()
+			return nil, errNoReuse
 		}
 		c = tc
 	}
 	return c, nil
 }
 
+// errNoReuse: a PROT P data connection did not resume its control
+// connection's TLS session (Config.AllowNoReuse).
+var errNoReuse = errors.New("TLS session reuse required: the data connection must resume the control connection's TLS session")
+
 // startTransfer opens the data connection (having said 150 first) and runs
 // body on it in a goroutine of its own; the control loop goes on reading,
 // for ABOR and STAT. The goroutine replies 226 or 426 when it ends.
-func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, error)) {
+//
+// It reports whether body runs (false: the data connection did not open,
+// 425, and body never will).
+func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, error)) bool {
+	if ss.clearDataRefused() {
+		ss.reply(521, "Data connections must be protected on this server: send PROT P.")
+		return false
+	}
 	ss.reply(150, "Opening data connection for "+what+".")
 	data, err := ss.openData()
 	if err != nil {
-		ss.reply(425, "Cannot open the data connection: "+err.Error())
-		return
+		code := 425
+		if errors.Is(err, errNoReuse) {
+			code = 522
+		}
+		ss.reply(code, "Cannot open the data connection: "+err.Error())
+		return false
 	}
 	t := &transfer{data: data, done: make(chan struct{}), step: ss.cur}
 	if t.step >= 0 {
@@ -260,6 +280,7 @@ func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, e
 	ss.dmu.Unlock()
 	go func() {
 		defer close(t.done)
+		defer context.AfterFunc(ss.ctx, func() { t.stop.Store(true); data.Close() })()
 		// a stalled data connection ends at DataTimeout
 		data.SetDeadline(time.Now().Add(ss.srv.cfg.DataTimeout))
 		_, err := body(&deadlineConn{data, ss.srv.cfg.DataTimeout})
@@ -274,12 +295,15 @@ func (ss *session) startTransfer(what string, body func(data net.Conn) (int64, e
 		switch {
 		case t.stop.Load():
 			code, text = 426, "Connection closed; transfer aborted."
+		case noSpace(err):
+			code, text = 552, "Insufficient storage space (the disk is full, or the file too large): nothing was stored."
 		case err != nil:
 			code, text = 426, "Transfer failed: "+reasonIO(err)
 		}
 		ss.endTransferStep(t.step, code)
 		ss.send(code, text)
 	}()
+	return true
 }
 
 // deadlineConn moves a data connection's deadline on with every read and
@@ -301,10 +325,14 @@ func (c *deadlineConn) Write(b []byte) (int, error) {
 
 func reasonIO(err error) string {
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
 		return "the data connection stalled"
+	case errors.As(err, &oe), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the data connection broke"
 	}
-	return "the data connection broke"
+	return "the file could not be written or read (" + reason(err) + ")"
 }
 
 // abortTransfer stops a running transfer and waits for it; it reports
@@ -366,7 +394,7 @@ func (ss *session) cmdRetr(arg string) bool {
 		}
 	}
 	binary := ss.binary
-	ss.startTransfer(fmt.Sprintf("%s (%d bytes)", clip(client, 200), st.Size()-offset), func(data net.Conn) (int64, error) {
+	sent := ss.startTransfer(fmt.Sprintf("%s (%d bytes)", clip(client, 200), st.Size()-offset), func(data net.Conn) (int64, error) {
 		defer f.Close()
 		var n int64
 		var err error
@@ -383,6 +411,9 @@ func (ss *session) cmdRetr(arg string) bool {
 		ss.bytesOut.Add(n)
 		return n, err
 	})
+	if !sent {
+		f.Close() // (no data connection: the body never runs)
+	}
 	return false
 }
 
@@ -417,15 +448,10 @@ func (p *progressTCP) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// cmdStore is STOR and APPE. Each upload goes into a temporary file beside
-// the target, so a broken or aborted one changes nothing:
-//   - STOR renames it over the target when the whole upload has arrived;
-//     after REST n, the target's first n bytes are copied in first (a
-//     resumed upload), and the rest of the old file is replaced.
-//   - APPE then appends it to the target (made if missing) in one piece,
-//     under an exclusive flock(2) on the target, through O_APPEND: two
-//     sessions appending at once (in any model, threads or processes) both
-//     land, each whole, one after the other. APPE ignores REST.
+// cmdStore is STOR and APPE (upload.go says how each reaches the disk):
+// what can be refused is refused before 150 (a directory of that name, a
+// REST past the target's end, a directory that is not there); the file is
+// made only once the data connection is open.
 func (ss *session) cmdStore(arg string, appendTo bool) bool {
 	if ss.busy() {
 		return false
@@ -435,93 +461,98 @@ func (ss *session) cmdStore(arg string, appendTo bool) bool {
 		ss.reply(553, "Give a file name.")
 		return false
 	}
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	tmp := path.Join(path.Dir(rel), ".parlab-upload-"+hex.EncodeToString(suffix[:])+"-"+path.Base(rel))
-	f, err := ss.srv.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644) // RDWR: APPE reads it back
-	if err != nil {
-		ss.reply(553, clip(client, 200)+": "+reason(err))
+	root := ss.srv.root
+	st, err := root.Lstat(rel)
+	if err == nil && st.IsDir() {
+		ss.reply(550, clip(client, 200)+": a directory.")
 		return false
 	}
 	offset := ss.rest
 	ss.rest = 0
-	if !appendTo && offset > 0 {
-		// STOR after REST: the existing bytes up to the offset first
-		if old, err := ss.srv.root.Open(rel); err == nil {
-			_, err = io.Copy(f, io.LimitReader(old, offset))
-			old.Close()
-			if err != nil {
-				f.Close()
-				ss.srv.root.Remove(tmp)
-				ss.reply(451, "Could not prepare the upload.")
-				return false
-			}
+	if !appendTo && offset > 0 && (err != nil || !st.Mode().IsRegular() || offset > st.Size()) {
+		// RFC 3659: a restart point the file does not reach is refused
+		// (it wrote at the file's old end, or at 0, and said 226)
+		have := int64(0)
+		if err == nil {
+			have = st.Size()
+		}
+		ss.reply(554, fmt.Sprintf("Cannot restart at %d: %s has %d bytes.", offset, clip(client, 200), have))
+		return false
+	}
+	var dir *os.File
+	if !appendTo {
+		if dir, err = openDir(root, rel); err != nil {
+			ss.reply(553, clip(client, 200)+": "+reason(err))
+			return false
 		}
 	}
 	binary := ss.binary
-	root := ss.srv.root
-	ss.startTransfer(clip(client, 200), func(data net.Conn) (int64, error) {
+	copyIn := func(w io.Writer, data net.Conn) (int64, error) {
+		if binary {
+			return io.Copy(w, data)
+		}
+		lw := &lfWriter{w: w}
+		n, err := io.Copy(lw, data)
+		if err == nil && lw.cr {
+			_, err = w.Write([]byte{'\r'}) // a CR the stream ended on
+		}
+		return n, err
+	}
+	ok := ss.startTransfer(clip(client, 200), func(data net.Conn) (int64, error) {
 		var n int64
 		var err error
-		if binary {
-			n, err = io.Copy(f, data)
-		} else {
-			lw := &lfWriter{w: f}
-			if n, err = io.Copy(lw, data); err == nil && lw.cr {
-				_, err = f.Write([]byte{'\r'}) // a CR the stream ended on
+		if appendTo {
+			n, err = appendUpload(ss.ctx, root, rel, func(w io.Writer) (int64, error) {
+				n, err := copyIn(w, data)
+				if err == nil && ss.xferStopped() {
+					err = errAborted
+				}
+				return n, err
+			})
+			ss.bytesIn.Add(n)
+			return n, err
+		}
+		u, err := newUpload(dir)
+		if err != nil {
+			dir.Close()
+			return 0, err
+		}
+		defer u.close()
+		if offset > 0 { // STOR after REST: the target's bytes up to the offset first
+			if err := copyHead(root, rel, u.f, offset); err != nil {
+				return 0, err
 			}
 		}
+		n, err = copyIn(u.f, data)
 		ss.bytesIn.Add(n)
-		if err == nil && !ss.xferStopped() {
-			if appendTo {
-				err = appendFile(root, rel, f)
-			} else {
-				err = root.Rename(tmp, rel)
-			}
+		if err == nil && ss.xferStopped() {
+			err = errAborted
 		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if appendTo || err != nil || ss.xferStopped() {
-			root.Remove(tmp)
+		if err == nil {
+			err = u.commit(path.Base(rel))
 		}
 		return n, err
 	})
+	if !ok && dir != nil {
+		dir.Close()
+	}
 	return false
 }
 
-// appendFile appends all of from (read from its start) to rel under root,
-// making rel if missing, under an exclusive flock on rel: appends from any
-// session, goroutine or process, land whole and one after another.
-func appendFile(root *os.Root, rel string, from *os.File) error {
-	to, err := root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// errAborted is an upload's error after ABOR: nothing is stored.
+var errAborted = errors.New("aborted")
+
+// copyHead copies rel's first n bytes (under root) to w: a resumed STOR's.
+func copyHead(root *os.Root, rel string, w io.Writer, n int64) error {
+	old, err := root.Open(rel)
 	if err != nil {
 		return err
 	}
-	defer to.Close()
-	rc, err := to.SyscallConn()
-	if err != nil {
-		return err
+	defer old.Close()
+	if k, err := io.Copy(w, io.LimitReader(old, n)); err != nil || k != n {
+		return fmt.Errorf("the file to resume shrank to %d bytes: %w", k, err)
 	}
-	lock := func(how int) (err error) {
-		rc.Control(func(fd uintptr) {
-			for {
-				if err = syscall.Flock(int(fd), how); err != syscall.EINTR {
-					return
-				}
-			}
-		})
-		return err
-	}
-	if err := lock(syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer lock(syscall.LOCK_UN)
-	if _, err := from.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = io.Copy(to, from) // copy_file_range where the file system has it
-	return err
+	return nil
 }
 
 func (ss *session) xferStopped() bool {

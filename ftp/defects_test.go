@@ -122,8 +122,7 @@ func TestTLSEveryModel(t *testing.T) {
 				t.Errorf("FEAT: %d %q", code, text)
 			}
 			r.cmd("QUIT")
-			c, err := ftp.Dial(addr, ftp.DialWithTimeout(10*time.Second),
-				ftp.DialWithExplicitTLS(&tls.Config{InsecureSkipVerify: true}))
+			c, err := ftp.Dial(addr, ftp.DialWithTimeout(10*time.Second), ftp.DialWithExplicitTLS(clientTLS()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -523,4 +522,11 @@ func TestSessionEnvOneProc(t *testing.T) {
 	if n != 1 {
 		t.Errorf("GOMAXPROCS given %d times", n)
 	}
+}
+
+// clientTLS is a client's TLS for the test server: its session cache, keyed
+// by a server name, lets each data connection resume the control
+// connection's session, as the server requires.
+func clientTLS() *tls.Config {
+	return &tls.Config{InsecureSkipVerify: true, ServerName: "127.0.0.1", ClientSessionCache: tls.NewLRUClientSessionCache(8)}
 }

@@ -86,11 +86,12 @@ type childConfig struct {
 	MaxLine           int
 	// TLS: the parent's certificate chain (DER) and its key (PKCS #8), the
 	// one TLS configuration every model serves.
-	TLSChain [][]byte
-	TLSKey   []byte
-	Log      bool
-	Active   int64 // the parent's figures at the fork, for STAT
-	Served   int64
+	TLSChain                 [][]byte
+	TLSKey                   []byte
+	AllowPlain, AllowNoReuse bool
+	Log                      bool
+	Active                   int64 // the parent's figures at the fork, for STAT
+	Served                   int64
 }
 
 // serveProcesses is vsftpd's model: the parent accepts and checks the
@@ -195,6 +196,7 @@ func (s *Server) forkSession(exe string, devnull *os.File, stop *stopPipe, c net
 	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Dummy: s.dummy, Anonymous: s.cfg.Anonymous,
 		PasvMin: s.cfg.PasvMin, PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout,
 		LoginDelay: s.cfg.LoginDelay, MaxLine: s.cfg.MaxLine, TLSChain: s.tlsChain, TLSKey: s.tlsKey,
+		AllowPlain: s.cfg.AllowPlain, AllowNoReuse: s.cfg.AllowNoReuse,
 		Log: len(files) > childLogFd, Active: s.active.Load(), Served: s.served.Load()}
 	if err := child.WriteJob(pw, &cc); err != nil {
 		kid.Signal(syscall.SIGKILL)
@@ -245,7 +247,7 @@ func sessionMain([]string) int {
 	cfgFile.Close()
 	cfg := Config{Root: cc.Root, Model: Processes, Users: cc.Users, Anonymous: cc.Anonymous, PasvMin: cc.PasvMin,
 		PasvMax: cc.PasvMax, Idle: cc.Idle, DataTimeout: cc.DataTimeout, LoginDelay: cc.LoginDelay, MaxLine: cc.MaxLine,
-		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy, inSession: true}
+		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy, inSession: true, AllowPlain: cc.AllowPlain, AllowNoReuse: cc.AllowNoReuse}
 	if cc.TLSChain != nil {
 		var err error
 		if cfg.TLS, err = childTLS(cc.TLSChain, cc.TLSKey); err != nil {

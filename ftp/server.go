@@ -74,6 +74,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("ftp root: %w", err)
 	}
 	s.root = root
+	if !cfg.inSession {
+		if n := reap(root); n > 0 {
+			s.fault("removed %d temporary uploads a server killed mid-upload left", n)
+		}
+	}
 	return s, nil
 }
 
@@ -295,7 +300,11 @@ func (s *Server) session(c net.Conn, release func()) {
 }
 
 // Shutdown stops accepting, lets sessions finish for up to grace, then
-// closes the rest with 421. It returns when every session has ended.
+// closes the rest with 421: whatever they wait for (a data connection, a
+// handshake, a transfer, a lock) stops with them. It returns when every
+// session has ended, or at most a second after grace: a session process
+// still alive then is killed, and a session goroutine that has not ended
+// is left to the process's exit.
 func (s *Server) Shutdown(grace time.Duration) {
 	s.mu.Lock()
 	s.closing.Store(true)
@@ -323,9 +332,13 @@ func (s *Server) Shutdown(grace time.Duration) {
 		stop.stop() // a session process says 421 and exits
 		select {
 		case <-done:
-		case <-time.After(2 * time.Second):
+		case <-time.After(time.Second):
 			s.signalChildren(syscall.SIGKILL)
-			<-done
+			select {
+			case <-done:
+			case <-time.After(100 * time.Millisecond):
+				return // (a session stuck past its kill: the process's exit ends it)
+			}
 		}
 	}
 	s.kids.Wait()

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +34,8 @@ type session struct {
 	rest               int64
 	renameFrom         string
 	epsvAll            bool
-	tls, protP         bool // AUTH TLS done; PROT P
+	tls, protP         bool       // AUTH TLS done; PROT P
+	tlsCfg             *TLSConfig // this session's (sessionTLS), from AUTH TLS on
 
 	dmu      sync.Mutex // guards the data connection setup and xfer
 	pasv     net.Listener
@@ -50,6 +52,11 @@ type session struct {
 	bytesIn, bytesOut atomic.Int64
 	result            atomic.Pointer[string] // how it ended, for the log: set by the loop, or by kill
 	killed            atomic.Bool
+	// ctx ends when the session is killed or ends: whatever waits on the
+	// session's behalf (a passive accept, a dial, a data handshake, a
+	// transfer, a lock) stops then, so a shutdown ends within its grace.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // transfer is a running data transfer.
@@ -78,6 +85,7 @@ const maxLogSteps = 1000
 func newSession(srv *Server, c net.Conn) *session {
 	oobInline(c)
 	ss := &session{srv: srv, c: c, r: bufio.NewReaderSize(c, srv.cfg.MaxLine+2), cwd: "/", start: time.Now(), cur: -1}
+	ss.ctx, ss.cancel = context.WithCancel(context.Background())
 	ss.setResult("closed by client")
 	return ss
 }
@@ -202,6 +210,7 @@ func (ss *session) remoteIP() net.IP { return ss.c.RemoteAddr().(*net.TCPAddr).I
 func (ss *session) kill(reply string) {
 	ss.killed.Store(true)
 	ss.setResult("closed by server shutdown")
+	ss.cancel()
 	ss.wmu.Lock()
 	ss.c.SetWriteDeadline(time.Now().Add(time.Second))
 	io.WriteString(ss.c, reply+"\r\n")
@@ -290,6 +299,7 @@ func (ss *session) endTransferStep(i, code int) {
 
 // end releases what the session holds and logs it.
 func (ss *session) end() {
+	defer ss.cancel()
 	ss.abortTransfer()
 	ss.closePasv()
 	ss.c.Close()
@@ -369,6 +379,11 @@ func (ss *session) handle(verb, arg string) bool {
 	case cmd.path && hasControl(arg):
 		ss.reply(553, "A name may not hold control characters (CR, LF, NUL and the like).")
 		return false
+	case cmd.path && arg != "":
+		if client, _ := ss.resolve(arg); reservedName(client) {
+			ss.reply(553, "Names starting with "+tempPrefix+" are the server's own (uploads in progress).")
+			return false
+		}
 	}
 	return cmd.run(ss, arg)
 }

@@ -3,6 +3,7 @@
 package ftp
 
 import (
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -87,4 +88,23 @@ func handshake(c net.Conn, t *TLSConfig, timeout time.Duration) (net.Conn, error
 	}
 	tc.SetDeadline(time.Time{})
 	return tc, nil
+}
+
+// sessionTLS is t for one session's connections, control and data: its
+// session tickets are sealed with a key of this session's own, so a data
+// connection can resume only this control connection's TLS session, never
+// another client's (vsftpd's require_ssl_reuse: a stranger who connects
+// to the passive port first and handshakes gets nothing).
+func sessionTLS(t *TLSConfig) *TLSConfig {
+	c := t.Clone()
+	var k [32]byte
+	rand.Read(k[:])
+	c.SetSessionTicketKeys([][32]byte{k})
+	return c
+}
+
+// resumed reports whether c, from handshake, resumed a TLS session.
+func resumed(c net.Conn) bool {
+	tc, ok := c.(*tls.Conn)
+	return ok && tc.ConnectionState().DidResume
 }
