@@ -1,0 +1,352 @@
+package ftp
+
+// Regression tests for the defects of the second outside probe
+// (2026-12-07, issue "FTP 2"), each failing on the code before its fix:
+// D1, D3, D9, D14 and D15 (uploads), D4, D5 and D17 (TLS), D7 (shutdown).
+
+import (
+	"bufio"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jlaffaye/ftp"
+)
+
+// hidden lists the names under root that start with tempPrefix: none may
+// be left, whatever happened to an upload.
+func hidden(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// closedPort is a loopback port that nothing listens on.
+func closedPort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
+
+// D1: STOR or APPE after a PORT to a closed port made the temporary file
+// before the data connection, answered 425, and never removed it (500
+// tries, 500 hidden files; after REST 99999999999, each a copy of the
+// target). Now nothing is made until the data connection is open.
+func TestUploadWithoutDataLeavesNothing(t *testing.T) {
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, root := testServer(t, m)
+			r := rawDial(t, addr)
+			r.login()
+			port := closedPort(t)
+			for i := range 20 {
+				r.cmd(fmt.Sprintf("PORT 127,0,0,1,%d,%d", port>>8, port&255))
+				verb := []string{"STOR", "APPE"}[i%2]
+				if code, _ := r.cmd(verb + " hello.txt"); code != 150 {
+					t.Fatalf("%s: %d, want 150", verb, code)
+				}
+				if code, text := r.read(); code != 425 {
+					t.Fatalf("%s to a closed port: %d %s", verb, code, text)
+				}
+			}
+			if code, _ := r.cmd("REST 99999999999"); code != 350 {
+				t.Fatal("REST")
+			}
+			if code, _ := r.cmd("STOR hello.txt"); code != 554 { // past the file's end: refused before 150
+				t.Errorf("STOR after REST past the end: %d, want 554", code)
+			}
+			if h := hidden(t, root); len(h) > 0 {
+				t.Errorf("left behind: %q", h)
+			}
+			if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "hello\nworld\n" {
+				t.Errorf("the target changed: %q", b)
+			}
+		})
+	}
+}
+
+// store sends an upload of body on a passive data connection and returns
+// the replies (150's and the transfer's, or the one refusal).
+func (r *raw) store(cmd string, body []byte) (codes []int, last string) {
+	r.t.Helper()
+	port := r.epsv()
+	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer data.Close()
+	code, text := r.cmd(cmd)
+	codes = append(codes, code)
+	if code != 150 {
+		return codes, text
+	}
+	data.Write(body)
+	data.Close()
+	code, text = r.read()
+	return append(codes, code), text
+}
+
+// D14, D15 and the reserved names: STOR onto a directory is refused
+// before 150 (it took the whole upload first); a name of 230 bytes is
+// stored (its temporary name, which held it, passed NAME_MAX); REST n then
+// STOR writes at n (it wrote at the old end, or at 0, and said 226) or,
+// past the end, is refused; a temporary upload's name is no user's.
+func TestStoreRefusalsAndRest(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines)
+	r := rawDial(t, addr)
+	r.login()
+	if codes, _ := r.store("STOR sub", []byte("x")); codes[0] != 550 {
+		t.Errorf("STOR onto a directory: %v, want 550 first", codes)
+	}
+	long := strings.Repeat("n", 230)
+	if codes, text := r.store("STOR "+long, []byte("long name")); len(codes) != 2 || codes[1] != 226 {
+		t.Errorf("STOR of a 230-byte name: %v %s", codes, text)
+	} else if b, _ := os.ReadFile(filepath.Join(root, long)); string(b) != "long name" {
+		t.Errorf("the 230-byte name holds %q", b)
+	}
+	r.cmd("REST 6")
+	if codes, text := r.store("STOR hello.txt", []byte("there\n")); len(codes) != 2 || codes[1] != 226 {
+		t.Errorf("REST 6, STOR: %v %s", codes, text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "hello\nthere\n" {
+		t.Errorf("REST 6, STOR: the file holds %q", b)
+	}
+	r.cmd("REST 3")
+	if codes, _ := r.store("STOR missing.txt", []byte("x")); codes[0] != 554 {
+		t.Errorf("REST, STOR of a missing file: %v, want 554", codes)
+	}
+	for _, cmd := range []string{"STOR " + tempPrefix + "x", "RETR sub/" + tempPrefix + "y", "MKD " + tempPrefix + "d", "DELE " + tempPrefix + "z"} {
+		if code, _ := r.cmd(cmd); code != 553 {
+			t.Errorf("%s: %d, want 553", cmd, code)
+		}
+	}
+	if h := hidden(t, root); len(h) > 0 {
+		t.Errorf("left behind: %q", h)
+	}
+}
+
+// tmpfsRoot is a file system of size bytes, for a full disk (root only,
+// where mounts are allowed: else the test is skipped).
+func tmpfsRoot(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("no tmpfs for a full disk here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// D3 and D14: a full disk answers 552 (it said "the data connection
+// broke"), STOR leaves nothing, and APPE appends all or nothing (it
+// appended part, so a retry duplicated).
+func TestFullDisk(t *testing.T) {
+	disk := tmpfsRoot(t, "1m")
+	os.WriteFile(filepath.Join(disk, "log.txt"), []byte("0123456789"), 0o644)
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, _ := testServer(t, m, func(c *Config) { c.Root = disk })
+			r := rawDial(t, addr)
+			r.login()
+			r.cmd("TYPE I")
+			big := make([]byte, 2<<20)
+			for _, c := range []string{"STOR big.bin", "APPE log.txt", "APPE new.txt"} {
+				if codes, text := r.store(c, big); len(codes) != 2 || codes[1] != 552 {
+					t.Errorf("%s on a full disk: %v %s, want 150, 552", c, codes, text)
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(disk, "log.txt")); string(b) != "0123456789" {
+				t.Errorf("APPE on a full disk left %d bytes, want the 10 before", len(b))
+			}
+			for _, name := range []string{"big.bin", "new.txt"} {
+				if _, err := os.Stat(filepath.Join(disk, name)); err == nil {
+					t.Errorf("%s stored on a full disk", name)
+				}
+			}
+			if h := hidden(t, disk); len(h) > 0 {
+				t.Errorf("left behind: %q", h)
+			}
+		})
+	}
+}
+
+// D9: the directory of a STOR renamed during the upload: the upload lands
+// in it (its descriptor was held), and nothing hidden is left (the
+// temporary file stayed in the moved directory for ever).
+func TestStoreIntoRenamedDir(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines)
+	os.Mkdir(filepath.Join(root, "in"), 0o755)
+	r := rawDial(t, addr)
+	r.login()
+	data, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.epsv()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := r.cmd("STOR in/up.txt"); code != 150 {
+		t.Fatal("STOR")
+	}
+	data.Write([]byte("first half, "))
+	time.Sleep(50 * time.Millisecond)
+	if err := os.Rename(filepath.Join(root, "in"), filepath.Join(root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	data.Write([]byte("second half"))
+	data.Close()
+	if code, text := r.read(); code != 226 {
+		t.Errorf("STOR into a renamed directory: %d %s", code, text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "moved", "up.txt")); string(b) != "first half, second half" {
+		t.Errorf("the upload: %q", b)
+	}
+	if h := hidden(t, root); len(h) > 0 {
+		t.Errorf("left behind: %q", h)
+	}
+}
+
+// D4 and D17: with TLS configured, a login other than anonymous in the
+// clear is refused (530), and its data in the clear (521), as vsftpd's
+// defaults do; AUTH TLS after USER is refused (it kept the login made in
+// the clear). Anonymous logins may stay clear.
+func TestTLSRequired(t *testing.T) {
+	tc := testCert(t)
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			_, addr, _ := testServer(t, m, withTLS(tc))
+			r := rawDial(t, addr)
+			if code, _ := r.cmd("USER alice"); code != 530 {
+				t.Errorf("USER alice in the clear: %d, want 530", code)
+			}
+			if code, _ := r.cmd("USER anonymous"); code != 331 {
+				t.Errorf("USER anonymous in the clear: %d, want 331", code)
+			}
+			if code, _ := r.cmd("AUTH TLS"); code != 503 {
+				t.Errorf("AUTH TLS after USER: %d, want 503", code)
+			}
+			r.cmd("QUIT") // (batch: the next batch waits for this one)
+			c, err := ftp.Dial(addr, ftp.DialWithTimeout(10*time.Second), ftp.DialWithExplicitTLS(clientTLS()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Quit()
+			if err := c.Login("alice", "secret"); err != nil {
+				t.Fatal(err)
+			}
+			if rd, err := c.Retr("hello.txt"); err != nil {
+				t.Errorf("RETR with PROT P: %v", err)
+			} else {
+				io.ReadAll(rd)
+				rd.Close()
+			}
+		})
+	}
+	// the data in the clear after a TLS login: 521
+	_, addr, _ := testServer(t, Goroutines, withTLS(tc))
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &raw{t, nil, nil}
+	r.c = conn
+	r.r = newReader(conn)
+	r.read()
+	r.cmd("AUTH TLS")
+	tconn := tls.Client(conn, clientTLS())
+	r.c, r.r = tconn, newReader(tconn)
+	r.login()
+	r.cmd("PBSZ 0")
+	r.cmd("PROT C")
+	r.epsv()
+	if code, _ := r.cmd("LIST"); code != 521 {
+		t.Errorf("LIST with PROT C after a TLS login: %d, want 521", code)
+	}
+}
+
+// D5: a PROT P data connection that does not resume its control
+// connection's TLS session is refused (522): else another process that
+// reaches the passive port first and handshakes gets the file. With
+// AllowNoReuse it is taken.
+func TestTLSReuseRequired(t *testing.T) {
+	tc := testCert(t)
+	for _, allow := range []bool{false, true} {
+		_, addr, _ := testServer(t, Goroutines, withTLS(tc), func(c *Config) { c.AllowNoReuse = allow })
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &raw{t, conn, newReader(conn)}
+		r.read()
+		r.cmd("AUTH TLS")
+		tconn := tls.Client(conn, clientTLS())
+		r.c, r.r = tconn, newReader(tconn)
+		r.login()
+		r.cmd("PBSZ 0")
+		r.cmd("PROT P")
+		r.cmd("TYPE I")
+		port := r.epsv()
+		stranger := make(chan []byte, 1)
+		go func() { // a stranger's handshake: no session to resume
+			d, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				stranger <- nil
+				return
+			}
+			td := tls.Client(d, &tls.Config{InsecureSkipVerify: true})
+			td.SetDeadline(time.Now().Add(5 * time.Second))
+			b, _ := io.ReadAll(td)
+			stranger <- b
+		}()
+		code, _ := r.cmd("RETR hello.txt")
+		if code == 150 {
+			code, _ = r.read()
+		}
+		got := <-stranger
+		switch {
+		case !allow && (code != 522 || len(got) > 0):
+			t.Errorf("a data connection without reuse: %d, the stranger got %q; want 522 and nothing", code, got)
+		case allow && (code != 226 || string(got) != "hello\nworld\n"):
+			t.Errorf("AllowNoReuse: %d, %q", code, got)
+		}
+		conn.Close()
+	}
+}
+
+// D7: a shutdown ends within its grace and a second, in every model,
+// while a session waits for its passive data connection (it took 29.5 s
+// with a grace of 1 s: the accept waited for DataTimeout).
+func TestShutdownWhileWaitingForData(t *testing.T) {
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			srv, addr, _ := testServer(t, m, func(c *Config) { c.DataTimeout = 30 * time.Second })
+			r := rawDial(t, addr)
+			r.login()
+			r.epsv()
+			if code, _ := r.cmd("RETR hello.txt"); code != 150 { // and no data connection comes
+				t.Fatal("RETR")
+			}
+			t0 := time.Now()
+			srv.Shutdown(200 * time.Millisecond)
+			if d := time.Since(t0); d > 1500*time.Millisecond {
+				t.Errorf("Shutdown took %v with a grace of 200ms", d)
+			}
+		})
+	}
+}
+
+func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
