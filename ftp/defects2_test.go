@@ -276,6 +276,7 @@ func TestTLSRequired(t *testing.T) {
 	if code, _ := r.cmd("LIST"); code != 521 {
 		t.Errorf("LIST with PROT C after a TLS login: %d, want 521", code)
 	}
+	r.cmd("QUIT")
 }
 
 // D5: a PROT P data connection that does not resume its control
