@@ -45,6 +45,9 @@ func (a *acceptor) close() {
 // next is the next accepted connection, or the error that ends the loop.
 func (a *acceptor) next() (net.Conn, error) {
 	for {
+		if a.spare == nil { // lost to a descriptor shortage: take it back as soon as one is free
+			a.spare, _ = os.Open(os.DevNull)
+		}
 		c, err := a.ln.Accept()
 		if err == nil {
 			a.delay = 0
@@ -79,7 +82,12 @@ func retryable(err error) bool {
 		return true
 	}
 	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM,
-		syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN, syscall.EPROTO, syscall.EPERM} {
+		syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN, syscall.EPROTO, syscall.EPERM,
+		// accept(2): "Linux accept() passes already-pending network errors
+		// on the new socket as an error code from accept()... the
+		// application should treat [these] like EAGAIN by retrying"
+		syscall.ENETDOWN, syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.EHOSTDOWN, syscall.ENONET,
+		syscall.ENOPROTOOPT, syscall.EOPNOTSUPP} {
 		if errors.Is(err, e) {
 			return true
 		}

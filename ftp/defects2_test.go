@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -351,3 +352,81 @@ func TestShutdownWhileWaitingForData(t *testing.T) {
 }
 
 func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
+
+// D2: a binary RETR's deadline moves with the data: a client that reads
+// steadily, slower than one sendfile piece a DataTimeout took before (8
+// MiB), gets the whole file (it got 426 "stalled" at 9.68 MB).
+func TestSlowDownloadNotStalled(t *testing.T) {
+	_, addr, root := testServer(t, Goroutines, func(c *Config) { c.DataTimeout = 400 * time.Millisecond })
+	body := make([]byte, 3<<20)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	os.WriteFile(filepath.Join(root, "big.bin"), body, 0o644)
+	r := rawDial(t, addr)
+	r.login()
+	r.cmd("TYPE I")
+	port := r.epsv()
+	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error { // a small window: the server waits on us
+		c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 32<<10) })
+		return nil
+	}}
+	data, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	if code, _ := r.cmd("RETR big.bin"); code != 150 {
+		t.Fatal("RETR")
+	}
+	var got []byte
+	buf := make([]byte, 64<<10)
+	start := time.Now()
+	for {
+		n, err := data.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // a few MB/s: the file takes several DataTimeouts
+	}
+	if code, text := r.read(); code != 226 || len(got) != len(body) {
+		t.Errorf("a steady slow download: %d %s, %d of %d bytes in %v", code, text, len(got), len(body), time.Since(start))
+	}
+}
+
+// D10 and D12: the descriptor an acceptor keeps for answering 421 when
+// out of descriptors is taken back once one is free (lost, clients at the
+// limit heard nothing), and the accept errors accept(2) says to retry do
+// not end the server.
+func TestAcceptorSpareAndRetries(t *testing.T) {
+	srv, err := New(Config{Root: t.TempDir(), Anonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	a := srv.newAcceptor(ln)
+	defer a.close()
+	a.spare.Close()
+	a.spare = nil // as a failed reopen left it
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if s, err := a.next(); err != nil || a.spare == nil {
+		t.Errorf("next: %v, spare %v", err, a.spare)
+	} else {
+		s.Close()
+	}
+	for _, e := range []syscall.Errno{syscall.ENETDOWN, syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.EHOSTDOWN,
+		syscall.ENONET, syscall.ENOPROTOOPT, syscall.EOPNOTSUPP} {
+		if !retryable(&net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", e)}) {
+			t.Errorf("%v ends the server", e)
+		}
+	}
+}
