@@ -128,10 +128,10 @@ func (ss *session) cmdPass(arg string) bool {
 	ok := false
 	if cfg.Anonymous && anonymousNames[strings.ToLower(ss.user)] {
 		ok, ss.readOnly = true, true
-	} else if h, known := cfg.Users[ss.user]; known {
+	} else if h, known, dummy := ss.srv.users.lookup(ss.user); known {
 		ok = bcrypt.CompareHashAndPassword(h, []byte(arg)) == nil
-	} else if ss.srv.dummy != nil {
-		bcrypt.CompareHashAndPassword(ss.srv.dummy, []byte(arg)) // as long as a known user's check
+	} else if dummy != nil {
+		bcrypt.CompareHashAndPassword(dummy, []byte(arg)) // as long as a known user's check
 	}
 	if ok {
 		ss.loggedIn = true

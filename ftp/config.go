@@ -101,7 +101,8 @@ type Config struct {
 	// a second.
 	Errors io.Writer
 
-	dummy []byte // a session process's: its parent's dummy hash
+	dummy     []byte   // a session process's: its parent's dummy hash
+	usersFile *os.File // a session process's: its parent's users (usersTable)
 	// inSession is set in a session process, which serves its one
 	// connection and starts no other process (so it keeps no copy of the
 	// certificate to hand on).

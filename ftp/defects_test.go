@@ -199,7 +199,7 @@ func TestLoginTimingUnknownUser(t *testing.T) {
 				c.LoginDelay = -1 // none: the reply comes when the check ends
 			})
 			// the dummy at the users' cost (what a session process is given)
-			if c, err := bcrypt.Cost(srv.dummy); err != nil || c != cost {
+			if c, err := bcrypt.Cost(srv.users.dummy); err != nil || c != cost {
 				t.Fatalf("the dummy hash's cost: %d, %v; want the users' %d", c, err, cost)
 			}
 			if testing.Short() {
@@ -240,8 +240,8 @@ func TestNoUsersNoDummy(t *testing.T) {
 	for _, m := range modelsFor(t) {
 		t.Run(m.String(), func(t *testing.T) {
 			srv, addr, _ := testServer(t, m, func(c *Config) { c.Users, c.LoginDelay = nil, -1 })
-			if srv.dummy != nil {
-				t.Errorf("a dummy hash without users: %q", srv.dummy)
+			if srv.users.dummy != nil {
+				t.Errorf("a dummy hash without users: %q", srv.users.dummy)
 			}
 			r := rawDial(t, addr)
 			r.cmd("USER alice")

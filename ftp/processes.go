@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"parlab/internal/child"
 )
 
@@ -19,13 +21,14 @@ const SessionArg = "__parlab_ftp_session"
 func init() { child.Register(SessionArg, sessionMain) }
 
 // The session child's descriptors: the connection, its configuration
-// (child.WriteJob), the stop pipe's read end (stopPipe) and the log (if
-// any).
+// (child.WriteJob), the stop pipe's read end (stopPipe), the users
+// (usersTable) and the log (if any: a socket to the parent, logSocket).
 const (
 	childConnFd   = 3
 	childConfigFd = 4
 	childStopFd   = 5
-	childLogFd    = 6
+	childUsersFd  = 6
+	childLogFd    = 7
 )
 
 // stopPipe tells every session process at once that the server is
@@ -77,7 +80,6 @@ func (p *stopPipe) close() {
 // childConfig is what a session process needs of the server's Config.
 type childConfig struct {
 	Root              string
-	Users             map[string][]byte
 	Dummy             []byte // the parent's dummy hash: a child makes none (its time would tell)
 	Anonymous         bool
 	PasvMin, PasvMax  int
@@ -111,6 +113,19 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	default:
 		exe = child.Exe(child.SessionName)
 	}
+	// The binary is held open and started through its descriptor: a
+	// rebuild that replaces it under a running server (a new file renamed
+	// over the path) changes nothing for the sessions to come, which all
+	// closed at once, unanswered, before.
+	bin, err := os.Open(exe)
+	if err != nil {
+		return fmt.Errorf("the session binary: %w", err)
+	}
+	defer func() {
+		if bin != nil {
+			bin.Close()
+		}
+	}()
 	devnull, err := os.Open(os.DevNull) // the children's stdin and stdout
 	if err != nil {
 		return err
@@ -120,6 +135,15 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 		devnull.Close()
 		return err
 	}
+	var logs *os.File
+	closeLogs := func() {}
+	if s.cfg.Log != nil {
+		if logs, closeLogs, err = s.logSocket(); err != nil {
+			devnull.Close()
+			stop.close()
+			return err
+		}
+	}
 	s.mu.Lock()
 	s.stop = stop
 	if s.ended { // closeSessions ran before there was a pipe to close
@@ -128,10 +152,14 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 	s.mu.Unlock()
 	q := newConnQueue(0)
 	s.kids.Add(1)
+	held := bin
+	bin = nil // (the spawner closes it)
 	go func() {
 		defer s.kids.Done()
+		defer held.Close()
 		defer devnull.Close()
 		defer stop.close()
+		defer closeLogs()
 		for {
 			ws := q.pop(1)
 			if ws == nil {
@@ -139,7 +167,7 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 			}
 			w := ws[0]
 			s.queued.Add(-1)
-			if err := s.forkSession(exe, devnull, stop, w.take(), w.release); err != nil {
+			if err := s.forkSession(exe, fmt.Sprintf("/proc/self/fd/%d", held.Fd()), devnull, logs, stop, w.take(), w.release); err != nil {
 				s.fault("cannot start a session process: %v", err)
 				refuse(w.c, "421 Cannot start a session process; try again later.")
 				w.release()
@@ -168,7 +196,10 @@ func sessionEnv() []string {
 // forkSession starts one session process for c. The parent's copy of the
 // connection is closed once the child has it; on an error c is left open,
 // for the caller's 421.
-func (s *Server) forkSession(exe string, devnull *os.File, stop *stopPipe, c net.Conn, release func()) error {
+//
+// The binary exe is started through path, a descriptor's (see
+// serveProcesses); logs, if not nil, is the log socket's end for children.
+func (s *Server) forkSession(exe, path string, devnull, logs *os.File, stop *stopPipe, c net.Conn, release func()) error {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return fmt.Errorf("not a TCP connection")
@@ -184,20 +215,27 @@ func (s *Server) forkSession(exe string, devnull *os.File, stop *stopPipe, c net
 	}
 	defer pr.Close()
 	defer pw.Close()
-	files := []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), cf.Fd(), pr.Fd(), uintptr(stop.r)}
-	if f, ok := s.cfg.Log.(*os.File); ok {
-		files = append(files, f.Fd())
-	}
-	kid, err := child.Start(child.Attr{Exe: exe, Args: []string{exe, SessionArg}, Env: sessionEnv(), Files: files})
+	var kid *child.Pidfd
+	var dummy []byte
+	err = s.users.withFile(func(users *os.File) error {
+		files := []uintptr{devnull.Fd(), devnull.Fd(), os.Stderr.Fd(), cf.Fd(), pr.Fd(), uintptr(stop.r), users.Fd()}
+		if logs != nil {
+			files = append(files, logs.Fd())
+		}
+		dummy = s.users.dummy
+		var err error
+		kid, err = child.Start(child.Attr{Exe: path, Args: []string{exe, SessionArg}, Env: sessionEnv(), Files: files})
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	c.Close()
-	cc := childConfig{Root: s.cfg.Root, Users: s.cfg.Users, Dummy: s.dummy, Anonymous: s.cfg.Anonymous,
+	cc := childConfig{Root: s.cfg.Root, Dummy: dummy, Anonymous: s.cfg.Anonymous,
 		PasvMin: s.cfg.PasvMin, PasvMax: s.cfg.PasvMax, Idle: s.cfg.Idle, DataTimeout: s.cfg.DataTimeout,
 		LoginDelay: s.cfg.LoginDelay, MaxLine: s.cfg.MaxLine, TLSChain: s.tlsChain, TLSKey: s.tlsKey,
 		AllowPlain: s.cfg.AllowPlain, AllowNoReuse: s.cfg.AllowNoReuse,
-		Log: len(files) > childLogFd, Active: s.active.Load(), Served: s.served.Load()}
+		Log: logs != nil, Active: s.active.Load(), Served: s.served.Load()}
 	if err := child.WriteJob(pw, &cc); err != nil {
 		kid.Signal(syscall.SIGKILL)
 	}
@@ -218,6 +256,48 @@ func (s *Server) forkSession(exe string, devnull *os.File, stop *stopPipe, c net
 		release()
 	}()
 	return nil
+}
+
+// logSocket carries the session processes' log lines to this process, a
+// message a line (SOCK_SEQPACKET keeps each whole), which writes each to
+// Config.Log as the other models' sessions do, one at a time: lines the
+// children wrote to a pipe themselves interleaved past PIPE_BUF (24 of 41
+// corrupt). It returns the children's end, and the function that closes
+// it and waits for the last line, once no child is left.
+func (s *Server) logSocket() (*os.File, func(), error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	mine := os.NewFile(uintptr(fds[0]), "log")
+	theirs := os.NewFile(uintptr(fds[1]), "log")
+	c, err := net.FileConn(mine) // (in the poller: no thread held)
+	mine.Close()
+	if err != nil {
+		theirs.Close()
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 1<<20)
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				s.logMu.Lock()
+				s.cfg.Log.Write(buf[:n])
+				s.logMu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return theirs, func() {
+		theirs.Close() // the last writer was the children's: end of file
+		<-done
+		c.Close()
+	}, nil
 }
 
 // signalChildren sends sig to every live session process (through its
@@ -245,7 +325,7 @@ func sessionMain([]string) int {
 		return 2
 	}
 	cfgFile.Close()
-	cfg := Config{Root: cc.Root, Model: Processes, Users: cc.Users, Anonymous: cc.Anonymous, PasvMin: cc.PasvMin,
+	cfg := Config{Root: cc.Root, Model: Processes, usersFile: os.NewFile(childUsersFd, "users"), Anonymous: cc.Anonymous, PasvMin: cc.PasvMin,
 		PasvMax: cc.PasvMax, Idle: cc.Idle, DataTimeout: cc.DataTimeout, LoginDelay: cc.LoginDelay, MaxLine: cc.MaxLine,
 		MaxConns: 1, MaxPerIP: 1, dummy: cc.Dummy, inSession: true, AllowPlain: cc.AllowPlain, AllowNoReuse: cc.AllowNoReuse}
 	if cc.TLSChain != nil {

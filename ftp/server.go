@@ -35,7 +35,7 @@ type Server struct {
 	pidfds   map[*child.Pidfd]struct{} // theirs, for signals
 	stop     *stopPipe                 // theirs, for the shutdown: under mu
 	ended    bool                      // closeSessions has run: under mu
-	dummy    []byte                    // compared against for an unknown user (see cmdPass)
+	users    usersTable                // the logins (users.go)
 	tlsChain [][]byte                  // cfg.TLS's certificate, for the session processes
 	tlsKey   []byte                    // and its key (PKCS #8)
 	wg       sync.WaitGroup            // every session
@@ -56,19 +56,17 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("passive ports %d-%d: not a range", cfg.PasvMin, cfg.PasvMax)
 	}
 	s := &Server{cfg: cfg, perIP: map[string]int{}, sessions: map[*session]struct{}{},
-		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[*child.Pidfd]struct{}{}, dummy: cfg.dummy}
+		pasv: newPortPool(cfg.PasvMin, cfg.PasvMax), pidfds: map[*child.Pidfd]struct{}{}}
 	if cfg.Model == Processes && cfg.TLS != nil && !cfg.inSession {
 		var err error
 		if s.tlsChain, s.tlsKey, err = childCert(cfg.TLS); err != nil {
 			return nil, err
 		}
 	}
-	if s.dummy == nil {
-		var err error
-		if s.dummy, err = dummyHash(cfg.Users); err != nil {
-			return nil, err
-		}
+	if err := s.users.set(cfg.Users, cfg.dummy, cfg.Model == Processes && !cfg.inSession); err != nil {
+		return nil, err
 	}
+	s.users.child = cfg.usersFile
 	root, err := os.OpenRoot(cfg.Root)
 	if err != nil {
 		return nil, fmt.Errorf("ftp root: %w", err)

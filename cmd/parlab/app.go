@@ -73,7 +73,7 @@ Usage:
   parlab cache [--warm] [PATH...]   (how the page cache holds the files; --warm reads them in 2 MiB folios)
   parlab ftp serve --root DIR [--listen 127.0.0.1:2121] [--model single|goroutines|batch|pool]
                [--workers N] [--backlog N] [--users FILE] [--anonymous] [--pasv-ports 50000-50999]
-               [--tls-cert F --tls-key F] [--max-conns N] [--max-per-ip N] [--idle 5m] [--log FILE|-]
+               [--tls-cert F --tls-key F [--allow-plain] [--no-tls-reuse]] [--max-conns N] [--max-per-ip N] [--idle 5m] [--log FILE|-]
   parlab ftp passwd NAME   (reads the password from stdin; prints a --users line)
   parlab ftp load  [--addr 127.0.0.1:2121] [--users N] [--delay 50ms] [--arrivals fixed|poisson]
                [--script 'LIST*60,RETR img.bin'] [--think 0ms] [--user U --pass P]

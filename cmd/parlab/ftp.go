@@ -61,6 +61,8 @@ func (a *app) ftpServe(args []string) error {
 	loginDelay := fs.Duration("login-delay", ftp.Defaults.LoginDelay, "answer a failed login after this long")
 	grace := fs.Duration("grace", 10*time.Second, "on SIGINT or SIGTERM, let sessions finish this long, then 421 the rest")
 	logTo := fs.String("log", "", "one JSON line a session to FILE, or - for stdout")
+	allowPlain := fs.Bool("allow-plain", false, "with --tls-cert: let users log in and move data without TLS (by default only anonymous logins may: vsftpd's force_local_logins_ssl and force_local_data_ssl)")
+	noReuse := fs.Bool("no-tls-reuse", false, "with --tls-cert: let a PROT P data connection start a TLS session of its own (by default it must resume its control connection's, vsftpd's require_ssl_reuse; Python's ftplib does not)")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -98,6 +100,7 @@ func (a *app) ftpServe(args []string) error {
 		return usagef("--tls-cert and --tls-key go together")
 	}
 	cfg.CertFile, cfg.KeyFile = *cert, *key // ftp.New loads them, for every model
+	cfg.AllowPlain, cfg.AllowNoReuse = *allowPlain, *noReuse
 	cfg.Errors = a.stderr
 	logw, closeLog, err := a.logTo(*logTo)
 	if err != nil {
@@ -117,19 +120,47 @@ func (a *app) ftpServe(args []string) error {
 	if f, ok := a.stdout.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
+	// A reader of the log or of stdout that goes away (--log - | head)
+	// must not kill the server: writes to it fail instead (EPIPE).
+	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case s := <-sigs:
-		fmt.Fprintf(a.stderr, "parlab ftp: %v: stopping (sessions get %v to finish)\n", s, *grace)
-		srv.Shutdown(*grace)
-		return <-done
+	for {
+		select {
+		case err := <-done:
+			return err
+		case s := <-sigs:
+			if s == syscall.SIGHUP { // keep serving; reread the users file
+				a.reloadUsers(srv, *users)
+				continue
+			}
+			fmt.Fprintf(a.stderr, "parlab ftp: %v: stopping (sessions get %v to finish)\n", s, *grace)
+			srv.Shutdown(*grace)
+			return <-done
+		}
 	}
+}
+
+// reloadUsers is ftp serve's SIGHUP: the --users file read again, its
+// logins the server's from the next PASS on; on an error the old ones
+// stay. Either way it says so on stderr.
+func (a *app) reloadUsers(srv *ftp.Server, path string) {
+	if path == "" {
+		fmt.Fprintf(a.stderr, "parlab ftp: hangup: still serving (no --users file to reread)\n")
+		return
+	}
+	users, err := ftp.ReadUsers(path)
+	if err == nil {
+		err = srv.SetUsers(users)
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "parlab ftp: hangup: %v: still serving with the users before\n", err)
+		return
+	}
+	fmt.Fprintf(a.stderr, "parlab ftp: hangup: %d users read again from %s\n", len(users), path)
 }
 
 // ftpPasswd prints a users-file line; the password is read from stdin (one
