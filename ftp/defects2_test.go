@@ -7,6 +7,7 @@ package ftp
 import (
 	"bufio"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,11 +15,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jlaffaye/ftp"
+	"golang.org/x/crypto/bcrypt"
+
+	"parlab/internal/testrun"
 )
 
 // hidden lists the names under root that start with tempPrefix: none may
@@ -428,5 +433,139 @@ func TestAcceptorSpareAndRetries(t *testing.T) {
 		if !retryable(&net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", e)}) {
 			t.Errorf("%v ends the server", e)
 		}
+	}
+}
+
+// D16 and D13: a session process reads the one login it needs from its
+// parent's users, written out once (it got the whole table in its
+// configuration: 20,001 users, 44 ms a greeting); SetUsers replaces the
+// logins for the next PASS, in every model.
+func TestUsersTable(t *testing.T) {
+	hash := func(pw string) []byte {
+		h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	many := map[string][]byte{}
+	filler := hash("filler")
+	for i := range 20000 {
+		many[fmt.Sprintf("user%05d", i)] = filler
+	}
+	many["last"] = hash("secret")
+	for _, m := range modelsFor(t) {
+		t.Run(m.String(), func(t *testing.T) {
+			srv, addr, _ := testServer(t, m, func(c *Config) { c.Users = many })
+			login := func(user, pw string) int {
+				r := rawDial(t, addr)
+				defer r.cmd("QUIT")
+				r.cmd("USER " + user)
+				code, _ := r.cmd("PASS " + pw)
+				return code
+			}
+			if code := login("last", "secret"); code != 230 {
+				t.Errorf("a login of 20,001 users: %d", code)
+			}
+			if code := login("user00007", "secret"); code != 530 {
+				t.Errorf("a wrong password: %d", code)
+			}
+			if err := srv.SetUsers(map[string][]byte{"bob": hash("new")}); err != nil {
+				t.Fatal(err)
+			}
+			if login("bob", "new") != 230 || login("last", "secret") != 530 {
+				t.Errorf("after SetUsers: the new login refused or the old one taken")
+			}
+			if err := srv.SetUsers(map[string][]byte{"a:b": filler}); err == nil {
+				t.Errorf("a name with ':' taken")
+			}
+		})
+	}
+}
+
+// D11: session processes' log lines, long ones (many commands) written at
+// once by many sessions, reach a log that is a pipe whole, one JSON object
+// a line (24 of 41 were corrupt: each child wrote past PIPE_BUF).
+func TestProcessesLogLinesWhole(t *testing.T) {
+	testrun.FullRunOnly(t, "session processes")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan []string, 1)
+	go func() {
+		var got []string
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			got = append(got, sc.Text())
+		}
+		lines <- got
+	}()
+	srv, addr, _ := testServer(t, Processes, func(c *Config) { c.Log = pw })
+	const sessions = 30
+	var wg sync.WaitGroup
+	for range sessions {
+		wg.Go(func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			var b strings.Builder
+			for range 400 {
+				b.WriteString("NOOP\r\n")
+			}
+			b.WriteString("QUIT\r\n")
+			c.Write([]byte(b.String()))
+			io.Copy(io.Discard, c)
+		})
+	}
+	wg.Wait()
+	srv.Shutdown(2 * time.Second)
+	pw.Close()
+	got := <-lines
+	if len(got) != sessions {
+		t.Errorf("%d log lines for %d sessions", len(got), sessions)
+	}
+	for _, l := range got {
+		var v struct{ Commands int }
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v.Commands != 401 {
+			t.Errorf("a log line: %v, %.80q", err, l)
+		}
+	}
+}
+
+// D6: the session binary replaced under a running processes server (a
+// rebuild: a new file renamed over it) changes nothing: new sessions are
+// greeted (every one closed unanswered: each child was the new binary,
+// or half of it).
+func TestSessionBinaryReplaced(t *testing.T) {
+	testrun.FullRunOnly(t, "session processes")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), "session")
+	copyFile := func(dst string) {
+		b, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(exe)
+	_, addr, _ := testServer(t, Processes, func(c *Config) { c.Exe = exe })
+	rawDial(t, addr).cmd("QUIT")
+	os.WriteFile(exe+".new", []byte("#!/bin/sh\nexit 3\n"), 0o755) // what a half-done build might leave
+	os.Rename(exe+".new", exe)
+	for range 3 {
+		r := rawDial(t, addr) // greeted, or Fatal
+		if code, _ := r.cmd("USER anonymous"); code != 331 {
+			t.Errorf("USER after the binary was replaced: %d", code)
+		}
+		r.cmd("QUIT")
 	}
 }

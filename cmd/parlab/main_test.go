@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -1405,4 +1406,98 @@ func FuzzQueryOutputs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ftp serve survives its plumbing: a log reader that goes away (--log - |
+// head -c 200 killed it with SIGPIPE at the next session's end), and
+// SIGHUP, which rereads --users and keeps serving (it ended the server and
+// every session unanswered).
+func TestFTPServeSignals(t *testing.T) {
+	testrun.FullRunOnly(t, "the server is a process")
+	root := t.TempDir()
+	users := filepath.Join(t.TempDir(), "users")
+	line := func(name, pw string) string {
+		_, l, _ := run(t, pw+"\n", "ftp", "passwd", name)
+		return l
+	}
+	carol, dave := line("carol", "pw"), line("dave", "new")
+	for _, model := range []string{"goroutines", "processes"} {
+		os.WriteFile(users, []byte(carol), 0o600)
+		cmd := parlabCmd(t, "ftp", "serve", "--root", root, "--listen", "127.0.0.1:0", "--model", model,
+			"--users", users, "--login-delay", "1ms", "--log", "-")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb syncBuf
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		first, _ := bufio.NewReader(out).ReadString('\n')
+		m := regexp.MustCompile(`on (127\.0\.0\.1:\d+)`).FindStringSubmatch(first)
+		if m == nil {
+			cmd.Process.Kill()
+			t.Fatalf("%s: %q", model, first)
+		}
+		out.Close() // the log's reader is gone
+		session := func(user, pw string) string {
+			c, err := net.DialTimeout("tcp", m[1], 5*time.Second)
+			if err != nil {
+				return err.Error()
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			r := bufio.NewReader(c)
+			r.ReadString('\n')
+			fmt.Fprintf(c, "USER %s\r\n", user)
+			r.ReadString('\n')
+			fmt.Fprintf(c, "PASS %s\r\n", pw)
+			l, _ := r.ReadString('\n')
+			fmt.Fprintf(c, "QUIT\r\n")
+			r.ReadString('\n')
+			return l
+		}
+		for range 3 { // each one's log line meets the closed pipe
+			session("carol", "pw")
+		}
+		time.Sleep(100 * time.Millisecond)
+		if l := session("carol", "pw"); !strings.HasPrefix(l, "230 ") {
+			t.Errorf("%s: after the log's reader left: %q", model, l)
+		}
+		os.WriteFile(users, []byte(dave), 0o600)
+		cmd.Process.Signal(syscall.SIGHUP)
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(errb.String(), "hangup: 1 users read again") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if l := session("dave", "new"); !strings.HasPrefix(l, "230 ") {
+			t.Errorf("%s: after SIGHUP, the new user: %q (%s)", model, l, errb.String())
+		}
+		if l := session("carol", "pw"); !strings.HasPrefix(l, "530 ") {
+			t.Errorf("%s: after SIGHUP, the old user: %q", model, l)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%s: exit: %v (%s)", model, err, errb.String())
+		}
+	}
+}
+
+// syncBuf is a bytes.Buffer a process's output goes to while the test reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
