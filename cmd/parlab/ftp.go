@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -358,7 +359,29 @@ func (a *app) ftpExperiment(args []string) error {
 	if a.tty(a.stderr) {
 		bar := a.progressBar("ftp experiment", 1).withTotal()
 		cfg.Progress = func(done, total int, what string) { bar(done, total) }
+	} else { // a line a tenth of the way, with the time left at the pace so far
+		t0, shown := time.Now(), -1
+		cfg.Progress = func(done, total int, what string) {
+			if tenth := 10 * done / max(total, 1); tenth != shown {
+				shown = tenth
+				left := "?"
+				if done > 0 {
+					left = (time.Since(t0) * time.Duration(total-done) / time.Duration(done)).Round(time.Second).String()
+				}
+				fmt.Fprintf(a.stderr, "ftp experiment: run %d of %d (%s), %s left\n", done+1, total, what, left)
+			}
+		}
 	}
+	// what the servers say goes to a log beside the results, not here
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	slog, err := os.Create(filepath.Join(*out, "servers.log"))
+	if err != nil {
+		return err
+	}
+	defer slog.Close()
+	cfg.ServerLog = slog
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	doc, err := experiment.Run(ctx, cfg)

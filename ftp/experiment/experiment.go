@@ -55,6 +55,9 @@ type Config struct {
 	IdleHold time.Duration
 	// Progress, if set, is told each run as it starts.
 	Progress func(done, total int, what string)
+	// ServerLog, if set, gets what the servers say on their stdout and
+	// stderr (each "stopping" line, say); nil: nothing is kept.
+	ServerLog io.Writer
 }
 
 // Point is one load: a sweep's parameter value and everything the load
@@ -297,6 +300,14 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	return doc, nil
 }
 
+// serverLog is ServerLog, or a sink.
+func (cfg *Config) serverLog() io.Writer {
+	if cfg.ServerLog == nil {
+		return io.Discard
+	}
+	return cfg.ServerLog
+}
+
 // IdleFile is what the idle sweep's fresh sessions download: one of the
 // small files makeRoot writes (c10k's 1 KB RETR, not the big file).
 const IdleFile = "file00.txt"
@@ -377,9 +388,9 @@ func runPoint(cfg Config, srv string, p Point, trial int, root string, size int6
 	var s *server
 	var err error
 	if srv == "vsftpd" {
-		s, err = startVsftpd(cfg.Vsftpd, root, p)
+		s, err = startVsftpd(cfg.Vsftpd, root, p, cfg.serverLog())
 	} else {
-		s, err = startParlab(cfg.Bin, srv, root, p)
+		s, err = startParlab(cfg.Bin, srv, root, p, cfg.serverLog())
 	}
 	if err != nil {
 		run.Err = err.Error()
@@ -455,7 +466,7 @@ func ParseModel(name string) (model string, workers int, err error) {
 // own ports come from, and at 150 clients 50–100 ms apart with LIST × 60
 // the ports in TIME_WAIT ran it out (connect: cannot assign requested
 // address).
-func startParlab(bin, name, root string, p Point) (*server, error) {
+func startParlab(bin, name, root string, p Point, log io.Writer) (*server, error) {
 	model, workers, err := ParseModel(name)
 	if err != nil {
 		return nil, err
@@ -471,7 +482,7 @@ func startParlab(bin, name, root string, p Point) (*server, error) {
 		args = append(args, "--workers", strconv.Itoa(workers))
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = log
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -488,7 +499,7 @@ func startParlab(bin, name, root string, p Point) (*server, error) {
 			line <- sc.Text()
 		}
 		close(line)
-		io.Copy(io.Discard, out)
+		io.Copy(log, out)
 	}()
 	select {
 	case l, ok := <-line:
@@ -510,7 +521,7 @@ func startParlab(bin, name, root string, p Point) (*server, error) {
 // startVsftpd writes a config for the point into a temporary directory
 // and starts vsftpd on a free loopback port. Its listen backlog is fixed
 // at 32 (vsftpd has no setting): the tables say so.
-func startVsftpd(bin, root string, p Point) (*server, error) {
+func startVsftpd(bin, root string, p Point, log io.Writer) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -551,7 +562,7 @@ xferlog_enable=NO
 	}
 	os.MkdirAll("/var/run/vsftpd/empty", 0o755)
 	cmd := exec.Command(bin, path)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
@@ -275,7 +276,7 @@ func TestSizedModel(t *testing.T) {
 	}
 	defer os.RemoveAll(root)
 	for name, greeted := range map[string]bool{"pool:1": false, "pool": true} {
-		s, err := startParlab(bin, name, root, Point{Backlog: 10})
+		s, err := startParlab(bin, name, root, Point{Backlog: 10}, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
