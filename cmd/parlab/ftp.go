@@ -117,16 +117,17 @@ func (a *app) ftpServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "parlab ftp: serving %s on %s (model %s, backlog %d)\n", *root, ln.Addr(), cfg.Model, ftp.Backlog(*backlog))
-	if f, ok := a.stdout.(interface{ Sync() error }); ok {
-		f.Sync()
-	}
 	// A reader of the log or of stdout that goes away (--log - | head)
-	// must not kill the server: writes to it fail instead (EPIPE).
+	// must not kill the server: writes to it fail instead (EPIPE). The
+	// signals are caught before the line that says the server is ready.
 	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	fmt.Fprintf(a.stdout, "parlab ftp: serving %s on %s (model %s, backlog %d)\n", *root, ln.Addr(), cfg.Model, ftp.Backlog(*backlog))
+	if f, ok := a.stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	for {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,19 +98,19 @@ func TestExperiment(t *testing.T) {
 	// (vsftpd, a peer, runs in TestIdleSweep: here it cost half the test's
 	// CPU, a process pair forked for each of its 840 sessions)
 	cfg := Config{Bin: bin, Models: []string{"single", "goroutines"}, Sweeps: []string{"users"},
-		Quick: true, Think: 10 * time.Millisecond, MaxUsers: 90}
+		Quick: true, Think: 10 * time.Millisecond, MaxUsers: 80}
 	doc, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	servers := 2
-	// 10 and 40 users, then on to 90 for the servers with no failure yet:
+	// 10 and 30 users, then on to 80 for the servers with no failure yet:
 	// all of them, with and without think time
 	if len(doc.Runs) != 6*servers {
 		t.Fatalf("%d runs, want %d: %+v", len(doc.Runs), 6*servers, doc.Notes)
 	}
-	if r := doc.Runs[len(doc.Runs)-1]; r.Point.Users != 90 || r.Point.Think == 0 {
-		t.Errorf("the last run is %+v, want the think half's 90 users", r.Point)
+	if r := doc.Runs[len(doc.Runs)-1]; r.Point.Users != 80 || r.Point.Think == 0 {
+		t.Errorf("the last run is %+v, want the think half's 80 users", r.Point)
 	}
 	slow := map[string]time.Duration{}
 	for _, r := range doc.Runs {
@@ -379,4 +380,46 @@ func TestTrialOrder(t *testing.T) {
 	if trialOrder(nil, 3) != nil {
 		t.Error("no servers, yet an order")
 	}
+}
+
+// A quick run leaves single and batch out of the idle sweep (they fail at
+// its first N, after their timeouts: five of a quick run's six and a half
+// minutes), saying so, and the servers' own lines go to ServerLog, not
+// above the tables.
+func TestQuickIdleAndServerLog(t *testing.T) {
+	testrun.FullRunOnly(t, "its servers are parlab processes")
+	log := &lockedBuffer{}
+	cfg := Config{Bin: parlabBin(t), Models: []string{"single", "batch", "goroutines"}, Sweeps: []string{"idle"},
+		Quick: true, Idle: []int{3}, ServerLog: log}
+	doc, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Server != "goroutines" {
+		t.Errorf("%d runs (want goroutines' alone): %+v", len(doc.Runs), doc.Runs)
+	}
+	if notes := strings.Join(doc.Notes, "\n"); !strings.Contains(notes, "single left out of a quick run") || !strings.Contains(notes, "batch left out of a quick run") {
+		t.Errorf("notes: %q", notes)
+	}
+	if !strings.Contains(log.String(), "stopping") {
+		t.Errorf("the servers' log: %q", log.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for writers in several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
