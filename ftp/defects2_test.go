@@ -569,3 +569,24 @@ func TestSessionBinaryReplaced(t *testing.T) {
 		r.cmd("QUIT")
 	}
 }
+
+// D9: a server killed between an upload's link and its rename (or on a
+// file system without O_TMPFILE, mid-upload) leaves a temporary file: the
+// next server removes every one under its root at its start, and nothing
+// else.
+func TestReapAtStart(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	for _, p := range []string{tempPrefix + "1", "a/" + tempPrefix + "2", "a/b/" + tempPrefix + "3", "a/keep.txt"} {
+		os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644)
+	}
+	if _, err := New(Config{Root: root, Anonymous: true}); err != nil {
+		t.Fatal(err)
+	}
+	if h := hidden(t, root); len(h) > 0 {
+		t.Errorf("left after a start: %q", h)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a", "keep.txt")); err != nil {
+		t.Errorf("another file went: %v", err)
+	}
+}
