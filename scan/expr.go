@@ -289,7 +289,7 @@ func notQuite(v string) string {
 	if len(start) < len(t)-2 || start == "" || start[0]-'0' > 9 || strings.Trim(t, "0123456789+-.eE,_ ") != "" {
 		return ""
 	}
-	return "neither a decimal number ([+-]digits[.digits], no exponent or separators) nor a date; as bytes it would put 10 before 9"
+	return "neither a decimal number ([+-]digits[.digits][e[+-]digits], no separators) nor a date; as bytes it would put 10 before 9"
 }
 
 // ErrNotComparable is a field that an order comparison cannot compare: not

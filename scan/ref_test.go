@@ -138,6 +138,11 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 		if err != nil {
 			return err
 		}
+		for i, h := range header { // an empty header cell is named by its position
+			if h == "" {
+				header[i] = fmt.Sprintf("column%d", i)
+			}
+		}
 		col := func(name string) (int, error) { return refCol(header, name) }
 		filter := -1
 		if q.Where != "" {

@@ -242,6 +242,11 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			r.pos = 0 // the first record is data
 		}
+		for i, h := range header { // an empty header cell is named by its position
+			if h == "" {
+				header[i] = fmt.Sprintf("column%d", i)
+			}
+		}
 		if !named { // the Sales sums if the header has both, else a plain count
 			aggs = nil
 			_, e1 := refCol(header, "Total Revenue")

@@ -62,6 +62,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		}
 		p = first
 	}
+	nameEmpty(header)
 	b, err := bind(q, header)
 	if err != nil {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
@@ -70,6 +71,17 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		return nil, errAt(name, data, first, "", nil, err)
 	}
 	return &Table{name: name, data: data, body: p, b: b}, nil
+}
+
+// nameEmpty names each empty header cell (an R data frame's row names'
+// column, say) as DuckDB names a column without one: column and its
+// position from 0 (column0), so that a query can name it.
+func nameEmpty(header []string) {
+	for i, h := range header {
+		if h == "" {
+			header[i] = "column" + strconv.Itoa(i)
+		}
+	}
 }
 
 // Records returns up to n records from the start of data (a file's

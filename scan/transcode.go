@@ -17,6 +17,33 @@ type Transcoding struct {
 	// field as it is (1.234,5 too, which no number reads: no silent guess
 	// at a thousands separator).
 	DecimalComma bool
+	// Comment: a line that starts with this byte is a comment (DuckDB's
+	// comment): it is written as a blank line, which the dialect skips, so
+	// the lines after it keep their numbers. 0: none.
+	Comment byte
+	// Skip: the first Skip lines (a title, metadata) are written as blank
+	// lines, whatever they hold (DuckDB's skip).
+	Skip int
+	// Null: an unquoted field equal to one of these (NA, NULL, \N) is a
+	// missing value: it is written empty (DuckDB's nullstr).
+	Null []string
+	// Ragged: a record with fewer fields than the header (the first
+	// record) gets empty ones, missing values, up to the header's count
+	// (DuckDB's null_padding); a longer one is written as it is, and stays
+	// an error.
+	Ragged bool
+}
+
+// Plain reports whether o changes nothing of a comma-separated input: one
+// that can be scanned where it is.
+func (o Transcoding) Plain() bool {
+	return o.Sep == ',' && !o.DecimalComma && o.Comment == 0 && o.Skip == 0 && len(o.Null) == 0 && !o.Ragged
+}
+
+// lineOptions reports whether o acts on whole lines or records (comment,
+// skip, null, ragged), which the plain-line fast path does not look at.
+func (o Transcoding) lineOptions() bool {
+	return o.Comment != 0 || o.Skip > 0 || len(o.Null) > 0 || o.Ragged
 }
 
 // Transcode rewrites a file in the package's dialect with another field
@@ -42,7 +69,7 @@ type Transcoding struct {
 func Transcode(dst io.Writer, src io.Reader, o Transcoding, file string) error {
 	r := bufio.NewReaderSize(src, 1<<20)
 	w := bufio.NewWriterSize(dst, 1<<20)
-	t := transcoder{r: r, w: w, sep: o.Sep, dec: o.DecimalComma, file: file, line: 1, col: 1}
+	t := transcoder{r: r, w: w, sep: o.Sep, dec: o.DecimalComma, o: o, file: file, line: 1, col: 1}
 	if err := t.run(); err != nil {
 		w.Flush() // what came before the error is written, not dropped
 		return err
@@ -55,6 +82,9 @@ type transcoder struct {
 	w         *bufio.Writer
 	sep       byte
 	dec       bool // Transcoding.DecimalComma
+	o         Transcoding
+	nf, want  int  // Ragged: the record's fields so far; the header's (0: not read yet)
+	empty     bool // the record so far is one empty bare field (a blank line)
 	file      string
 	line, col int    // of the next byte read
 	pos       int64  // the offset of the next byte read
@@ -90,6 +120,16 @@ func (t *transcoder) fail(line, col int, err error) error {
 // field that was quoted stays "" (alone on its line, it is a record, not
 // a blank line).
 func (t *transcoder) put(quoted bool) {
+	t.nf++
+	t.empty = t.nf == 1 && !quoted && len(t.field) == 0
+	if !quoted && len(t.o.Null) > 0 {
+		for _, n := range t.o.Null {
+			if string(t.field) == n {
+				t.field = t.field[:0]
+				break
+			}
+		}
+	}
 	if t.dec {
 		if i := decimalCommaAt(t.field); i >= 0 {
 			t.field[i] = '.'
@@ -107,6 +147,59 @@ func (t *transcoder) put(quoted bool) {
 		return
 	}
 	t.w.Write(t.field)
+}
+
+// endRecord writes a record's end (its line end: LF, CR LF, CR, or none
+// at the input's end), after the empty fields Ragged pads a short record
+// with; the header (the first record that is not a blank line) sets the
+// count.
+func (t *transcoder) endRecord(end []byte) {
+	if t.o.Ragged && !t.empty {
+		if t.want == 0 {
+			t.want = t.nf
+		}
+		for ; t.nf < t.want; t.nf++ {
+			t.w.WriteByte(',')
+		}
+	}
+	t.w.Write(end)
+	t.nf, t.empty = 0, false
+}
+
+// skipLine is run's at a line's start: a line that Skip or Comment makes
+// blank is read to its LF (raw: a quote in it quotes nothing) and written
+// as its line end alone; it reports whether it took one. (A line that
+// ends in a CR alone is not one line here: such input is made LF first.)
+func (t *transcoder) skipLine() (bool, error) {
+	if t.line > t.o.Skip {
+		if t.o.Comment == 0 {
+			return false, nil
+		}
+		b, err := t.r.Peek(1)
+		if len(b) == 0 || b[0] != t.o.Comment {
+			if err != nil && err != io.EOF {
+				return false, err
+			}
+			return false, nil
+		}
+	}
+	prev := byte(0)
+	for {
+		c, err := t.next()
+		switch {
+		case err == io.EOF:
+			return true, nil
+		case err != nil:
+			return false, err
+		case c == '\n':
+			if prev == '\r' {
+				t.w.WriteByte('\r')
+			}
+			t.w.WriteByte('\n')
+			return true, nil
+		}
+		prev = c
+	}
 }
 
 // quotedAhead reports, for a TSV field that starts with the quote just
@@ -299,16 +392,32 @@ func (t *transcoder) run() error {
 		t.pos = 3
 		t.w.Write(bom)
 	}
+	fast := transcodeFast && !t.o.lineOptions()
 	for lineStart := true; ; { // at the start of a field
-		if lineStart && transcodeFast {
+		if lineStart && fast {
 			if err := t.plainLines(); err != nil {
 				return err
+			}
+		}
+		if lineStart && (t.o.Skip > 0 || t.o.Comment != 0) {
+			if skipped, err := t.skipLine(); err != nil {
+				return err
+			} else if skipped {
+				if _, err := t.r.Peek(1); err == io.EOF {
+					return nil
+				}
+				continue
 			}
 		}
 		lineStart = false
 		line, col := t.line, t.col
 		c, err := t.next()
 		if err == io.EOF {
+			if t.nf > 0 { // the input ends after a separator: the record's last field is empty
+				t.field = t.field[:0]
+				t.put(false)
+				t.endRecord(nil)
+			}
 			return nil
 		}
 		if err != nil {
@@ -338,6 +447,7 @@ func (t *transcoder) run() error {
 			c, err := t.next()
 			switch {
 			case err == io.EOF:
+				t.endRecord(nil)
 				return nil
 			case err != nil:
 				return err
@@ -345,13 +455,20 @@ func (t *transcoder) run() error {
 				t.w.WriteByte(',')
 				continue
 			case c == '\n':
-				t.w.WriteByte('\n')
+				t.endRecord([]byte{'\n'})
 				lineStart = true
 				continue
 			case c == '\r':
-				if b, _ := t.r.Peek(1); len(b) == 0 || b[0] == '\n' {
-					t.w.WriteByte('\r')
-					continue // the LF, if any, comes next as a line end
+				b, _ := t.r.Peek(1)
+				if len(b) == 0 {
+					t.endRecord([]byte{'\r'})
+					continue
+				}
+				if b[0] == '\n' {
+					t.next()
+					t.endRecord([]byte{'\r', '\n'})
+					lineStart = true
+					continue
 				}
 			}
 			return t.fail(line, col, ErrQuote)
@@ -370,7 +487,7 @@ func (t *transcoder) run() error {
 					t.field, end = t.field[:n-1], []byte{'\r', '\n'}
 				}
 				t.put(false)
-				t.w.Write(end)
+				t.endRecord(end)
 				lineStart = true
 			case c == '"' && t.sep != '\t':
 				return t.fail(line, col, ErrBareQuote)
@@ -383,7 +500,7 @@ func (t *transcoder) run() error {
 						t.field, end = t.field[:n-1], []byte{'\r'}
 					}
 					t.put(false)
-					t.w.Write(end)
+					t.endRecord(end)
 					return nil
 				}
 				if err != nil {

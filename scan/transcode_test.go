@@ -238,3 +238,33 @@ func TestTranscodeLongTSVQuote(t *testing.T) {
 		checkTranscode(t, []byte(c), '\t')
 	}
 }
+
+// The line and record options: comment and skipped lines become blank
+// lines (so every later line keeps its number), null tokens empty fields
+// (unquoted only), and short records padded to the header's fields.
+func TestTranscodeOptions(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		o    Transcoding
+		want string
+	}{
+		{"# c\na,b\n#x,\"y\n1,2\n", Transcoding{Sep: ',', Comment: '#'}, "\na,b\n\n1,2\n"},
+		{"title\r\nmore \"q\r\na;b\r\n1;2\r\n", Transcoding{Sep: ';', Skip: 2}, "\r\n\r\na,b\r\n1,2\r\n"},
+		{"a\tb\nNA\t\"NA\"\nNULL\tx\n", Transcoding{Sep: '\t', Null: []string{"NA", "NULL"}}, "a,b\n,NA\n,x\n"}, // (a quoted NA is text: written bare)
+		{"a,b,c\n1\n\n2,3\n4,5,6,7\n\"q\"\n8,", Transcoding{Sep: ',', Ragged: true}, "a,b,c\n1,,\n\n2,3,\n4,5,6,7\nq,,\n8,,"},
+		{"a,b\r\n1\r\n\"x\"\r\n", Transcoding{Sep: ',', Ragged: true}, "a,b\r\n1,\r\nx,\r\n"},
+		{"# only comments\n#\n", Transcoding{Sep: ',', Comment: '#'}, "\n\n"},
+		{"skip\nno end", Transcoding{Sep: ',', Skip: 5}, "\n"},
+	} {
+		var out bytes.Buffer
+		if err := Transcode(&out, strings.NewReader(c.in), c.o, "f"); err != nil || out.String() != c.want {
+			t.Errorf("%q %+v: %q, %v; want %q", c.in, c.o, out.String(), err, c.want)
+		}
+		if bytes.Count(out.Bytes(), []byte{'\n'}) != strings.Count(c.in, "\n") {
+			t.Errorf("%q: the lines moved", c.in)
+		}
+	}
+	if (Transcoding{Sep: ','}).Plain() != true || (Transcoding{Sep: ',', Ragged: true}).Plain() {
+		t.Error("Plain")
+	}
+}

@@ -52,14 +52,20 @@ var streamedWays = []struct {
 // must be the same.
 func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	want, werr := runWays(t, stagedWays, paths, sep, bytes.NewReader(stdin), q)
+	return runDialect(t, paths, stage.Dialect{Sep: sep}, stdin, q)
+}
+
+// runDialect is runStaged for inputs written as d says.
+func runDialect(t *testing.T, paths []string, d stage.Dialect, stdin []byte, q scan.Query) (scan.Result, error) {
+	t.Helper()
+	want, werr := runWays(t, stagedWays, paths, d, bytes.NewReader(stdin), q)
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
 			return want, werr // read once: TestPipeInput streams one of its own
 		}
 	}
 	for _, w := range streamedWays {
-		got, err := runStreamed(paths, sep, bytes.NewReader(stdin), q, w.way, w.block)
+		got, err := runStreamed(paths, d, bytes.NewReader(stdin), q, w.way, w.block)
 		switch {
 		case (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error():
 			t.Fatalf("streamed %s, blocks of %d: error %v, staged %v", w.way, w.block, err, werr)
@@ -72,8 +78,8 @@ func runStaged(t *testing.T, paths []string, sep byte, stdin []byte, q scan.Quer
 
 // runStreamed runs q one way over paths made ready by stage.Stream, in
 // blocks of block bytes.
-func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way, block int) (scan.Result, error) {
-	in, err := stage.Stream(context.Background(), paths, stage.Dialect{Sep: sep}, stdin)
+func runStreamed(paths []string, d stage.Dialect, stdin io.Reader, q scan.Query, w way, block int) (scan.Result, error) {
+	in, err := stage.Stream(context.Background(), paths, d, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -91,9 +97,9 @@ func runStreamed(paths []string, sep byte, stdin io.Reader, q scan.Query, w way,
 }
 
 // runWays is runStaged over ways.
-func runWays(t *testing.T, ways []way, paths []string, sep byte, stdin io.Reader, q scan.Query) (scan.Result, error) {
+func runWays(t *testing.T, ways []way, paths []string, d stage.Dialect, stdin io.Reader, q scan.Query) (scan.Result, error) {
 	t.Helper()
-	in, err := stage.Stage(context.Background(), paths, stage.Dialect{Sep: sep}, stdin)
+	in, err := stage.Stage(context.Background(), paths, d, stdin)
 	if err != nil {
 		return scan.Result{}, err
 	}
@@ -294,7 +300,7 @@ func TestPipeInput(t *testing.T) {
 		}
 		done <- err
 	}()
-	got, err = runStreamed(paths, 0, nil, q, way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096)
+	got, err = runStreamed(paths, stage.Dialect{}, nil, q, way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096)
 	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
 		t.Errorf("a gzip'd FIFO streamed: %v (writer %v); %+v, want %+v", err, werr, got, want)
 	}
@@ -356,7 +362,7 @@ func TestStdinFromAFile(t *testing.T) {
 	if p := in.Paths[0]; p != shm.MemFilePath(f) || in.Names[0] != "standard input" {
 		t.Errorf("standard input from a file: path %q, name %q; want %q, not a copy", p, in.Names[0], shm.MemFilePath(f))
 	}
-	if got, err := runWays(t, stagedWays, []string{"-"}, 0, f, q); err != nil || !got.Equal(&want) {
+	if got, err := runWays(t, stagedWays, []string{"-"}, stage.Dialect{}, f, q); err != nil || !got.Equal(&want) {
 		t.Errorf("in place: %+v, %v; want %+v", got, err, want)
 	}
 
@@ -386,7 +392,7 @@ func TestStdinFromAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zf.Close()
-	if got, err := runWays(t, stagedWays, []string{"-"}, 0, zf, q); err != nil || !got.Equal(&want) {
+	if got, err := runWays(t, stagedWays, []string{"-"}, stage.Dialect{}, zf, q); err != nil || !got.Equal(&want) {
 		t.Errorf("gzip from a file: %+v, %v; want %+v", got, err, want)
 	}
 }
@@ -461,7 +467,7 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		if q.By != nil {
 			ways = keys
 		}
-		got, err := runWays(t, ways, []string{p}, 0, nil, q)
+		got, err := runWays(t, ways, []string{p}, stage.Dialect{}, nil, q)
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
 		}
@@ -636,7 +642,7 @@ func TestSniffSameBytesHoweverRead(t *testing.T) {
 		{"half, then the rest", "-", io.MultiReader(strings.NewReader(data[:40<<10]), strings.NewReader(data[40<<10:]))},
 		{"the file", file, nil},
 	} {
-		r, err := runStreamed([]string{c.path}, 0, c.stdin, q, w, 1<<20)
+		r, err := runStreamed([]string{c.path}, stage.Dialect{}, c.stdin, q, w, 1<<20)
 		if err != nil || r.Rows != 3 || r.Sums[0].String() != "15" {
 			t.Errorf("%s: %+v, %v; want 3 rows summing 15 (semicolons)", c.name, r, err)
 		}
@@ -675,3 +681,38 @@ type chunks struct {
 }
 
 func (c chunks) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+// The dialect options (--comment, --skip, --null, --ragged) in every
+// strategy, staged and streamed, for a file and standard input: the
+// answer of the same rows written plainly, and an error's line the input's.
+func TestDialectOptionsEveryWay(t *testing.T) {
+	dir := t.TempDir()
+	plain := writeFile(t, filepath.Join(dir, "plain.csv"), "code,n,note\n00E009,1,x\n0000E0,,y\nabc,3,\n")
+	messy := "# exported 2026-12-07\ntitle: codes\ncode;n;note\n00E009;1;x\n# a comment, \"quoted\n0000E0;NA;\"y\"\nabc;3\n"
+	d := stage.Dialect{Sep: ';', Comment: '#', Skip: 2, Null: []string{"NA"}, Ragged: true}
+	q := scan.Query{By: []string{"code"}, Sum: []string{"n"}, Max: []string{"note"}}
+	want, err := runStaged(t, []string{plain}, 0, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		stdin []byte
+	}{
+		{"a file", []string{writeFile(t, filepath.Join(dir, "messy.txt"), messy)}, nil},
+		{"standard input", []string{"-"}, []byte(messy)},
+		{"gzip", []string{writeFile(t, filepath.Join(dir, "messy.csv.gz"), gzipOf([]byte(messy)))}, nil},
+	} {
+		if got, err := runDialect(t, c.paths, d, c.stdin, q); err != nil || !got.Equal(&want) {
+			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, want)
+		}
+	}
+	// without --null: the NA is an error at its own line (6)
+	d.Null = nil
+	_, err = runDialect(t, []string{"-"}, d, []byte(messy), q)
+	var pe *scan.ParseError
+	if !errors.As(err, &pe) || pe.Line != 6 || pe.Value != "NA" {
+		t.Errorf("NA without --null: %v, want an error at line 6", err)
+	}
+}

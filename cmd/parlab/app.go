@@ -62,6 +62,7 @@ Usage:
                [--max COL,COL] [--avg COL,COL] [--sort 'COL[:desc]'] [--limit N]
                [--io mmap|readat|read] [--populate] [--strategy seq|goroutines|processes]
                [--workers N] [--split auto|rows|keys|dynamic|file|file-naive] [--timeout 3s] [--max-memory 8GiB]
+               [--delimiter ,|;|'|'|tab] [--comment '#'] [--skip N] [--null NA,NULL] [--ragged]
                [--json | --csv] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic,keys]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
@@ -159,8 +160,11 @@ func (a *app) main(args []string) (code int) {
 	if errors.Is(err, spawn.ErrBug) {
 		return exitBug
 	}
-	if pe := new(scan.ParseError); errors.As(err, &pe) && errors.Is(err, scan.ErrSyntax) && scan.IsDecimalComma(pe.Value) {
-		fmt.Fprintf(a.stderr, "parlab: %q has a decimal comma: --decimal-comma reads it as a number\n", pe.Value)
+	if pe := new(scan.ParseError); errors.As(err, &pe) && errors.Is(err, scan.ErrSyntax) {
+		if scan.IsDecimalComma(pe.Value) {
+			fmt.Fprintf(a.stderr, "parlab: %q has a decimal comma: --decimal-comma reads it as a number\n", pe.Value)
+		}
+		fmt.Fprint(a.stderr, nullHint(pe))
 	}
 	if errors.As(err, new(usageError)) {
 		fmt.Fprintf(a.stderr, "Run 'parlab help' for usage.\n")

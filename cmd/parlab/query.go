@@ -31,6 +31,7 @@ type queryFlags struct {
 	timeout                             time.Duration
 	delimiter                           string
 	decimalComma                        bool
+	dialect                             dialectFlags
 	maxMemory                           byteSize
 	maxRatio                            int64
 	noHeader                            bool
@@ -69,6 +70,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
 	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets, in the files and in --where values alike; 1.234,5 stays no number")
+	q.dialect.register(fs)
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
@@ -117,10 +119,13 @@ func (q *queryFlags) query() (scan.Query, error) {
 	}
 	for _, n := range sort {
 		k := scan.SortKey{Col: n}
-		if c, ok := strings.CutSuffix(n, ":desc"); ok {
-			k = scan.SortKey{Col: strings.TrimSpace(c), Desc: true}
-		} else if c, ok := strings.CutSuffix(n, ":asc"); ok {
-			k.Col = strings.TrimSpace(c)
+		if i := strings.LastIndexByte(n, ':'); i >= 0 { // :desc, :DESC, :asc
+			switch strings.ToLower(strings.TrimSpace(n[i+1:])) {
+			case "desc":
+				k = scan.SortKey{Col: strings.TrimSpace(n[:i]), Desc: true}
+			case "asc":
+				k.Col = strings.TrimSpace(n[:i])
+			}
 		}
 		sq.Sort = append(sq.Sort, k)
 	}
@@ -197,6 +202,9 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 		return c, usagef("--max-ratio must be -1 (no bound) or at least 1, got %d", q.maxRatio)
 	}
 	d := stage.Dialect{Sep: sep, DecimalComma: q.decimalComma, MaxMemory: int64(q.maxMemory), MaxRatio: q.maxRatio}
+	if err := q.dialect.apply(&d); err != nil {
+		return c, err
+	}
 	if q.inputs, err = how(ctx, c.Paths, d, q.stdin); err != nil {
 		return c, err
 	}

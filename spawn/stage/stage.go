@@ -201,6 +201,13 @@ type Dialect struct {
 	// much of Europe's spreadsheets; the transcoder makes them points
 	// (scan.Transcoding), so every input is read, none scanned in place.
 	DecimalComma bool
+	// Comment, Skip, Null and Ragged are scan.Transcoding's: lines to take
+	// as blank, tokens that mean missing, short rows padded. Like
+	// DecimalComma they make every input read through the transcoder.
+	Comment byte
+	Skip    int
+	Null    []string
+	Ragged  bool
 	// MaxMemory bounds what Stage holds in memory files, all its inputs
 	// together (they are RAM: memfd); past it Stage fails with
 	// ErrMaxMemory. 0: DefaultMaxMemory().
@@ -287,6 +294,15 @@ func (m *memWriter) Write(p []byte) (int, error) {
 	}
 	return m.w.Write(p)
 }
+
+// transcoding is how an input of d in delimiter sep is read.
+func (d Dialect) transcoding(sep byte) scan.Transcoding {
+	return scan.Transcoding{Sep: sep, DecimalComma: d.DecimalComma, Comment: d.Comment, Skip: d.Skip, Null: d.Null, Ragged: d.Ragged}
+}
+
+// readAll reports whether d makes every input read (transcoded), none
+// scanned in place, whatever its delimiter.
+func (d Dialect) readAll() bool { return !d.transcoding(',').Plain() }
 
 // Delimiters are the field delimiters parlab reads, by their flag names.
 var Delimiters = map[string]byte{",": ',', "comma": ',', ";": ';', "semicolon": ';', "|": '|', "pipe": '|', "tab": '\t', "\t": '\t'}
@@ -392,7 +408,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 					mu.Unlock()
 				}
 				var mem *os.File
-				mem, in.Paths[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.sep, src.dec, src.ratio, src.name, b, pk)
+				mem, in.Paths[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.d, src.sep, src.name, b, pk)
 				src.close()
 				if mem != nil {
 					mu.Lock()
@@ -474,7 +490,7 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 // ends; closing the pipe makes it end at its next write. On error src is
 // closed.
 func streamOf(src source) (io.Reader, func(), error) {
-	r, zclose, err := decompress(src.r, src.zip, src.ratio, src.name)
+	r, zclose, err := decompress(src.r, src.zip, src.d.MaxRatio, src.name)
 	if err != nil {
 		src.close()
 		return nil, nil, err
@@ -485,10 +501,10 @@ func streamOf(src source) (io.Reader, func(), error) {
 		return nil, nil, fmt.Errorf("%s: %w", src.name, err)
 	}
 	closers := []func(){zclose, src.close}
-	if src.sep != ',' || src.dec {
+	if o := src.d.transcoding(src.sep); !o.Plain() {
 		pr, pw := io.Pipe()
 		go func(r io.Reader) {
-			pw.CloseWithError(scan.Transcode(pw, r, scan.Transcoding{Sep: src.sep, DecimalComma: src.dec}, src.name))
+			pw.CloseWithError(scan.Transcode(pw, r, o, src.name))
 			zclose()
 			src.close()
 		}(r)
@@ -500,7 +516,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 
 // allRead reports whether every PATH is a regular file that must be read
 // to be scanned (compressed, in another dialect than a comma's, or any
-// under d.DecimalComma): what Stream leaves to Inputs.Opens. seps are
+// under d.readAll): what Stream leaves to Inputs.Opens. seps are
 // their delimiters as far as known here (delimiter's, or a plain file's
 // first line's), so that opening them does not look again.
 func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
@@ -510,7 +526,7 @@ func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
 			return nil, false
 		}
 		seps[i] = delimiter(p, d.Sep)
-		if compression(p) == "" && !d.DecimalComma {
+		if compression(p) == "" && !d.readAll() {
 			switch found := plainDelimiter(p, d.Sep); found {
 			case ',':
 				return nil, false
@@ -596,8 +612,7 @@ type source struct {
 	r          io.Reader
 	zip        string
 	sep        byte
-	dec        bool     // numbers with a decimal comma (Dialect.DecimalComma)
-	ratio      int64    // Dialect.MaxRatio
+	d          Dialect  // how it is read (its Sep aside: sep)
 	file       *os.File // r's file, if Stage opened one
 }
 
@@ -731,7 +746,7 @@ func (c crToLF) Read(p []byte) (int, error) {
 // stream to read, its compression by its name or, for a stream, by its
 // first bytes.
 func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
-	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), dec: d.DecimalComma, ratio: d.MaxRatio}
+	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), d: d}
 	pipe := false
 	if p != Stdin {
 		st, err := os.Stat(p)
@@ -739,7 +754,7 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 	}
 	if p != Stdin && !pipe && src.zip == "" {
 		if found := plainDelimiter(p, d.Sep); found != 0 {
-			if src.sep = found; src.sep == ',' && !src.dec {
+			if src.sep = found; src.sep == ',' && !d.readAll() {
 				return src, nil
 			}
 		}
@@ -754,7 +769,7 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 			if src.sep == 0 {
 				src.sep = found
 			}
-			if found != 0 && src.sep == ',' && !src.dec {
+			if found != 0 && src.sep == ',' && !d.readAll() {
 				src.r, src.path = nil, shm.MemFilePath(f)
 				return src, nil
 			}
@@ -855,8 +870,8 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBytes); return 
 // stage writes src, decompressed and transcoded to ',', into a new memory
 // file (returned, with its path), or at the end of pk if not nil (its
 // region's path), taking its bytes from b.
-func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name string, b *budget, pk *pack) (*os.File, string, error) {
-	src, zclose, err := decompress(src, zip, ratio, name)
+func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budget, pk *pack) (*os.File, string, error) {
+	src, zclose, err := decompress(src, zip, d.MaxRatio, name)
 	if err != nil {
 		return nil, "", err
 	}
@@ -870,13 +885,15 @@ func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name stri
 		if mem, err = shm.NewMemFile("parlab-input"); err != nil {
 			return nil, "", err
 		}
-	} else if mem, start = pk.f, pk.end; true {
+	} else {
+		mem, start = pk.f, pk.end
 		if _, err := mem.Seek(start, io.SeekStart); err != nil {
 			return nil, "", err
 		}
 	}
 	w := &memWriter{w: mem, b: b, name: name}
-	if sep == ',' && !dec {
+	o := d.transcoding(sep)
+	if o.Plain() {
 		// read(2) and write(2) through a buffer of copyBytes, not
 		// io.Copy's splice(2) (what *os.File's ReadFrom does with a
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
@@ -884,7 +901,7 @@ func stage(src io.Reader, zip string, sep byte, dec bool, ratio int64, name stri
 		_, err = io.CopyBuffer(w, struct{ io.Reader }{src}, *bp)
 		copyBufs.Put(bp)
 	} else {
-		err = scan.Transcode(w, src, scan.Transcoding{Sep: sep, DecimalComma: dec}, name)
+		err = scan.Transcode(w, src, o, name)
 	}
 	if err == nil && pk != nil { // the next input starts on a page
 		pk.end = (start + w.off + pageSize - 1) / pageSize * pageSize
