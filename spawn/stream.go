@@ -336,9 +336,9 @@ func (s *streamRun) read(ctx context.Context) {
 				// blank lines so far: dropped, and counted, so that a
 				// stream may start with more of them than a buffer holds
 				// (as a file may)
-				s.blankLines += bytes.Count(buf[:have], []byte{'\n'})
-				s.blankBytes += have
-				have = 0
+				s.blankLines += bytes.Count(buf[:cut], []byte{'\n'})
+				s.blankBytes += cut
+				have = copy(buf, buf[cut:have]) // (a line not ended yet: the header's start)
 				continue
 			default:
 				var pe *scan.ParseError
