@@ -264,20 +264,7 @@ func TestTLSRequired(t *testing.T) {
 	}
 	// the data in the clear after a TLS login: 521
 	_, addr, _ := testServer(t, Goroutines, withTLS(tc))
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &raw{t, nil, nil}
-	r.c = conn
-	r.r = newReader(conn)
-	r.read()
-	r.cmd("AUTH TLS")
-	tconn := tls.Client(conn, clientTLS())
-	r.c, r.r = tconn, newReader(tconn)
-	r.login()
-	r.cmd("PBSZ 0")
-	r.cmd("PROT C")
+	r := tlsLogin(t, addr, "C")
 	r.epsv()
 	if code, _ := r.cmd("LIST"); code != 521 {
 		t.Errorf("LIST with PROT C after a TLS login: %d, want 521", code)
@@ -293,18 +280,7 @@ func TestTLSReuseRequired(t *testing.T) {
 	tc := testCert(t)
 	for _, allow := range []bool{false, true} {
 		_, addr, _ := testServer(t, Goroutines, withTLS(tc), func(c *Config) { c.AllowNoReuse = allow })
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &raw{t, conn, newReader(conn)}
-		r.read()
-		r.cmd("AUTH TLS")
-		tconn := tls.Client(conn, clientTLS())
-		r.c, r.r = tconn, newReader(tconn)
-		r.login()
-		r.cmd("PBSZ 0")
-		r.cmd("PROT P")
+		r := tlsLogin(t, addr, "P")
 		r.cmd("TYPE I")
 		port := r.epsv()
 		stranger := make(chan []byte, 1)
@@ -330,7 +306,7 @@ func TestTLSReuseRequired(t *testing.T) {
 		case allow && (code != 226 || string(got) != "hello\nworld\n"):
 			t.Errorf("AllowNoReuse: %d, %q", code, got)
 		}
-		conn.Close()
+		r.c.Close()
 	}
 }
 
@@ -355,8 +331,6 @@ func TestShutdownWhileWaitingForData(t *testing.T) {
 		})
 	}
 }
-
-func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
 
 // D2: a binary RETR's deadline moves with the data: a client that reads
 // steadily, slower than one sendfile piece a DataTimeout took before (8
@@ -589,4 +563,24 @@ func TestReapAtStart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "a", "keep.txt")); err != nil {
 		t.Errorf("another file went: %v", err)
 	}
+}
+
+// tlsLogin is a raw session over TLS (AUTH TLS, the handshake, alice's
+// login, PBSZ 0 and PROT prot).
+func tlsLogin(t *testing.T, addr, prot string) *raw {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	r := &raw{t, conn, bufio.NewReader(conn)}
+	r.read()
+	r.cmd("AUTH TLS")
+	tconn := tls.Client(conn, clientTLS())
+	r.c, r.r = tconn, bufio.NewReader(tconn)
+	r.login()
+	r.cmd("PBSZ 0")
+	r.cmd("PROT " + prot)
+	return r
 }

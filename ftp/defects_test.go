@@ -45,24 +45,6 @@ func (l *failingListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
-// syncBuffer is a bytes.Buffer for writers in several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Defect 1: an accept that fails for want of descriptors ended the server
 // (goroutines) and dropped every session. Now every model keeps serving,
 // answers the connection it could not take 421 (with the descriptor it
@@ -70,7 +52,7 @@ func (s *syncBuffer) String() string {
 func TestAcceptFailureKeepsServing(t *testing.T) {
 	for _, m := range modelsFor(t) {
 		t.Run(m.String(), func(t *testing.T) {
-			var errs syncBuffer
+			var errs testrun.SyncBuffer
 			srv, err := New(Config{Root: t.TempDir(), Model: m, Anonymous: true, Errors: &errs, Workers: 2})
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -388,7 +387,7 @@ func TestTrialOrder(t *testing.T) {
 // above the tables.
 func TestQuickIdleAndServerLog(t *testing.T) {
 	testrun.FullRunOnly(t, "its servers are parlab processes")
-	log := &lockedBuffer{}
+	log := &testrun.SyncBuffer{}
 	cfg := Config{Bin: parlabBin(t), Models: []string{"single", "batch", "goroutines"}, Sweeps: []string{"idle"},
 		Quick: true, Idle: []int{3}, ServerLog: log}
 	doc, err := Run(context.Background(), cfg)
@@ -404,22 +403,4 @@ func TestQuickIdleAndServerLog(t *testing.T) {
 	if !strings.Contains(log.String(), "stopping") {
 		t.Errorf("the servers' log: %q", log.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer for writers in several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

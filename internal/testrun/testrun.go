@@ -11,7 +11,9 @@
 package testrun
 
 import (
+	"bytes"
 	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -33,3 +35,23 @@ func FullRunOnly(t testing.TB, why string) {
 // sessions, servers) keep the default, and what they measure of memory
 // does not change.
 func LessGC() { debug.SetGCPercent(400) }
+
+// SyncBuffer is a bytes.Buffer that several goroutines may write at once
+// (a process's output, a server's log) while a test reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
