@@ -166,6 +166,9 @@ func (a *app) main(args []string) (code int) {
 		}
 		fmt.Fprint(a.stderr, nullHint(pe))
 	}
+	if errors.Is(err, scan.ErrShortRow) {
+		fmt.Fprintf(a.stderr, "parlab: --ragged reads the fields a short row lacks as missing values\n")
+	}
 	if errors.As(err, new(usageError)) {
 		fmt.Fprintf(a.stderr, "Run 'parlab help' for usage.\n")
 		return exitUsage
