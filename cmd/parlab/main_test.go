@@ -1482,3 +1482,44 @@ func TestFTPServeSignals(t *testing.T) {
 		}
 	}
 }
+
+// The dialect flags as a user gives them: comment and title lines, R's NA,
+// a short last row; a number column's NA without --null names the flag;
+// sort keys take any case (x:DESC was refused); bad values are usage
+// errors.
+func TestDialectFlags(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.tsv")
+	os.WriteFile(f, []byte("# from R\nmeasurements\nsite\tn\nA\t2\nB\tNA\n# dropped\nC\n"), 0o644)
+	base := []string{"query", "--skip", "2", "--comment", "#", "--by", "site", "--sum", "n", "--csv"}
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		args := append(append([]string{}, base...), "--strategy", st, "--null", "NA", "--ragged", "--sort", "site:DESC", f)
+		if code, out, errs := run(t, "", args...); code != 0 || out != "site,count,n\nC,1,\nB,1,\nA,1,2\n" {
+			t.Errorf("%s: exit %d, %q %s", st, code, out, errs)
+		}
+	}
+	if code, _, errs := run(t, "", append(base, "--ragged", f)...); code != exitFail || !strings.Contains(errs, `--null NA reads it`) {
+		t.Errorf("NA without --null: exit %d, %s", code, errs)
+	}
+	short := filepath.Join(t.TempDir(), "short.csv")
+	os.WriteFile(short, []byte("a,b\n1,2\n3\n"), 0o644)
+	if code, _, errs := run(t, "", "query", "--sum", "b", short); code != exitFail || !strings.Contains(errs, "--ragged reads") {
+		t.Errorf("a short row without --ragged: exit %d, %s", code, errs)
+	}
+	for _, bad := range [][]string{{"--comment", "##"}, {"--skip", "-1"}, {"--comment", `"`}} {
+		if code, _, _ := run(t, "", append(append([]string{"query"}, bad...), f)...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", bad, code, exitUsage)
+		}
+	}
+}
+
+// An R file's first header cell is empty (its row names' column): it is
+// named column0, as DuckDB names it, so a query can use it.
+func TestEmptyHeaderCellNamed(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.csv")
+	os.WriteFile(f, []byte("\"\",\"x\"\n\"1\",5\n\"2\",6\n\"1\",7\n"), 0o644)
+	for _, st := range []string{"seq", "processes"} {
+		if code, out, errs := run(t, "", "query", "--strategy", st, "--by", "column0", "--sum", "x", "--csv", f); code != 0 || out != "column0,count,x\n1,2,12\n2,1,6\n" {
+			t.Errorf("%s: exit %d, %q %s", st, code, out, errs)
+		}
+	}
+}
