@@ -33,10 +33,13 @@
 // A quote inside a bare field, a byte other than "," or a line end after a
 // closing quote, and a quote that is never closed are errors (ErrBareQuote,
 // ErrQuote, ErrOpenQuote). A BOM (EF BB BF) is skipped at the start of a file
-// only. Rows may have any number of fields, but every row must reach the
-// filter column, and a matching row every summed column (ErrShortRow).
+// only. Rows may have any number of fields, but a row that passes every
+// other filter must reach each filter's column, and a matching row every
+// summed column (ErrShortRow); a filter's value that cannot be compared is
+// likewise an error only in a row that passes every other filter.
 //
-// The first record of each file is its header. Columns are found by name in
+// The first record of each file is its header; an empty header cell is
+// named column and its position from 0 (column0), as DuckDB names one. Columns are found by name in
 // each file's own header, so files may order their columns differently; how
 // a query's name resolves to a field is resolve's rule (exact, then loose,
 // then the reference's short names).

@@ -288,23 +288,36 @@ func (t *Table) slowGen(p int, r *Result) (int, error) {
 // group. A value that does not parse is an error before anything is added.
 //
 // Only the first found fields exist (the row is short if found <
-// len(g.cols)); short(k) is the error for a missing field k. As in the
-// simple path, a filter's missing field is an error; a missing group-by or
-// aggregated field is one only in a row that passes every filter.
+// len(g.cols)); short(k) is the error for a missing field k. A filter's
+// field that is missing or cannot be compared is an error only if the row
+// passes every other filter (the first such in query order), so that the
+// answer, or the error, never depends on the order of the filters; a
+// missing group-by or aggregated field is one only in a row that passes
+// every filter.
 func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]int, found int, short func(k int) error) error {
 	g := t.b.gen
+	var pending error
 	for i := range g.conds {
 		c := &g.conds[i]
 		if c.fi >= found {
-			return short(c.fi)
+			if pending == nil {
+				pending = short(c.fi)
+			}
+			continue
 		}
 		ok, err := c.test(fields[c.fi])
 		if err != nil {
-			return errAt(t.name, t.data, offs[c.fi], c.name, fields[c.fi], err)
+			if pending == nil {
+				pending = errAt(t.name, t.data, offs[c.fi], c.name, fields[c.fi], err)
+			}
+			continue
 		}
 		if !ok {
 			return nil
 		}
+	}
+	if pending != nil {
+		return pending
 	}
 	if found < len(g.cols) {
 		return short(found)

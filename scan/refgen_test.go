@@ -303,13 +303,17 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				return out, err
 			}
 			out.rows++
+			// a filter's field that is missing or cannot be compared is an
+			// error only in a row that passes every other filter
 			pass := true
+			var pending error
 			for k, c := range conds {
 				if len(rec) <= condCols[k] {
-					return out, ErrShortRow
+					pending = cmp.Or(pending, ErrShortRow)
+					continue
 				}
 				if ok, err := refTest(c, rec[condCols[k]]); err != nil {
-					return out, err
+					pending = cmp.Or(pending, err)
 				} else if !ok {
 					pass = false
 					break
@@ -317,6 +321,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			if !pass {
 				continue
+			}
+			if pending != nil {
+				return out, pending
 			}
 			if len(rec) <= need {
 				return out, ErrShortRow

@@ -701,3 +701,35 @@ func TestDescriptorLimit(t *testing.T) {
 		t.Errorf("packed: %v, %+v", err, rep)
 	}
 }
+
+// Filters in any order: a filter's field that cannot be compared (NA where
+// a number should be) or is missing (a short row) is an error only in a
+// row that passes every other filter, so the answer, or the error, is the
+// same for the filters in either order, every way (one order answered, the
+// other failed).
+func TestFiltersInAnyOrder(t *testing.T) {
+	p := writeFile(t, filepath.Join(t.TempDir(), "na.csv"), "k,n\na,NA\nb,5\nb,7\na\n")
+	num := scan.Cond{Col: "n", Op: scan.OpGt, Value: "1"}
+	for _, c := range []struct {
+		key  string
+		want string // the error, or "" for an answer
+	}{
+		{"b", ""},                     // the NA row and the short row are a's: no error
+		{"a", "not a decimal number"}, // the NA row passes k=a: its n is an error
+	} {
+		key := scan.Cond{Col: "k", Op: scan.OpEq, Value: c.key}
+		var first scan.Result
+		for i, conds := range [][]scan.Cond{{num, key}, {key, num}} {
+			got, err := agree(t, fmt.Sprint(conds), []string{p}, scan.Query{Filters: conds, Sum: []string{"n"}}, nil)
+			switch {
+			case c.want == "" && (err != nil || got.Matched != 2):
+				t.Errorf("k=%s, order %d: %+v, %v; want 2 rows", c.key, i, got, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("k=%s, order %d: %v, want %q", c.key, i, err, c.want)
+			case i == 1 && err == nil && !got.Equal(&first):
+				t.Errorf("k=%s: the two orders differ: %+v, %+v", c.key, got, first)
+			}
+			first = got
+		}
+	}
+}
