@@ -719,14 +719,18 @@ func TestFiltersInAnyOrder(t *testing.T) {
 	} {
 		key := scan.Cond{Col: "k", Op: scan.OpEq, Value: c.key}
 		var first scan.Result
-		for i, conds := range [][]scan.Cond{{num, key}, {key, num}} {
-			got, err := agree(t, fmt.Sprint(conds), []string{p}, scan.Query{Filters: conds, Sum: []string{"n"}}, nil)
+		for i, conds := range [][]scan.Cond{{num, key}, {key, num}, {num, key}, {key, num}} {
+			q := scan.Query{Filters: conds, Sum: []string{"n"}}
+			if i >= 2 { // a group-by, every split
+				q.By = []string{"k"}
+			}
+			got, err := agree(t, fmt.Sprint(conds), []string{p}, q, nil)
 			switch {
 			case c.want == "" && (err != nil || got.Matched != 2):
 				t.Errorf("k=%s, order %d: %+v, %v; want 2 rows", c.key, i, got, err)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Errorf("k=%s, order %d: %v, want %q", c.key, i, err, c.want)
-			case i == 1 && err == nil && !got.Equal(&first):
+			case i%2 == 1 && err == nil && !got.Equal(&first):
 				t.Errorf("k=%s: the two orders differ: %+v, %+v", c.key, got, first)
 			}
 			first = got
