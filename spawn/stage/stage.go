@@ -4,8 +4,9 @@
 // where it is (standard input and pipes, .gz and .zst files, other
 // delimiters) once in a memory file in the dialect scan reads. It is apart
 // from spawn so that the query workers, which only scan, do not link the
-// decompressors. Its tests are in spawn (input_test.go, hostile_test.go):
-// they run what it stages in every strategy.
+// decompressors. Its own tests check its bounds and archives
+// (stage_test.go); spawn's (input_test.go, hostile_test.go) run what it
+// stages in every strategy.
 package stage
 
 import (
@@ -158,7 +159,9 @@ const Stdin = "-"
 // one), a file in UTF-16 or whose lines end in a CR alone (see readable),
 // a file with another delimiter (the Dialect's Sep, a tab for .tsv and
 // .tab, or the one its first line has: scan.SniffDelimiter), and every
-// file under Dialect.DecimalComma, transcoded by scan.Transcode.
+// file under a Dialect that rewrites lines or fields (decimal commas,
+// comments, skipped lines, null tokens, ragged rows: Dialect.readAll),
+// transcoded by scan.Transcode.
 // Names[i] is what messages call input i (its PATH, or "standard input").
 type Inputs struct {
 	Paths, Names []string
@@ -323,9 +326,11 @@ func ParseDelimiter(s string) (byte, error) {
 // scan, reading standard input from stdin, as d says they are written.
 // Inputs that must be read into memory
 // are read side by side, as many at once as Go may run threads
-// (GOMAXPROCS): a set of compressed files decompresses on every core. The
-// error is the first PATH's that failed, in order; on error nothing stays
-// open. ctx bounds it all (see bounded): opening, sniffing, reading.
+// (GOMAXPROCS): a set of compressed files decompresses on every core. If
+// the first PATH fails, its error is Stage's and nothing stays open; if a
+// later one does, the PATHs before it are the Inputs and its error is
+// Inputs.Rest (errors in PATH order). ctx bounds it all (see bounded):
+// opening, sniffing, reading.
 func Stage(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	return bounded(ctx, func() (*Inputs, error) { return stageAll(ctx, paths, d, stdin) })
 }
