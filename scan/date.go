@@ -7,12 +7,14 @@ import "bytes"
 // "Sept" alike), each a real calendar day, years of four digits:
 //
 //	M/D/YYYY            1/31/2015, 01/31/2015 (the Sales Records' form)
+//	M/D/YYYY H:MM[:SS] AM   4/23/2019 7:11:11 AM (12-hour, AM/PM or am/pm)
 //	D.M.YYYY            31.1.2015, 31.01.2015 (much of Europe's: the day first)
 //	YYYY-MM-DD          2015-01-31
 //	YYYY/M/D            2015/1/31, 2015/01/31
 //	YYYY-MM             2015-01, the month's first day
 //	YYYY-MM-DD HH:MM[:SS[.ffffff]][Z], with T or a space between
 //	Mon D YYYY          Jan 31 2015, Jan 31, 2015, January 31, 2015
+//	Mon-D-YYYY          Jan-31-2015
 //	D Mon YYYY          31 Jan 2015, 31 January 2015
 //	D-Mon-YYYY          31-Jan-2015
 //
@@ -20,7 +22,7 @@ import "bytes"
 // 2015-01-31 = 2015-01-31T00:00:00; a trailing Z (UTC) is allowed and
 // changes nothing, and other time zones are not read. dateForms is the
 // list errors name.
-const dateForms = "M/D/YYYY, D.M.YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, D Mon YYYY or D-Mon-YYYY"
+const dateForms = "M/D/YYYY, M/D/YYYY H:MM[:SS] AM, D.M.YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, Mon-D-YYYY, D Mon YYYY or D-Mon-YYYY"
 
 // monthNames are the months' names; a date may give the whole name or
 // its first three letters (and September "Sept").
@@ -70,21 +72,23 @@ func dateDigits(b []byte, lo, hi int) (int, []byte, bool) {
 func parseDate(b []byte) (int64, bool) {
 	var y, m, d int
 	var ok bool
+	var read func([]byte) (int64, bool) // what may follow the day (nil: clock, year-first days' times)
 	rest := b
 	switch {
 	case len(b) == 0:
 		return 0, false
-	case b[0]-'0' > 9: // Mon D YYYY, Mon D, YYYY
-		if m, rest = month(b); m == 0 || len(rest) == 0 || rest[0] != ' ' {
+	case b[0]-'0' > 9: // Mon D YYYY, Mon D, YYYY, Mon-D-YYYY
+		if m, rest = month(b); m == 0 || len(rest) == 0 || rest[0] != ' ' && rest[0] != '-' {
 			return 0, false
 		}
+		sep := rest[0]
 		if d, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 {
 			return 0, false
 		}
-		if rest[0] == ',' {
+		if rest[0] == ',' && sep == ' ' {
 			rest = rest[1:]
 		}
-		if len(rest) == 0 || rest[0] != ' ' {
+		if len(rest) == 0 || rest[0] != sep {
 			return 0, false
 		}
 		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 {
@@ -116,7 +120,7 @@ func parseDate(b []byte) (int64, bool) {
 		}
 		switch sep := rest[0]; sep {
 		case '/':
-			m = d
+			m, read = d, clock12 // (M/D/YYYY may have a 12-hour time)
 			if d, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
 				return 0, false
 			}
@@ -131,18 +135,63 @@ func parseDate(b []byte) (int64, bool) {
 		default:
 			return 0, false
 		}
-		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 {
+		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 && read == nil {
 			return 0, false
 		}
 	}
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, false
 	}
-	us, ok := clock(rest)
+	if read == nil {
+		read = clock
+	}
+	us, ok := read(rest)
 	if !ok {
 		return 0, false
 	}
 	return int64(y*512+m*32+d)*86_400_000_000 + us, true
+}
+
+// clock12 reads what may follow an M/D/YYYY day: nothing, or a space,
+// H:MM[:SS] (the hour 0 to 12, as package time reads it), a space and AM or
+// PM (or am or pm); the time of day in microseconds (12 AM is midnight).
+func clock12(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	if b[0] != ' ' {
+		return 0, false
+	}
+	h, rest, ok := dateDigits(b[1:], 1, 2)
+	if !ok || h > 12 || len(rest) == 0 || rest[0] != ':' {
+		return 0, false
+	}
+	mi, rest, ok := dateDigits(rest[1:], 2, 2)
+	if !ok || mi > 59 {
+		return 0, false
+	}
+	s := 0
+	if len(rest) > 0 && rest[0] == ':' {
+		if s, rest, ok = dateDigits(rest[1:], 2, 2); !ok || s > 59 {
+			return 0, false
+		}
+	}
+	if len(rest) != 3 || rest[0] != ' ' {
+		return 0, false
+	}
+	switch string(rest[1:]) {
+	case "AM", "am":
+		if h == 12 {
+			h = 0
+		}
+	case "PM", "pm":
+		if h < 12 {
+			h += 12
+		}
+	default:
+		return 0, false
+	}
+	return (int64(h)*3600+int64(mi)*60+int64(s))*1_000_000, true
 }
 
 // clock reads what may follow a year-first day: nothing, or T or a space

@@ -63,7 +63,9 @@ func refNum(text string) (*big.Rat, int, error) {
 // time.Parse reads month names in any case, and a fraction of a second
 // after the seconds even where a layout has none.
 var refDateLayouts = []string{"1/2/2006", "2.1.2006", "2006-01-02", "2006/1/2", "2006-01", "Jan 2 2006", "Jan 2, 2006",
-	"January 2 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006", "2-Jan-2006", "2-January-2006"}
+	"January 2 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006", "2-Jan-2006", "2-January-2006",
+	"Jan-2-2006", "January-2-2006",
+	"1/2/2006 3:04 PM", "1/2/2006 3:04:05 PM", "1/2/2006 3:04 pm", "1/2/2006 3:04:05 pm"}
 
 // refDate is parseDate the slow way: package time, over every layout (and
 // each year-first day with each clock).
@@ -71,6 +73,9 @@ func refDate(text string) (time.Time, bool) {
 	text = strings.Replace(text, "Sept ", "Sep ", 1) // time knows Sep and September
 	text = strings.Replace(text, "sept ", "sep ", 1)
 	text = strings.Replace(text, "SEPT ", "SEP ", 1)
+	for _, sept := range []string{"Sept-", "sept-", "SEPT-"} {
+		text = strings.Replace(text, sept, sept[:3]+"-", 1)
+	}
 	if strings.Contains(text, "  ") || strings.HasPrefix(text, "+") {
 		return time.Time{}, false // time skips runs of spaces; parseDate reads one
 	}

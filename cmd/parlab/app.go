@@ -94,7 +94,7 @@ Profit where the files have both).
 COLUMN is any header name, case-insensitive; region, country, item and channel
 are short for the Sales Records columns. OP is = != < <= > >=: = and != compare
 bytes, and the same number or day written another way when the value is one
-(437.2 = 437.20); the others compare numbers, dates (M/D/YYYY, D.M.YYYY, YYYY-MM-DD, Jan 2 2006 …) or
+(437.2 = 437.20); the others compare numbers, dates (M/D/YYYY [H:MM AM], D.M.YYYY, YYYY-MM-DD, Jan 2 2006 …) or
 bytes, by the value; every --where must hold. Spaces around OP are not part of
 the value. With no --strategy it runs goroutines, one per core.
 

@@ -1523,3 +1523,22 @@ func TestEmptyHeaderCellNamed(t *testing.T) {
 		}
 	}
 }
+
+// Dates people write: 12-hour times with AM/PM after M/D/YYYY, and
+// Mon-D-YYYY, compared as instants (they were refused).
+func TestMoreDateForms(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "log.csv")
+	os.WriteFile(f, []byte("when,n\n4/23/2019 7:11:11 AM,1\n4/23/2019 12:30 PM,2\n4/23/2019 11:59 PM,4\n4/24/2019 12:00 AM,8\nApr-25-2019,16\n"), 0o644)
+	for _, c := range []struct{ where, want string }{
+		{"when>=4/23/2019 12:00 PM", "matched,n\n4,30\n"},
+		{"when<4/23/2019 12:00 pm", "matched,n\n1,1\n"},
+		{"when>Apr-24-2019", "matched,n\n1,16\n"},
+	} {
+		if code, out, errs := run(t, "", "query", "--where", c.where, "--sum", "n", "--csv", f); code != 0 || out != c.want {
+			t.Errorf("%s: exit %d, %q %s, want %q", c.where, code, out, errs, c.want)
+		}
+	}
+	if code, out, _ := run(t, "", "query", "--max", "when", "--csv", f); code != 0 || out != "matched,max(when)\n5,Apr-25-2019\n" {
+		t.Errorf("max(when): %d %q", code, out)
+	}
+}
