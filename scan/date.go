@@ -191,7 +191,7 @@ func clock12(b []byte) (int64, bool) {
 	default:
 		return 0, false
 	}
-	return (int64(h)*3600+int64(mi)*60+int64(s))*1_000_000, true
+	return (int64(h)*3600 + int64(mi)*60 + int64(s)) * 1_000_000, true
 }
 
 // clock reads what may follow a year-first day: nothing, or T or a space
