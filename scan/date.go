@@ -12,15 +12,17 @@ import "bytes"
 //	YYYY-MM-DD          2015-01-31
 //	YYYY/M/D            2015/1/31, 2015/01/31
 //	YYYY-MM             2015-01, the month's first day
-//	YYYY-MM-DD HH:MM[:SS[.ffffff]][Z], with T or a space between
+//	YYYY-MM-DD HH:MM[:SS[.ffffff]][Z|±HH:MM], with T or a space between
 //	Mon D YYYY          Jan 31 2015, Jan 31, 2015, January 31, 2015
 //	Mon-D-YYYY          Jan-31-2015
 //	D Mon YYYY          31 Jan 2015, 31 January 2015
 //	D-Mon-YYYY          31-Jan-2015
 //
 // A day alone is its midnight, so 2015-01-31 < 2015-01-31 10:00 and
-// 2015-01-31 = 2015-01-31T00:00:00; a trailing Z (UTC) is allowed and
-// changes nothing, and other time zones are not read. dateForms is the
+// 2015-01-31 = 2015-01-31T00:00:00; a time of day may end in Z (UTC,
+// which changes nothing) or a zone's offset (2015-01-31T10:00:00+01:00,
+// or +0100), and then is compared as the instant it names (a time without
+// one is taken as UTC). dateForms is the
 // list errors name.
 const dateForms = "M/D/YYYY, M/D/YYYY H:MM[:SS] AM, D.M.YYYY, YYYY-MM-DD, YYYY/M/D, YYYY-MM, YYYY-MM-DD HH:MM[:SS[.ffffff]] (T or a space), Mon D YYYY, Mon D, YYYY, Mon-D-YYYY, D Mon YYYY or D-Mon-YYYY"
 
@@ -149,7 +151,55 @@ func parseDate(b []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return int64(y*512+m*32+d)*86_400_000_000 + us, true
+	const day = 86_400_000_000
+	if us < 0 || us >= day { // a zone's offset moved it to the day before or after
+		n := daysFromCivil(y, m, d)
+		if us < 0 {
+			n, us = n-1, us+day
+		} else {
+			n, us = n+1, us-day
+		}
+		y, m, d = civilFromDays(n)
+	}
+	return int64(y*512+m*32+d)*day + us, true
+}
+
+// daysFromCivil is the count of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
+func daysFromCivil(y, m, d int) int {
+	if m <= 2 {
+		y--
+	}
+	era := (y - 399*btoi(y < 0)) / 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// civilFromDays is daysFromCivil's inverse.
+func civilFromDays(z int) (y, m, d int) {
+	z += 719468
+	era := (z - 146096*btoi(z < 0)) / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	y = yoe + era*400 + btoi(m <= 2)
+	return y, m, d
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // clock12 reads what may follow an M/D/YYYY day: nothing, or a space,
@@ -195,7 +245,9 @@ func clock12(b []byte) (int64, bool) {
 }
 
 // clock reads what may follow a year-first day: nothing, or T or a space
-// and HH:MM[:SS[.ffffff]][Z]; the time of day in microseconds.
+// and HH:MM[:SS[.ffffff]], then Z (UTC) or a zone's offset (±HH:MM or
+// ±HHMM, at most 23:59); the time of day in UTC, in microseconds, which
+// an offset may take below 0 or past a day (parseDate rolls the day).
 func clock(b []byte) (int64, bool) {
 	if len(b) == 0 {
 		return 0, true
@@ -227,13 +279,28 @@ func clock(b []byte) (int64, bool) {
 			us, rest = f, r
 		}
 	}
-	if len(rest) == 1 && rest[0] == 'Z' {
+	off := 0 // the zone's offset east of UTC, in minutes
+	switch {
+	case len(rest) == 1 && rest[0] == 'Z':
 		rest = rest[1:]
+	case len(rest) > 0 && (rest[0] == '+' || rest[0] == '-'):
+		oh, r, ok := dateDigits(rest[1:], 2, 2)
+		if len(r) > 0 && r[0] == ':' {
+			r = r[1:]
+		}
+		om, r2, ok2 := dateDigits(r, 2, 2)
+		if !ok || !ok2 || oh > 23 || om > 59 {
+			return 0, false
+		}
+		if off = oh*60 + om; rest[0] == '-' {
+			off = -off
+		}
+		rest = r2
 	}
 	if len(rest) != 0 {
 		return 0, false
 	}
-	return (int64(h)*3600+int64(mi)*60+int64(s))*1_000_000 + int64(us), true
+	return (int64(h)*3600+int64(mi)*60+int64(s)-int64(off)*60)*1_000_000 + int64(us), true
 }
 
 // datish reports whether v, which parseDate declines, reads as a try at a

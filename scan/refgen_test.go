@@ -80,17 +80,13 @@ func refDate(text string) (time.Time, bool) {
 		return time.Time{}, false // time skips runs of spaces; parseDate reads one
 	}
 	layouts := refDateLayouts
-	if len(text) > 10 && text[4] == '-' {
-		for _, sep := range []string{"T", " "} {
-			for _, clock := range []string{"15:04", "15:04:05"} {
-				layouts = append(layouts, "2006-01-02"+sep+clock, "2006-01-02"+sep+clock+"Z")
-			}
-		}
-	}
-	if len(text) > 8 && text[4] == '/' {
-		for _, sep := range []string{"T", " "} {
-			for _, clock := range []string{"15:04", "15:04:05"} {
-				layouts = append(layouts, "2006/1/2"+sep+clock, "2006/1/2"+sep+clock+"Z")
+	for _, day := range []string{"2006-01-02", "2006/1/2"} {
+		if len(text) > 8 && text[4] == day[4] {
+			for _, sep := range []string{"T", " "} {
+				for _, clock := range []string{"15:04", "15:04:05"} {
+					c := day + sep + clock
+					layouts = append(layouts, c, c+"Z", c+"Z07:00", c+"Z0700")
+				}
 			}
 		}
 	}
@@ -110,7 +106,16 @@ func refDate(text string) (time.Time, bool) {
 // four digits.
 func refDateShape(layout, text string) bool {
 	if i := strings.IndexByte(text, '.'); i >= 0 && layout != "2.1.2006" {
-		if !strings.Contains(layout, "15:04:05") || len(strings.TrimRight(text[i+1:], "Z")) > 6 {
+		frac := text[i+1:]
+		if !strings.Contains(layout, "15:04:05") || len(frac)-len(strings.TrimLeft(frac, "0123456789")) > 6 {
+			return false
+		}
+	}
+	if m := refOffset.FindStringSubmatch(text); m != nil && strings.Contains(layout, "Z07") {
+		if h, _ := strconv.Atoi(m[1]); h > 23 { // time takes up to 24:60
+			return false
+		}
+		if mm, _ := strconv.Atoi(m[2]); mm > 59 {
 			return false
 		}
 	}
@@ -130,6 +135,8 @@ var (
 	refHour = regexp.MustCompile(`[T ][0-9]{2}:`)
 	refYear = regexp.MustCompile(`(^|[^0-9])[0-9]{4}($|[^0-9])`)
 	refISO  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}(-[0-9]{2})?([T ]|$)`)
+	// a zone's offset at a time's end
+	refOffset = regexp.MustCompile(`[0-9][+-]([0-9]{2}):?([0-9]{2})$`)
 )
 
 type refGroup struct {

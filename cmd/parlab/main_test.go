@@ -1542,3 +1542,21 @@ func TestMoreDateForms(t *testing.T) {
 		t.Errorf("max(when): %d %q", code, out)
 	}
 }
+
+// ISO date-times with a zone's offset (or Z) are compared as the instants
+// they name, across a day's end too (they were refused).
+func TestDateTimesWithZones(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "events.csv")
+	os.WriteFile(f, []byte("at,n\n2024-12-31T23:30:00-01:00,1\n2025-01-01T00:15:00Z,2\n2025-01-01T01:00:00+02:00,4\n"), 0o644)
+	for _, c := range []struct{ where, want string }{
+		{"at>=2025-01-01T00:00:00Z", "matched,n\n2,3\n"},     // 23:30-01:00 is 00:30Z, and 00:15Z; 01:00+02:00 is 23:00Z the day before
+		{"at<2025-01-01T00:20:00+00:00", "matched,n\n2,6\n"}, // 00:15Z and 23:00Z the day before
+	} {
+		if code, out, errs := run(t, "", "query", "--where", c.where, "--sum", "n", "--csv", f); code != 0 || out != c.want {
+			t.Errorf("%s: exit %d, %q %s, want %q", c.where, code, out, errs, c.want)
+		}
+	}
+	if code, out, _ := run(t, "", "query", "--max", "at", "--csv", f); code != 0 || out != "matched,max(at)\n3,2024-12-31T23:30:00-01:00\n" {
+		t.Errorf("max(at): %d %q", code, out)
+	}
+}
