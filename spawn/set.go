@@ -127,8 +127,9 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 
 // manyFiles is how many files a Set maps or holds open at most: past it,
 // it holds none (Set.Transient). A process may hold 65,530 mappings by
-// default (vm.max_map_count), the Go runtime's own among them.
-const manyFiles = 8192
+// default (vm.max_map_count), the Go runtime's own among them. A variable
+// so tests can pass it with a few hundred files.
+var manyFiles = 8192
 
 // tooMany reports whether n files in mode are more than a Set should hold
 // open: past manyFiles, or in the Read mode (a descriptor each) past half
