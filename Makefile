@@ -136,6 +136,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 	$(GO) test -run XXX -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) ./spawn
 	$(GO) test -run XXX -fuzz '^FuzzTranscode$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzTranscodeOptions$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzCutArchive$$' -fuzztime $(FUZZTIME) ./spawn/stage
 	$(GO) test -run XXX -fuzz '^FuzzReadJob$$' -fuzztime $(FUZZTIME) ./internal/child
 	$(GO) test -run XXX -fuzz '^FuzzDisplayCell$$' -fuzztime $(FUZZTIME) ./render

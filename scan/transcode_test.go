@@ -268,3 +268,37 @@ func TestTranscodeOptions(t *testing.T) {
 		t.Error("Plain")
 	}
 }
+
+// FuzzTranscodeOptions: any bytes under any of the line and record
+// options: no panic, every line kept (a comment or skipped line is left
+// blank, never removed), and an option with nothing to act on (no line
+// that starts with the comment byte, no field equal to a null token)
+// changes nothing.
+func FuzzTranscodeOptions(f *testing.F) {
+	for _, s := range []string{"# c\na\tb\n1\t2", "t\r\nx;y\r\nNA;\"NA\"\r\n", "a|b|c\n1\n\n2|3|4|5", "\"#q\n#\"\t1\n#x"} {
+		f.Add([]byte(s), uint8(0), uint8(31))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, which, opts uint8) {
+		o := Transcoding{Sep: "\t;|"[which%3], Skip: int(opts>>1) & 3, Ragged: opts&16 != 0}
+		if opts&1 != 0 {
+			o.Comment = '#'
+		}
+		if opts&8 != 0 {
+			o.Null = []string{"NA"}
+		}
+		var out bytes.Buffer
+		err := Transcode(&out, bytes.NewReader(in), o, "in")
+		if err == nil && bytes.Count(out.Bytes(), []byte{'\n'}) != bytes.Count(in, []byte{'\n'}) {
+			t.Fatalf("Transcode(%q, %+v) = %q: the lines moved", in, o, out.Bytes())
+		}
+		if o.Skip > 0 || o.Ragged || o.Comment != 0 && (bytes.HasPrefix(in, []byte{'#'}) || bytes.Contains(in, []byte("\n#"))) ||
+			len(o.Null) > 0 && bytes.Contains(in, []byte("NA")) {
+			return
+		}
+		var plain bytes.Buffer
+		perr := Transcode(&plain, bytes.NewReader(in), Transcoding{Sep: o.Sep}, "in")
+		if (err == nil) != (perr == nil) || err == nil && !bytes.Equal(out.Bytes(), plain.Bytes()) {
+			t.Fatalf("Transcode(%q, %+v) = %q, %v; with nothing to act on, plainly %q, %v", in, o, out.Bytes(), err, plain.Bytes(), perr)
+		}
+	})
+}
