@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"parlab/internal/civil"
 )
 
 // Options say what to generate.
@@ -278,8 +280,8 @@ func (g *Rows) intn(n int) int {
 // Dates: orders fall between 2010-01-01 and 2017-07-28, as in the public set;
 // an order ships 0 to 50 days later.
 var (
-	firstDay = daysFromCivil(2010, 1, 1)
-	lastDay  = daysFromCivil(2017, 7, 28)
+	firstDay = civil.Days(2010, 1, 1)
+	lastDay  = civil.Days(2017, 7, 28)
 )
 
 var priorities = []string{"L", "M", "H", "C"}
@@ -330,44 +332,10 @@ func AppendCents(dst []byte, cents int64) []byte {
 }
 
 func appendDate(dst []byte, days int) []byte {
-	y, m, d := civilFromDays(days)
+	y, m, d := civil.Date(days)
 	dst = strconv.AppendInt(dst, int64(m), 10)
 	dst = append(dst, '/')
 	dst = strconv.AppendInt(dst, int64(d), 10)
 	dst = append(dst, '/')
 	return strconv.AppendInt(dst, int64(y), 10)
-}
-
-// daysFromCivil and civilFromDays convert between proleptic Gregorian dates
-// and days since 1970-01-01 (Howard Hinnant's algorithms): far cheaper than
-// time.Time formatting in a loop that runs a million times.
-func daysFromCivil(y, m, d int) int {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-func civilFromDays(z int) (y, m, d int) {
-	z += 719468
-	era := z / 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"parlab/internal/civil"
 )
 
 func TestSchema(t *testing.T) {
@@ -49,14 +51,14 @@ func TestFileName(t *testing.T) {
 }
 
 func TestDates(t *testing.T) {
-	for d := daysFromCivil(1999, 12, 25); d < daysFromCivil(2031, 3, 1); d++ {
-		y, m, dd := civilFromDays(d)
+	for d := civil.Days(1999, 12, 25); d < civil.Days(2031, 3, 1); d++ {
+		y, m, dd := civil.Date(d)
 		want := time.Unix(int64(d)*86400, 0).UTC()
 		if y != want.Year() || m != int(want.Month()) || dd != want.Day() {
 			t.Fatalf("day %d: %d-%d-%d, want %s", d, y, m, dd, want.Format(time.DateOnly))
 		}
-		if daysFromCivil(y, m, dd) != d {
-			t.Fatalf("daysFromCivil(%d,%d,%d) != %d", y, m, dd, d)
+		if civil.Days(y, m, dd) != d {
+			t.Fatalf("civil.Days(%d,%d,%d) != %d", y, m, dd, d)
 		}
 	}
 }

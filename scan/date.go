@@ -1,6 +1,10 @@
 package scan
 
-import "bytes"
+import (
+	"bytes"
+
+	"parlab/internal/civil"
+)
 
 // The dates a filter compares, and a group-by column's sort, read: a day
 // in any of these forms (month and day names in any case; "Sep" and
@@ -153,53 +157,15 @@ func parseDate(b []byte) (int64, bool) {
 	}
 	const day = 86_400_000_000
 	if us < 0 || us >= day { // a zone's offset moved it to the day before or after
-		n := daysFromCivil(y, m, d)
+		n := civil.Days(y, m, d)
 		if us < 0 {
 			n, us = n-1, us+day
 		} else {
 			n, us = n+1, us-day
 		}
-		y, m, d = civilFromDays(n)
+		y, m, d = civil.Date(n)
 	}
 	return int64(y*512+m*32+d)*day + us, true
-}
-
-// daysFromCivil is the count of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
-func daysFromCivil(y, m, d int) int {
-	if m <= 2 {
-		y--
-	}
-	era := (y - 399*btoi(y < 0)) / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is daysFromCivil's inverse.
-func civilFromDays(z int) (y, m, d int) {
-	z += 719468
-	era := (z - 146096*btoi(z < 0)) / 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	y = yoe + era*400 + btoi(m <= 2)
-	return y, m, d
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // clock12 reads what may follow an M/D/YYYY day: nothing, or a space,
