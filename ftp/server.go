@@ -342,6 +342,7 @@ func (s *Server) Shutdown(grace time.Duration) {
 	s.kids.Wait()
 	s.wg.Wait()
 	s.root.Close()
+	s.users.close()
 }
 
 // closeSessions answers every session 421 and closes it, and every one

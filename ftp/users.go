@@ -119,3 +119,13 @@ func (t *usersTable) withFile(f func(*os.File) error) error {
 func (s *Server) SetUsers(users map[string][]byte) error {
 	return s.users.set(users, nil, s.cfg.Model == Processes && !s.cfg.inSession)
 }
+
+// close releases the users file (the processes model's parent).
+func (t *usersTable) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.file != nil {
+		t.file.Close()
+		t.file = nil
+	}
+}
