@@ -231,37 +231,63 @@ type cond struct {
 	day   int64 // kindDate: parseDate's
 	name  string
 	field int // column index, for errors
+	// ckind is the column's kind (KindAuto: each field read as it looks);
+	// a number or date column's present fields must be numbers or dates
+	// (an ErrKind otherwise), and why says how that was decided.
+	ckind Kind
+	why   string
 }
 
 // bindCond reads c's value as a number, else a date, else bytes (see
 // Cond). = and != take any value (one that is neither compares as bytes
 // alone, whatever it looks like); an order comparison's that overflows or
 // that notQuite declines is an ErrFilter.
-func bindCond(c Cond) (cond, error) {
-	k := cond{op: c.Op, val: []byte(c.Value)}
-	if c.Quoted {
+func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "") }
+
+// bindKind is bindCond for a column of kind ck (why: how it was decided):
+// a text column's filter compares bytes whatever its value; a number or
+// date column's value must be a number or a date, and so must every
+// present field it is compared with (strict). KindAuto is bindCond's rule.
+func bindKind(c Cond, ck Kind, why string) (cond, error) {
+	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why}
+	if ck == KindText || (ck == KindAuto && c.Quoted) {
 		return k, nil // text: bytes alone
 	}
 	order := c.Op != OpEq && c.Op != OpNe
+	if ck != KindAuto && c.Value == "" {
+		return k, nil // COL= and COL!=: missing or present
+	}
 	m, s, err := ParseFixed(k.val)
 	if errors.Is(err, ErrOverflow) {
 		if wm, ws, werr := parseWide(k.val); werr == nil {
 			k.kind, k.wm, k.s, k.wide = kindNumber, wm, ws, true
-			return k, nil
+			return k, checkKind(c, k, ck, why)
 		}
 	}
 	if err == nil {
 		k.kind, k.m, k.s, k.wm = kindNumber, m, s, wideOf(m)
-	} else if order && errors.Is(err, ErrOverflow) {
+	} else if (order || ck == KindNumber) && errors.Is(err, ErrOverflow) {
 		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
 	} else if d, ok := parseDate(k.val); ok {
 		k.kind, k.day = kindDate, d
-	} else if order {
+	} else if order && ck == KindAuto {
 		if why := notQuite(c.Value); why != "" {
 			return k, fmt.Errorf("%w %s: %s", ErrFilter, clipQuote(c.String()), why)
 		}
 	}
-	return k, nil
+	return k, checkKind(c, k, ck, why)
+}
+
+// checkKind is the error of a filter whose value k does not read as its
+// column's kind ck (nil for KindAuto, or a value that does).
+func checkKind(c Cond, k cond, ck Kind, why string) error {
+	switch {
+	case ck == KindNumber && k.kind != kindNumber:
+		return fmt.Errorf("%w %s: %s is a number column (%s), and %s is not a number", ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, clipQuote(c.Value))
+	case ck == KindDate && k.kind != kindDate:
+		return fmt.Errorf("%w %s: %s is a date column (%s), and %s is not a date (%s)", ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, clipQuote(c.Value), dateForms)
+	}
+	return nil
 }
 
 // notQuite says why v, an order comparison's value that is neither a
@@ -306,6 +332,9 @@ func (c *cond) test(f []byte) (bool, error) {
 		return c.op == OpEq && len(c.val) == 0, nil
 	}
 	var r int
+	if c.ckind == KindNumber || c.ckind == KindDate {
+		return c.testStrict(f)
+	}
 	switch c.op {
 	case OpEq:
 		return c.equal(f), nil
@@ -328,6 +357,40 @@ func (c *cond) test(f []byte) (bool, error) {
 		r = bytes.Compare(f, c.val)
 	}
 	switch c.op {
+	case OpLt:
+		return r < 0, nil
+	case OpLe:
+		return r <= 0, nil
+	case OpGt:
+		return r > 0, nil
+	}
+	return r >= 0, nil
+}
+
+// testStrict is test for a number or date column: f, present, must be a
+// number or a date (ErrKind), and compares as one.
+func (c *cond) testStrict(f []byte) (bool, error) {
+	var r int
+	if len(c.val) == 0 { // COL= or COL!= (f is present)
+		return c.op == OpNe, nil
+	}
+	if c.ckind == KindNumber {
+		var err error
+		if r, err = c.cmpNum(f); err != nil {
+			return false, kindError(c.name, c.ckind, c.why)
+		}
+	} else {
+		d, ok := parseDate(f)
+		if !ok {
+			return false, kindError(c.name, c.ckind, c.why)
+		}
+		r = cmpInt(d, c.day)
+	}
+	switch c.op {
+	case OpEq:
+		return r == 0, nil
+	case OpNe:
+		return r != 0, nil
 	case OpLt:
 		return r < 0, nil
 	case OpLe:

@@ -249,3 +249,53 @@ func FuzzDate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKinds is FuzzQuery with column kinds: each of f, x and y decided from
+// the body (as spawn's Decider decides them) or given (two bits a column:
+// decided, number, date, text), against refGeneral, which learns the same
+// rules: a text column compares bytes, a number or date column's present
+// values must be numbers or dates.
+func FuzzKinds(f *testing.F) {
+	for _, s := range []struct {
+		body, value     string
+		op, shape, kind uint8
+	}{
+		{"00E009,1,2\n0000E0,3,4\n00C1,5,6\n", "0000E0", 0, 2, 0},
+		{"a,1,2\nb,NA,4\n", "1", 4, 1, 4},
+		{"a,1/2/2015,2\nb,2015-01-03,4\n", "1/2/2015", 5, 7, 8},
+		{"a,x,2\nb,7,4\n", "7", 1, 6, 63},
+		{"a,16063,2\nb,Acme,4\n", "B", 2, 4, 48},
+	} {
+		f.Add([]byte(s.body), s.value, s.op, s.shape, s.kind)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, value string, op, shape, kind uint8) {
+		in := append([]byte(fuzzHeader), body...)
+		q := Query{Filters: []Cond{{[]string{"f", "x"}[shape>>4&1], Op(op % 6), value, op >= 216}}}
+		if shape&64 != 0 {
+			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value, false})
+		}
+		if shape&1 != 0 {
+			q.By = []string{"f"}
+		}
+		if shape&2 != 0 {
+			q.Min = []string{"x", "f"}
+		}
+		if shape&4 != 0 {
+			q.Max = []string{"y"}
+		}
+		if shape&8 != 0 {
+			q.Sum = []string{"y"}
+		}
+		files := []refFile{{"fuzz.csv", in}}
+		dq, err := decided(t, files, q)
+		if err != nil {
+			return // (a header or --types error: checkGen's other fuzzers)
+		}
+		for i, col := range []string{"f", "x", "y"} {
+			if k := Kind(kind >> (2 * i) & 3); k != KindAuto {
+				dq.Kinds = append([]ColumnKind{{col, k, "fuzz"}}, dq.Kinds...)
+			}
+		}
+		checkGen(t, "kinds", files, dq)
+	})
+}

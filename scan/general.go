@@ -39,6 +39,10 @@ type general struct {
 type aggSlot struct {
 	fi   int
 	need Need
+	// kind is the column's (KindAuto: each value read as it looks, see
+	// Word); why says how it was decided
+	kind Kind
+	why  string
 }
 
 // AvgScale is the fewest digits after the point an average has (see Query).
@@ -57,7 +61,8 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		if err != nil {
 			return b, err
 		}
-		k, err := bindCond(c)
+		ck, why := kindOf(q, header, i)
+		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted}, ck, why)
 		if err != nil {
 			return b, err
 		}
@@ -108,11 +113,17 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 				}
 				slot = len(g.slots)
 				slotOf[i] = slot
-				g.slots = append(g.slots, aggSlot{fi: use(i)})
+				ck, why := kindOf(q, header, i)
+				g.slots = append(g.slots, aggSlot{fi: use(i), kind: ck, why: why})
 			}
 			g.slots[slot].need |= l.need
 			g.need |= l.need
 			b.spec.Aggs = append(b.spec.Aggs, Agg{Func: l.fn, Col: header[i], Slot: slot})
+		}
+	}
+	for _, sl := range g.slots {
+		if sl.need&NeedSum != 0 && (sl.kind == KindText || sl.kind == KindDate) {
+			return b, fmt.Errorf("%s is %s (%s): %w", clipQuote(header[at[sl.fi]]), articled(sl.kind), sl.why, errSumKind)
 		}
 	}
 	// The distinct columns, ascending; each role's index moves to its
@@ -334,6 +345,18 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			missing |= 1 << k
 			continue
 		}
+		switch s.kind {
+		case KindText:
+			words |= 1 << k
+			continue
+		case KindDate:
+			d, ok := parseDate(fields[s.fi])
+			if !ok {
+				return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], kindError(g.names[s.fi], s.kind, s.why))
+			}
+			days[k], words, dates = d, words|1<<k, dates|1<<k
+			continue
+		}
 		m, sc, err := ParseFixed(fields[s.fi])
 		if errors.Is(err, ErrOverflow) {
 			if _, _, err = parseWide(fields[s.fi]); err == nil {
@@ -341,7 +364,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 				continue
 			}
 		}
-		if err != nil && s.need&NeedSum == 0 {
+		if err != nil && s.need&NeedSum == 0 && s.kind == KindAuto {
 			var isDate bool
 			if days[k], isDate, err = wordValue(fields[s.fi], err); err == nil {
 				words |= 1 << k
@@ -352,6 +375,9 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			}
 		}
 		if err != nil {
+			if s.kind == KindNumber && !errors.Is(err, ErrOverflow) {
+				err = fmt.Errorf("%w (%w)", kindError(g.names[s.fi], s.kind, s.why), err)
+			}
 			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
 		}
 		ms[k], ss[k] = m, sc
@@ -488,6 +514,11 @@ func hotGroups(g *general, ncols int) *groupHot {
 	}
 	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 {
 		return nil
+	}
+	for _, s := range g.slots {
+		if s.kind == KindText || s.kind == KindDate {
+			return nil // (hotWalk reads numbers only)
+		}
 	}
 	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
 	if len(g.keys) >= 1 {

@@ -36,6 +36,10 @@ type groupOrder struct {
 func newGroupOrder(a *Answer) *groupOrder {
 	o := &groupOrder{a: a, g: a.Result.Groups, keys: make([]keyOrder, len(a.By))}
 	for j := range o.keys {
+		if a.kindOf(a.By[j]) == KindText {
+			o.keys[j] = keyOrder{g: o.g, j: j, n: len(a.By), kind: kindBytes}
+			continue
+		}
 		o.keys[j] = newKeyOrder(o.g, j, len(a.By))
 	}
 	return o
@@ -285,8 +289,9 @@ func smallest(n, k int, cmp func(x, y int) int) []int {
 	return h
 }
 
-// keyOrder is how one group-by column sorts: as numbers if every group's
-// value parses as one, else as dates if every one is a date, else as bytes.
+// keyOrder is how one group-by column sorts: a text column's as bytes; any
+// other's as numbers if every group's value parses as one, else as dates
+// if every one is a date, else as bytes.
 // Its field's bytes are read from the groups' keys when asked for, not
 // copied.
 type keyOrder struct {

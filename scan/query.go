@@ -28,6 +28,13 @@ type Query struct {
 	Avg     []string
 	Sort    []SortKey
 	Limit   int
+	// Types are the kinds the user gave columns (--types), for a
+	// Decider. Kinds are the kinds decided for the query's columns (see
+	// Kind): set before the query is bound (spawn does it once, for every
+	// worker); a column without one, or every column of a Query without
+	// Kinds, is read value by value (KindAuto).
+	Types []ColumnKind
+	Kinds []ColumnKind
 	// NoHeader: the files have no header row; their columns are named by
 	// position, "1" to N (N the first record's field count), and the first
 	// record is data.
@@ -91,6 +98,9 @@ type Spec struct {
 	Aggs    []Agg
 	Sort    []sortBy
 	Limit   int
+	// Kinds are the decided kinds of the query's columns (Query.Kinds),
+	// each named as this header spells it.
+	Kinds []ColumnKind
 	// Sales: the query named no aggregate and the header has the Sales
 	// Records' two sums, so it answers the reference's question (its
 	// count is of orders).
@@ -256,9 +266,10 @@ func (q *Query) conds() []Cond {
 }
 
 // simple reports whether q has the reference's shape, which the fast paths
-// serve: at most one filter, an equality of bytes (a value bindCond reads
-// as neither a number nor a date), and sums only, no group-by.
-func (q *Query) simple() bool {
+// serve: at most one filter, an equality of bytes (on a text column, or a
+// value bindCond reads as neither a number nor a date), and sums only, no
+// group-by.
+func (q *Query) simple(header []string) bool {
 	cs := q.conds()
 	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 {
 		return false
@@ -266,7 +277,12 @@ func (q *Query) simple() bool {
 	if len(cs) == 0 {
 		return true
 	}
-	k, err := bindCond(cs[0])
+	i, err := resolve(cs[0].Col, header)
+	if err != nil {
+		return false
+	}
+	ck, why := kindOf(q, header, i)
+	k, err := bindKind(cs[0], ck, why)
 	return err == nil && k.op == OpEq && k.kind == kindBytes
 }
 
@@ -316,13 +332,27 @@ type binding struct {
 }
 
 func bind(q *Query, header []string) (binding, error) {
+	b, err := bindShape(q, header)
+	if err == nil {
+		for _, ck := range q.Kinds {
+			if i, err := resolve(ck.Col, header); err == nil {
+				b.spec.Kinds = append(b.spec.Kinds, ColumnKind{header[i], ck.Kind, ck.Why})
+			}
+		}
+	}
+	return b, err
+}
+
+// bindShape is bind for the shape q has: the simple shape's own binding,
+// or the general one.
+func bindShape(q *Query, header []string) (binding, error) {
 	var b binding
 	find := func(name string) (int, error) { return resolve(name, header) }
 	b.filter = -1
 	if err := q.Validate(); err != nil {
 		return b, err
 	}
-	if !q.simple() {
+	if !q.simple(header) {
 		return bindGeneral(q, header)
 	}
 	if cs := q.conds(); len(cs) == 1 {
@@ -350,6 +380,9 @@ func bind(q *Query, header []string) (binding, error) {
 				return b, fmt.Errorf("%w: %s and %s are both field %d (%s)", ErrDupSum,
 					clipQuote(sums[c.slot]), clipQuote(name), i+1, clipQuote(header[i]))
 			}
+		}
+		if k, why := kindOf(q, header, i); k == KindText || k == KindDate {
+			return b, fmt.Errorf("%s is %s (%s): %w", clipQuote(header[i]), articled(k), why, errSumKind)
 		}
 		b.names = append(b.names, header[i])
 		b.spec.Aggs = append(b.spec.Aggs, Agg{Func: "sum", Col: header[i], Slot: slot})

@@ -209,6 +209,7 @@ func sameKind(got, want error) bool {
 		{ErrSyntax, ErrSyntax}, {ErrOverflow, ErrOverflow}, {ErrShortRow, ErrShortRow},
 		{ErrNoHeader, ErrNoHeader}, {ErrColumn, ErrColumn}, {ErrDupColumn, ErrDupColumn},
 		{ErrFilter, ErrFilter}, {ErrNotComparable, ErrNotComparable}, {ErrDupSum, ErrDupSum}, {ErrUTF16, ErrUTF16},
+		{ErrKind, ErrKind}, {errSumKind, errRefSumKind},
 	}
 	for _, p := range pairs {
 		if errors.Is(got, p[0]) && errors.Is(want, p[1]) {

@@ -268,18 +268,28 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 		}
 		var condCols, byCols, aggCols []int
+		var condKinds []Kind
 		need := -1 // the last column a passing row must reach
 		for _, c := range conds {
 			i, err := refCol(header, c.Col)
 			if err != nil {
 				return out, err
 			}
-			if c.Op != OpEq && c.Op != OpNe && !c.Quoted {
+			k := refKindOf(q, header, i)
+			if c.Op != OpEq && c.Op != OpNe && !c.Quoted && k == KindAuto {
 				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) || refNotQuite(c.Value) {
 					return out, ErrFilter
 				}
 			}
-			condCols = append(condCols, i)
+			if c.Value != "" {
+				if _, _, err := refNum(c.Value); k == KindNumber && err != nil {
+					return out, ErrFilter
+				}
+				if _, ok := refDate(c.Value); k == KindDate && !ok {
+					return out, ErrFilter
+				}
+			}
+			condCols, condKinds = append(condCols, i), append(condKinds, k)
 		}
 		for _, n := range q.By {
 			i, err := refCol(header, n)
@@ -304,6 +314,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		for k, a := range aggs {
 			if a.fn == "sum" || a.fn == "avg" {
 				numeric[aggCols[k]] = true
+				if k := refKindOf(q, header, aggCols[k]); k == KindText || k == KindDate {
+					return out, errRefSumKind
+				}
 			}
 		}
 		for {
@@ -324,7 +337,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					pending = cmp.Or(pending, ErrShortRow)
 					continue
 				}
-				if ok, err := refTest(c, rec[condCols[k]]); err != nil {
+				if ok, err := refTestKind(c, condKinds[k], rec[condCols[k]]); err != nil {
 					pending = cmp.Or(pending, err)
 				} else if !ok {
 					pass = false
@@ -349,11 +362,14 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					continue // missing: skipped by every aggregate
 				}
 				var err error
+				kind := refKindOf(q, header, c)
 				if numeric[c] {
-					_, _, err = refNum(rec[c])
+					if _, _, err = refNum(rec[c]); err != nil && kind == KindNumber && !errors.Is(err, ErrOverflow) {
+						err = ErrKind
+					}
 				}
 				if err == nil && (aggs[k].fn == "min" || aggs[k].fn == "max") {
-					vals[k], err = refValue(rec[c])
+					vals[k], err = refValueKind(rec[c], kind)
 				}
 				if err != nil {
 					return out, fmt.Errorf("%s: %w", f.name, err)
@@ -452,6 +468,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	}
 	// the sort: each key as the docs say, then the group-by columns
 	kindOf := func(j int) string {
+		if len(files) > 0 && refKindOf(q, refHeader(files[0], q), refColOf(files[0], q, q.By[j])) == KindText {
+			return "bytes"
+		}
 		num, date := true, true
 		for _, id := range order {
 			v := groups[id].keys[j]
@@ -784,3 +803,103 @@ func checkGen(t testing.TB, label string, files []refFile, q Query) (refTable, e
 }
 
 func head(c [][]string) [][]string { return c[:min(len(c), 12)] }
+
+// errRefSumKind is the reference's error for a sum or average of a text or
+// date column (the scanner's has no sentinel: sameKind matches it as
+// itself).
+var errRefSumKind = errors.New("only numbers are summed")
+
+// refKindOf is the kind q.Kinds gives header column i (KindAuto if none).
+func refKindOf(q Query, header []string, i int) Kind {
+	for _, ck := range q.Kinds {
+		if j, err := refCol(header, ck.Col); err == nil && j == i {
+			return ck.Kind
+		}
+	}
+	return KindAuto
+}
+
+// refHeader is f's header as refGeneral names it.
+func refHeader(f refFile, q Query) []string {
+	r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
+	header, _ := r.Read()
+	for i, h := range header {
+		if q.NoHeader {
+			header[i] = strconv.Itoa(i + 1)
+		} else if h == "" {
+			header[i] = fmt.Sprintf("column%d", i)
+		}
+	}
+	return header
+}
+
+// refColOf is column name's index in f's header (-1 if none).
+func refColOf(f refFile, q Query, name string) int {
+	i, err := refCol(refHeader(f, q), name)
+	if err != nil {
+		return -1
+	}
+	return i
+}
+
+// refValueKind is refValue for a column of kind k: text as written, a
+// number or a date (ErrKind if the value is not one), or, for KindAuto,
+// whatever the value reads as.
+func refValueKind(text string, k Kind) (refExt, error) {
+	switch k {
+	case KindText:
+		return refExt{set: true, kind: 2, text: text}, nil
+	case KindNumber:
+		v, sc, err := refNum(text)
+		if errors.Is(err, ErrOverflow) {
+			return refExt{}, err
+		}
+		if err != nil {
+			return refExt{}, ErrKind
+		}
+		return refExt{set: true, v: v, text: text, scale: sc}, nil
+	case KindDate:
+		t, ok := refDate(text)
+		if !ok {
+			return refExt{}, ErrKind
+		}
+		return refExt{set: true, kind: 1, t: t, text: text}, nil
+	}
+	return refValue(text)
+}
+
+// refTestKind is refTest for a column of kind k: a text column compares
+// bytes; a number or date column's present field must be one (ErrKind)
+// and compares as one.
+func refTestKind(c Cond, k Kind, field string) (bool, error) {
+	switch k {
+	case KindAuto:
+		return refTest(c, field)
+	case KindText:
+		c.Quoted = true
+		return refTest(c, field)
+	}
+	if field == "" {
+		return c.Op == OpEq && c.Value == "", nil
+	}
+	if c.Value == "" { // COL= or COL!= of a present field
+		return c.Op == OpNe, nil
+	}
+	var r int
+	if k == KindNumber {
+		f, _, err := refNum(field)
+		if err != nil {
+			return false, ErrKind
+		}
+		v, _, _ := refNum(c.Value)
+		r = f.Cmp(v)
+	} else {
+		f, ok := refDate(field)
+		if !ok {
+			return false, ErrKind
+		}
+		d, _ := refDate(c.Value)
+		r = f.Compare(d)
+	}
+	return map[Op]bool{OpEq: r == 0, OpNe: r != 0, OpLt: r < 0, OpLe: r <= 0, OpGt: r > 0, OpGe: r >= 0}[c.Op], nil
+}

@@ -19,6 +19,9 @@ type Table struct {
 	data []byte
 	body int // offset of the first data row
 	b    binding
+	// header is the header's names (nameEmpty's for empty cells), shared
+	// by the Table's views
+	header []string
 }
 
 var (
@@ -70,7 +73,22 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		}
 		return nil, errAt(name, data, first, "", nil, err)
 	}
-	return &Table{name: name, data: data, body: p, b: b}, nil
+	return &Table{name: name, data: data, body: p, b: b, header: header}, nil
+}
+
+// Header is the file's column names as the query reads them (an empty
+// cell named column0 …, see nameEmpty). It must not be changed.
+func (t *Table) Header() []string { return t.header }
+
+// Rebind binds q to the Table's header again: the same file with the
+// query's kinds decided (Decider), say. On error t is unchanged.
+func (t *Table) Rebind(q *Query) error {
+	b, err := bind(q, t.header)
+	if err != nil {
+		return errAt(t.name, t.data, 0, "", nil, err)
+	}
+	t.b = b
+	return nil
 }
 
 // nameEmpty names each empty header cell (an R data frame's row names'
@@ -126,7 +144,7 @@ func Records(data []byte, n int) ([][]string, error) {
 // ParseError.Shift). data must stay valid and unchanged while the view is
 // scanned.
 func (t *Table) View(data []byte, base int) Table {
-	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b}
+	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b, header: t.header}
 }
 
 // Body returns the byte range that holds the data rows: from the first row

@@ -1,0 +1,422 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kind is what one column of a query holds, decided once for the whole
+// query before its scan (see Decider): numbers, dates or text. Every
+// filter on the column, its minimum and maximum, and the order of its
+// group-by keys follow it: a text column compares bytes (code=0000E0
+// matches that code alone, however it reads as a number), a number column
+// compares numbers (437.2 = 437.20), a date column days. A present value
+// that does not read as its column's kind is an error (ErrKind) naming
+// the value and how the kind was decided, never a value silently left out
+// or compared another way.
+//
+// KindAuto, the zero Kind, is a column whose kind was not decided: each
+// value is read as what it looks like (see Cond and Word). A Query
+// without Kinds is read that way; parlab's commands always decide.
+type Kind uint8
+
+// The kinds of a column.
+const (
+	KindAuto Kind = iota
+	KindNumber
+	KindDate
+	KindText
+)
+
+var kindNames = [...]string{"auto", "number", "date", "text"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// kindAliases are the other names ParseKind takes: DuckDB's and SQL's
+// type names, as a user of either would write them.
+var kindAliases = map[string]Kind{
+	"number": KindNumber, "numeric": KindNumber, "decimal": KindNumber, "double": KindNumber,
+	"float": KindNumber, "integer": KindNumber, "int": KindNumber, "bigint": KindNumber,
+	"date": KindDate, "timestamp": KindDate, "datetime": KindDate,
+	"text": KindText, "varchar": KindText, "string": KindText, "str": KindText,
+}
+
+// ParseKind reads a kind's name: number, date or text, case ignored, or a
+// SQL type name that means one (integer, double, decimal, varchar,
+// timestamp …).
+func ParseKind(s string) (Kind, error) {
+	if k, ok := kindAliases[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return k, nil
+	}
+	return KindAuto, fmt.Errorf("unknown kind %s: want number, date or text", clipQuote(s))
+}
+
+// ColumnKind is one column's kind and why it is that kind (for messages,
+// --verbose and the JSON). Col is the column as the query or --types
+// named it, or, once decided, as the first input's header spells it.
+type ColumnKind struct {
+	Col  string
+	Kind Kind
+	Why  string
+}
+
+// ParseTypes reads --types: COL=KIND pairs separated by commas, a column
+// whose name holds a comma or a quote written in double quotes, "" for a
+// quote ("a,b"=text).
+func ParseTypes(s string) ([]ColumnKind, error) {
+	var out []ColumnKind
+	rest := s
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		var col string
+		if strings.HasPrefix(rest, `"`) {
+			n, after, ok := unquoteExpr(rest)
+			if !ok {
+				return nil, fmt.Errorf("--types %s: a quote is not closed", clipQuote(s))
+			}
+			col, rest = n, strings.TrimLeft(after, " ")
+			if !strings.HasPrefix(rest, "=") {
+				return nil, fmt.Errorf("--types %s: want = after the quoted name %s", clipQuote(s), clipQuote(n))
+			}
+		} else {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				i = len(rest)
+			}
+			j := strings.LastIndexByte(rest[:i], '=')
+			if j < 0 {
+				return nil, fmt.Errorf("--types %s: want COLUMN=KIND (KIND number, date or text), got %s", clipQuote(s), clipQuote(rest[:i]))
+			}
+			col, rest = strings.TrimSpace(rest[:j]), rest[j:]
+		}
+		i := strings.IndexByte(rest, ',')
+		if i < 0 {
+			i = len(rest)
+		}
+		if col == "" {
+			return nil, fmt.Errorf("--types %s: a kind with no column", clipQuote(s))
+		}
+		k, err := ParseKind(rest[1:i])
+		if err != nil {
+			return nil, fmt.Errorf("--types %s: %w", clipQuote(s), err)
+		}
+		for _, o := range out {
+			if looseName(o.Col) == looseName(col) {
+				return nil, fmt.Errorf("--types: %s is given twice", clipQuote(col))
+			}
+		}
+		out = append(out, ColumnKind{Col: col, Kind: k, Why: "--types"})
+		if i == len(rest) {
+			return out, nil
+		}
+		rest = rest[i+1:]
+	}
+}
+
+// errSumKind is a sum or average of a text or date column.
+var errSumKind = errors.New("only numbers are summed or averaged")
+
+// ErrKind is a present value that does not read as its column's kind.
+var ErrKind = errors.New("value does not fit its column's kind")
+
+// kindOf is the kind q decided for header column i (resolved as a query's
+// names are), with its entry; KindAuto if q decided none.
+func kindOf(q *Query, header []string, i int) (Kind, string) {
+	for _, ck := range q.Kinds {
+		if j, err := resolve(ck.Col, header); err == nil && j == i {
+			return ck.Kind, ck.Why
+		}
+	}
+	return KindAuto, ""
+}
+
+// kindError is ErrKind for a value of column col, of kind k decided as
+// why says, with the flags that would read it.
+func kindError(col string, k Kind, why string) error {
+	fix := "--null VALUE makes VALUE mean missing"
+	if why != "summed" && why != "averaged" {
+		fix = fmt.Sprintf("--types '%s=text' reads the column as text, or %s", col, fix)
+	}
+	return fmt.Errorf("%w: the column is %s (%s); %s", ErrKind, articled(k), why, fix)
+}
+
+// articled is "a number column", "a date column".
+func articled(k Kind) string {
+	if k == KindNumber {
+		return "a number column"
+	}
+	return "a " + k.String() + " column"
+}
+
+// valueKind is what a present value reads as by itself: a number (the
+// package comment's grammar), else a date (dateForms), else text.
+func valueKind(v []byte) Kind {
+	if _, _, err := ParseFixed(v); err == nil {
+		return KindNumber
+	}
+	if _, _, err := parseWide(v); err == nil {
+		return KindNumber
+	}
+	if _, ok := parseDate(v); ok {
+		return KindDate
+	}
+	return KindText
+}
+
+// Decider decides the kinds of a query's columns before its scan, the same
+// for every strategy and split (spawn calls it once, in the parent, and
+// hands the kinds to its workers in the Query). A column that --types
+// names has that kind; one that is summed or averaged is a number column;
+// any other is judged from a sample of rows (Sample): a number column if
+// every present value in it is a number, a date column if every one is a
+// date, else, or if it holds no value, text (as DuckDB's sniffer decides a
+// column's type, with text for VARCHAR).
+type Decider struct {
+	q    *Query
+	cols []*judged
+	rows int
+}
+
+// judged is one column's kind in the making.
+type judged struct {
+	name string // as the first header spells it
+	kind Kind   // fixed by --types or an aggregate; KindAuto: sampled
+	why  string
+	seen [4]int // present values sampled, by valueKind
+	// the first value sampled that is not a number, and the first that
+	// is not a date, and where each is
+	other, at [2]string
+}
+
+// NewDecider is a Decider for q's columns in t's header (the first
+// input's), or an error if --types names a column the header lacks or
+// gives a summed column another kind.
+func NewDecider(q *Query, t *Table) (*Decider, error) {
+	d := &Decider{q: q}
+	find := func(name string) *judged {
+		i, err := resolve(name, t.header)
+		if err != nil {
+			return nil
+		}
+		for _, c := range d.cols {
+			if c.name == t.header[i] {
+				return c
+			}
+		}
+		c := &judged{name: t.header[i]}
+		d.cols = append(d.cols, c)
+		return c
+	}
+	for _, tk := range q.Types {
+		c := find(tk.Col)
+		if c == nil {
+			_, err := resolve(tk.Col, t.header)
+			return nil, fmt.Errorf("--types: %w", err)
+		}
+		c.kind, c.why = tk.Kind, "--types"
+	}
+	sums := q.Sum
+	if !q.named() {
+		sums = defaultSums(t.header)
+	}
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"summed", sums}, {"averaged", q.Avg}} {
+		for _, n := range l.names {
+			c := find(n)
+			if c == nil || c.kind == KindNumber {
+				continue // (a name the binding reports)
+			}
+			if c.kind != KindAuto {
+				return nil, fmt.Errorf("--types: %s is %s, but the query %s it: only numbers are", clipQuote(c.name), articled(c.kind), strings.TrimSuffix(l.what, "d")+"s")
+			}
+			c.kind, c.why = KindNumber, l.what
+		}
+	}
+	for _, c := range q.conds() {
+		find(c.Col)
+	}
+	for _, n := range append(append(slices.Clone(q.By), q.Min...), q.Max...) {
+		find(n)
+	}
+	return d, nil
+}
+
+// Sampling wants the rows that start in the first SampleHead bytes of an
+// input's body, and in SampleSpread windows of SampleWindow bytes spread
+// evenly through the rest of a file that can be read anywhere. A sampled
+// row may run SampleSlack bytes past its window; a longer one is left out.
+// The sizes keep deciding under a millisecond (docs/query.md, "Column
+// kinds"): about 2,000 Sales rows, read without a copy.
+const (
+	SampleHead   = 64 << 10
+	SampleSpread = 8
+	SampleWindow = 8 << 10
+	SampleSlack  = 64 << 10
+)
+
+// Sample judges the rows of data, which holds t's file from offset base
+// on (base at or after t's body; data's end is the file's end if final),
+// that start before limit (an offset into data): every row from data's
+// start if head, else every row after the first line end (a window in the
+// middle of a file, whose first line may be a row's tail). A window whose
+// rows do not all parse, each with the header's field count, is left out
+// whole: it may have started inside a quoted field. In a head window a
+// row that does not parse ends the sample (the scan reports it). line is
+// data's first line in the file (for messages), 0 if not known.
+func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final bool, line int) {
+	idx := make([]int, len(d.cols))
+	need := false
+	for k, c := range d.cols {
+		idx[k] = -1
+		if c.kind != KindAuto {
+			continue
+		}
+		if i, err := resolve(c.name, t.header); err == nil {
+			idx[k], need = i, true
+		}
+	}
+	if !need {
+		return
+	}
+	p := 0
+	if !head {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return
+		}
+		p = i + 1
+		line = 0
+	}
+	type value struct {
+		k    int
+		kind Kind
+		v    []byte
+		off  int
+	}
+	var got []value
+	rows := 0
+	for p < limit && p < len(data) {
+		q := skipBlank(data, p)
+		if q >= len(data) {
+			break
+		}
+		if line > 0 {
+			line += bytes.Count(data[p:q], []byte{'\n'})
+		}
+		p = q
+		start, fields, ok := p, 0, true
+		row := len(got)
+		for {
+			f, next, last, err := readField(data, p)
+			if err != nil || (last && next == len(data) && !final && (next == 0 || data[next-1] != '\n')) {
+				ok = false
+				break
+			}
+			for k, i := range idx {
+				if i == fields && f.e > f.s {
+					v := data[f.s:f.e]
+					if f.quoted {
+						v = []byte(unquote(v, true))
+					}
+					got = append(got, value{k, valueKind(v), v, f.s})
+				}
+			}
+			fields++
+			p = next
+			if last {
+				break
+			}
+		}
+		if !ok || (!head && fields != len(t.header)) {
+			if !head {
+				return // a window that may be misaligned: none of it
+			}
+			got = got[:row]
+			break
+		}
+		for j := row; j < len(got); j++ {
+			c := d.cols[got[j].k]
+			c.seen[got[j].kind]++
+			for x, miss := range [2]bool{got[j].kind != KindNumber, got[j].kind != KindDate} {
+				if miss && c.other[x] == "" {
+					c.other[x] = string(got[j].v)
+					if line > 0 {
+						c.at[x] = fmt.Sprintf("%s line %d", t.name, line+bytes.Count(data[start:got[j].off], []byte{'\n'}))
+					} else {
+						c.at[x] = fmt.Sprintf("%s near byte %d", t.name, base+got[j].off)
+					}
+				}
+			}
+		}
+		if line > 0 {
+			line += bytes.Count(data[start:p], []byte{'\n'})
+		}
+		rows++
+	}
+	d.rows += rows
+}
+
+// Kinds is the decided kind of each of the query's columns, for
+// Query.Kinds.
+func (d *Decider) Kinds() []ColumnKind {
+	out := make([]ColumnKind, 0, len(d.cols))
+	for _, c := range d.cols {
+		if c.kind != KindAuto {
+			out = append(out, ColumnKind{c.name, c.kind, c.why})
+			continue
+		}
+		n, dt, tx := c.seen[KindNumber], c.seen[KindDate], c.seen[KindText]
+		sample := fmt.Sprintf("%d sampled rows", d.rows)
+		ck := ColumnKind{Col: c.name, Kind: KindText}
+		switch {
+		case n+dt+tx == 0:
+			ck.Why = "no value in " + sample
+		case dt+tx == 0:
+			ck.Kind, ck.Why = KindNumber, fmt.Sprintf("every value in %s is a number", sample)
+		case n+tx == 0:
+			ck.Kind, ck.Why = KindDate, fmt.Sprintf("every value in %s is a date", sample)
+		default:
+			x, what := 0, "a number"
+			if dt > n {
+				x, what = 1, "a date"
+			}
+			ck.Why = fmt.Sprintf("%s at %s is not %s", clipQuote(c.other[x]), c.at[x], what)
+			if nullish(c.other[x]) {
+				ck.Why += fmt.Sprintf("; --null '%s' would make it missing", c.other[x])
+			}
+		}
+		out = append(out, ck)
+	}
+	return out
+}
+
+// nullish reports whether v is a token that files use for a missing value.
+func nullish(v string) bool {
+	switch strings.ToUpper(v) {
+	case "NA", "N/A", "NULL", `\N`, "NAN", "NONE", "-", ".", "?", "#N/A":
+		return true
+	}
+	return false
+}
+
+// kindOf is the decided kind of the answer's column col (as the header
+// spells it), KindAuto if none was.
+func (s *Spec) kindOf(col string) Kind {
+	for _, ck := range s.Kinds {
+		if ck.Col == col {
+			return ck.Kind
+		}
+	}
+	return KindAuto
+}

@@ -1,0 +1,190 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// decided is q with its kinds decided from the whole of each file (every
+// row a head sample), as spawn decides them from a sample.
+func decided(t testing.TB, files []refFile, q Query) (Query, error) {
+	t.Helper()
+	var d *Decider
+	for _, f := range files {
+		tb, err := NewTable(f.name, f.data, &q)
+		if err != nil {
+			return q, err
+		}
+		if d == nil {
+			if d, err = NewDecider(&q, tb); err != nil {
+				return q, err
+			}
+		}
+		a, e := tb.Body()
+		d.Sample(tb, f.data[a:], a, e-a, true, true, 1+bytes.Count(f.data[:a], []byte{'\n'}))
+	}
+	q.Kinds = d.Kinds()
+	return q, nil
+}
+
+// The issue's five hex codes: a text column, so = compares bytes and the
+// minimum is the least in byte order, where each value read by itself
+// made 0000E0 equal every code that reads as a zero.
+func TestKindsHexCodes(t *testing.T) {
+	files := []refFile{{"codes.csv", []byte("code,n\n00E009,1\n0000E0,2\n000E40,3\n00C1,4\n0041,5\n")}}
+	q, err := decided(t, files, Query{Filters: []Cond{{Col: "code", Op: OpEq, Value: "0000E0"}}, Sum: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Kinds) != 2 || q.Kinds[0].Col != "n" || q.Kinds[0].Kind != KindNumber || q.Kinds[1].Kind != KindText ||
+		!strings.Contains(q.Kinds[1].Why, `"00C1" at codes.csv line 5 is not a number`) {
+		t.Fatalf("kinds %+v", q.Kinds)
+	}
+	got, err := checkGen(t, "hex", files, q)
+	if err != nil || got.matched != 1 || got.cells[0][0] != "2" {
+		t.Fatalf("code=0000E0: %+v %v, want 1 row summing 2", got, err)
+	}
+	// undecided, the old rule: five matches of six (every code that reads as 0)
+	auto := q
+	auto.Kinds = nil
+	if got, _ := checkGen(t, "hex auto", files, auto); got.matched != 3 {
+		t.Fatalf("undecided: %d matches, want the value-by-value rule's 3", got.matched)
+	}
+	q, _ = decided(t, files, Query{Min: []string{"code"}, Max: []string{"code"}})
+	got, err = checkGen(t, "hex min", files, q)
+	if err != nil || got.cells[0][0] != "0000E0" || got.cells[0][1] != "00E009" {
+		t.Fatalf("min/max code: %+v %v", got.cells, err)
+	}
+}
+
+// A number column compares numbers; a value in it that is not one is an
+// error that says how the kind was decided and names the flags, in
+// whatever filter, aggregate or order it is met.
+func TestKindsStrict(t *testing.T) {
+	body := "name,price,day\nA,437.20,2015-01-02\nB,5,1/3/2015\nC,NA,2015-01-04\n"
+	files := []refFile{{"p.csv", []byte(body)}}
+	numeric := []ColumnKind{{"price", KindNumber, "every value in 2 sampled rows is a number"}, {"day", KindDate, "--types"}}
+	for _, c := range []struct {
+		q       Query
+		matched int64
+		err     string
+	}{
+		{Query{Filters: []Cond{{Col: "price", Op: OpEq, Value: "437.2"}}, Kinds: numeric}, 0, `p.csv:4:3: column "price": value does not fit its column's kind: the column is a number column (every value in 2 sampled rows is a number); --types 'price=text' reads the column as text, or --null VALUE makes VALUE mean missing: "NA"`},
+		{Query{Filters: []Cond{{Col: "price", Op: OpEq, Value: "437.2"}, {Col: "name", Op: OpNe, Value: "C"}}, Kinds: numeric}, 1, ""},
+		{Query{Filters: []Cond{{Col: "name", Op: OpNe, Value: "C"}, {Col: "price", Op: OpEq, Value: "437.2"}}, Kinds: numeric}, 1, ""},
+		{Query{Filters: []Cond{{Col: "day", Op: OpGe, Value: "Jan 3 2015"}}, Kinds: numeric}, 2, ""},
+		{Query{Filters: []Cond{{Col: "day", Op: OpEq, Value: "5"}}, Kinds: numeric}, 0, "is a date column (--types), and \"5\" is not a date"},
+		{Query{Filters: []Cond{{Col: "price", Op: OpGt, Value: "abc"}}, Kinds: numeric}, 0, "is a number column"},
+		{Query{Max: []string{"price"}, Kinds: numeric}, 0, "the column is a number column"},
+		{Query{Sum: []string{"name"}, Kinds: []ColumnKind{{"name", KindText, "--types"}}}, 0, "\"name\" is a text column (--types): only numbers are summed or averaged"},
+		{Query{Min: []string{"price"}, Max: []string{"day"}, Kinds: []ColumnKind{{"price", KindText, "t"}}}, 3, ""},
+	} {
+		got, err := checkGen(t, fmt.Sprint(c.q), files, c.q)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: error %v, want %q", c.q, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.matched != c.matched {
+			t.Errorf("%+v: %d matched, %v; want %d", c.q, got.matched, err, c.matched)
+		}
+	}
+}
+
+// The decider: --types first, then sums, then the sample; a value that is
+// not the kind is named with its place; a window that may be misaligned
+// is left out whole.
+func TestDecider(t *testing.T) {
+	data := []byte("id,note,amount,when\n1,\"x,\n2\",3.5,2015-01-01\n2,NA,4,2015-01-02\n3,,5,\n")
+	q := Query{By: []string{"note"}, Min: []string{"id", "when"}, Sum: []string{"amount"}, Types: []ColumnKind{{"ID", KindText, "--types"}}}
+	tb, err := NewTable("a.csv", data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDecider(&q, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, e := tb.Body()
+	d.Sample(tb, data[a:], a, e-a, true, true, 2)
+	want := []ColumnKind{
+		{"id", KindText, "--types"},
+		{"amount", KindNumber, "summed"},
+		{"note", KindText, `"x,\n2" at a.csv line 2 is not a number`},
+		{"when", KindDate, "every value in 3 sampled rows is a date"},
+	}
+	if got := d.Kinds(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("kinds\n%+v, want\n%+v", got, want)
+	}
+	// a window from the middle: the quoted newline misaligns it, so the
+	// row "2\",3.5,…" is not taken
+	d, _ = NewDecider(&Query{Min: []string{"amount"}}, tb)
+	d.Sample(tb, data[a+3:], a+3, e-a-3, false, true, 0)
+	if got := d.Kinds(); got[0].Kind != KindText || !strings.Contains(got[0].Why, "no value in 0 sampled rows") {
+		t.Fatalf("misaligned window: %+v", got)
+	}
+	// a head sample that meets NA among numbers says which --null reads it
+	d, _ = NewDecider(&Query{Max: []string{"note"}}, tb)
+	d.Sample(tb, data[a+24:], a+24, e-a-24, true, true, 4)
+	if got := d.Kinds(); got[0].Kind != KindText || got[0].Why != `"NA" at a.csv line 4 is not a number; --null 'NA' would make it missing` {
+		t.Fatalf("NA: %+v", got)
+	}
+	for _, bad := range []Query{
+		{Sum: []string{"note"}, Types: []ColumnKind{{"note", KindText, "--types"}}},
+		{Min: []string{"id"}, Types: []ColumnKind{{"nope", KindText, "--types"}}},
+	} {
+		if _, err := NewDecider(&bad, tb); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func TestParseTypes(t *testing.T) {
+	got, err := ParseTypes(`code=text, Unit Price = DOUBLE,"a,b=c"=date`)
+	if err != nil || fmt.Sprint(got) != "[{code text --types} {Unit Price number --types} {a,b=c date --types}]" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	for _, bad := range []string{"code", "code=hex", "a=text,A=number", "=text", ""} {
+		if _, err := ParseTypes(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if !errors.Is(kindError("x", KindNumber, "summed"), ErrKind) {
+		t.Error("kindError is not ErrKind")
+	}
+}
+
+// Every general query over generated Sales files, with kinds decided from
+// them, and again with each column it reads made text: the scanner's
+// answer is the reference's in every hot mode.
+func TestKindsGenerated(t *testing.T) {
+	oneGoroutine(t)
+	files := generated(t, 1500, 2)
+	for _, q0 := range generalQueries {
+		q, err := decided(t, files, q0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ck := range q.Kinds {
+			if ck.Why != "summed" && ck.Why != "averaged" && strings.Contains(ck.Col, "Unit") && ck.Kind != KindNumber {
+				t.Fatalf("%+v: %s decided %s", q0, ck.Col, ck.Why)
+			}
+		}
+		if _, err := checkGen(t, "decided", files, q); err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		text := q
+		text.Kinds = nil
+		for _, ck := range q.Kinds {
+			if ck.Why != "summed" && ck.Why != "averaged" {
+				ck.Kind = KindText
+			}
+			text.Kinds = append(text.Kinds, ck)
+		}
+		checkGen(t, "text", files, text)
+	}
+}
