@@ -34,6 +34,7 @@ type QueryDoc struct {
 	Ranks   int                     `json:"ranks,omitempty"`
 	IO      string                  `json:"io"`
 	Filters []Filter                `json:"filters"`
+	Kinds   []Kind                  `json:"kinds,omitempty"`
 	By      []string                `json:"by,omitempty"`
 	Matched *int64                  `json:"matched,omitempty"` // left out for the floor, which answers no query
 	Sums    *bench.Ordered[*string] `json:"sums,omitempty"`    // null: no row had a value
@@ -51,6 +52,14 @@ type QueryDoc struct {
 	QuotedRows *int64                `json:"quoted_rows,omitempty"`
 	Child      string                `json:"child,omitempty"` // processes: the binary the workers were started from
 	Rescanned  []Path                `json:"rescanned"`
+}
+
+// Kind is one column the query reads, its kind (number, date or text) and
+// how that was decided.
+type Kind struct {
+	Column string `json:"column"`
+	Kind   string `json:"kind"`
+	Why    string `json:"why"`
 }
 
 // Filter is one of the query's filters, as the header spells its column.
@@ -211,6 +220,9 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		j.Filters = []Filter{}
 		for _, f := range ans.Filters {
 			j.Filters = append(j.Filters, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted})
+		}
+		for _, ck := range ans.Kinds {
+			j.Kinds = append(j.Kinds, Kind{ck.Col, ck.Kind.String(), ck.Why})
 		}
 		if gt = ans.Groups(); gt != nil {
 			j.By, nkeys = ans.By, len(ans.By)

@@ -81,6 +81,20 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
+// Kinds writes the kind of each column the query read, and how it was
+// decided (scan.Kind), one line each, and names an empty header cell's
+// column.
+func Kinds(w io.Writer, rep *spawn.Report) {
+	for _, ck := range rep.Spec.Kinds {
+		col, _ := DisplayString(ck.Col)
+		line, _ := DisplayString(fmt.Sprintf("column %s: %s (%s)", col, ck.Kind, ck.Why))
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	for _, c := range rep.Spec.Unnamed {
+		fmt.Fprintf(w, "  column %s: its header cell is empty; named by its position from 0, as DuckDB names it\n", c)
+	}
+}
+
 // Workers writes the per-worker table: where each worker's time went, and
 // the load imbalance (the run lasts as long as its busiest worker).
 func Workers(w io.Writer, rep *spawn.Report) {

@@ -250,7 +250,15 @@ func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "") }
 // present field it is compared with (strict). KindAuto is bindCond's rule.
 func bindKind(c Cond, ck Kind, why string) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why}
-	if ck == KindText || (ck == KindAuto && c.Quoted) {
+	if c.Quoted {
+		k.ckind = KindAuto // text: bytes alone, in any column
+		return k, nil
+	}
+	if ck == KindText {
+		if c.Op != OpEq && c.Op != OpNe && valueKind(k.val) != KindText {
+			return k, fmt.Errorf("%w %s: %s is a text column (%s), which orders by bytes (10 before 9): quote the value to compare bytes ('%s'), or --types '%s=%s' reads the column as %ss",
+				ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, Cond{Col: c.Col, Op: c.Op, Value: c.Value, Quoted: true}, c.Col, valueKind(k.val), valueKind(k.val))
+		}
 		return k, nil // text: bytes alone
 	}
 	order := c.Op != OpEq && c.Op != OpNe

@@ -375,8 +375,8 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			}
 		}
 		if err != nil {
-			if s.kind == KindNumber && !errors.Is(err, ErrOverflow) {
-				err = fmt.Errorf("%w (%w)", kindError(g.names[s.fi], s.kind, s.why), err)
+			if s.kind == KindNumber && s.need&NeedSum == 0 && !errors.Is(err, ErrOverflow) {
+				err = kindError(g.names[s.fi], s.kind, s.why) // (a summed value's error is ErrSyntax, as in the simple shape's)
 			}
 			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
 		}

@@ -139,15 +139,21 @@ func kindOf(q *Query, header []string, i int) (Kind, string) {
 	return KindAuto, ""
 }
 
-// kindError is ErrKind for a value of column col, of kind k decided as
-// why says, with the flags that would read it.
+// kindError is ErrKind for a value of column col, of kind k (a number or
+// a date column) decided as why says, with the flags that would read it.
 func kindError(col string, k Kind, why string) error {
-	fix := "--null VALUE makes VALUE mean missing"
-	if why != "summed" && why != "averaged" {
-		fix = fmt.Sprintf("--types '%s=text' reads the column as text, or %s", col, fix)
+	if why == "summed" || why == "averaged" {
+		return kindErr(fmt.Sprintf("not a decimal number, in a column that is %s; --null VALUE makes VALUE mean missing", why))
 	}
-	return fmt.Errorf("%w: the column is %s (%s); %s", ErrKind, articled(k), why, fix)
+	return kindErr(fmt.Sprintf("not a %s, in %s (%s); --types '%s=text' reads it as text, or --null VALUE makes VALUE mean missing",
+		k, articled(k), why, col))
 }
+
+// kindErr is an ErrKind with its message.
+type kindErr string
+
+func (e kindErr) Error() string { return string(e) }
+func (e kindErr) Unwrap() error { return ErrKind }
 
 // articled is "a number column", "a date column".
 func articled(k Kind) string {
@@ -238,7 +244,7 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 				continue // (a name the binding reports)
 			}
 			if c.kind != KindAuto {
-				return nil, fmt.Errorf("--types: %s is %s, but the query %s it: only numbers are", clipQuote(c.name), articled(c.kind), strings.TrimSuffix(l.what, "d")+"s")
+				return nil, fmt.Errorf("--types: %s is %s, but the query %s it: only numbers are", clipQuote(c.name), articled(c.kind), map[string]string{"summed": "sums", "averaged": "averages"}[l.what])
 			}
 			c.kind, c.why = KindNumber, l.what
 		}
@@ -378,6 +384,9 @@ func (d *Decider) Kinds() []ColumnKind {
 		}
 		n, dt, tx := c.seen[KindNumber], c.seen[KindDate], c.seen[KindText]
 		sample := fmt.Sprintf("%d sampled rows", d.rows)
+		if d.rows == 1 {
+			sample = "1 sampled row"
+		}
 		ck := ColumnKind{Col: c.name, Kind: KindText}
 		switch {
 		case n+dt+tx == 0:
@@ -388,8 +397,11 @@ func (d *Decider) Kinds() []ColumnKind {
 			ck.Kind, ck.Why = KindDate, fmt.Sprintf("every value in %s is a date", sample)
 		default:
 			x, what := 0, "a number"
-			if dt > n {
+			switch {
+			case dt > n:
 				x, what = 1, "a date"
+			case n == 0:
+				what = "a number or a date" // (text alone)
 			}
 			ck.Why = fmt.Sprintf("%s at %s is not %s", clipQuote(c.other[x]), c.at[x], what)
 			if nullish(c.other[x]) {

@@ -72,13 +72,13 @@ func TestKindsStrict(t *testing.T) {
 		matched int64
 		err     string
 	}{
-		{Query{Filters: []Cond{{Col: "price", Op: OpEq, Value: "437.2"}}, Kinds: numeric}, 0, `p.csv:4:3: column "price": value does not fit its column's kind: the column is a number column (every value in 2 sampled rows is a number); --types 'price=text' reads the column as text, or --null VALUE makes VALUE mean missing: "NA"`},
+		{Query{Filters: []Cond{{Col: "price", Op: OpEq, Value: "437.2"}}, Kinds: numeric}, 0, `p.csv:4:3: column "price": not a number, in a number column (every value in 2 sampled rows is a number); --types 'price=text' reads it as text, or --null VALUE makes VALUE mean missing: "NA"`},
 		{Query{Filters: []Cond{{Col: "price", Op: OpEq, Value: "437.2"}, {Col: "name", Op: OpNe, Value: "C"}}, Kinds: numeric}, 1, ""},
 		{Query{Filters: []Cond{{Col: "name", Op: OpNe, Value: "C"}, {Col: "price", Op: OpEq, Value: "437.2"}}, Kinds: numeric}, 1, ""},
 		{Query{Filters: []Cond{{Col: "day", Op: OpGe, Value: "Jan 3 2015"}}, Kinds: numeric}, 2, ""},
 		{Query{Filters: []Cond{{Col: "day", Op: OpEq, Value: "5"}}, Kinds: numeric}, 0, "is a date column (--types), and \"5\" is not a date"},
 		{Query{Filters: []Cond{{Col: "price", Op: OpGt, Value: "abc"}}, Kinds: numeric}, 0, "is a number column"},
-		{Query{Max: []string{"price"}, Kinds: numeric}, 0, "the column is a number column"},
+		{Query{Max: []string{"price"}, Kinds: numeric}, 0, "not a number, in a number column"},
 		{Query{Sum: []string{"name"}, Kinds: []ColumnKind{{"name", KindText, "--types"}}}, 0, "\"name\" is a text column (--types): only numbers are summed or averaged"},
 		{Query{Min: []string{"price"}, Max: []string{"day"}, Kinds: []ColumnKind{{"price", KindText, "t"}}}, 3, ""},
 	} {
@@ -153,7 +153,7 @@ func TestParseTypes(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	if !errors.Is(kindError("x", KindNumber, "summed"), ErrKind) {
+	if !errors.Is(kindError("x", KindNumber, "--types"), ErrKind) {
 		t.Error("kindError is not ErrKind")
 	}
 }

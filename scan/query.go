@@ -101,6 +101,9 @@ type Spec struct {
 	// Kinds are the decided kinds of the query's columns (Query.Kinds),
 	// each named as this header spells it.
 	Kinds []ColumnKind
+	// Unnamed are the columns the query reads whose header cell is empty,
+	// named column0 … (by position from 0, as DuckDB names them).
+	Unnamed []string
 	// Sales: the query named no aggregate and the header has the Sales
 	// Records' two sums, so it answers the reference's question (its
 	// count is of orders).

@@ -281,7 +281,13 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					return out, ErrFilter
 				}
 			}
-			if c.Value != "" {
+			if k == KindText && !c.Quoted && c.Op != OpEq && c.Op != OpNe {
+				_, _, nerr := refNum(c.Value)
+				if _, ok := refDate(c.Value); nerr == nil || ok {
+					return out, ErrFilter
+				}
+			}
+			if c.Value != "" && !c.Quoted {
 				if _, _, err := refNum(c.Value); k == KindNumber && err != nil {
 					return out, ErrFilter
 				}
@@ -872,10 +878,10 @@ func refValueKind(text string, k Kind) (refExt, error) {
 // bytes; a number or date column's present field must be one (ErrKind)
 // and compares as one.
 func refTestKind(c Cond, k Kind, field string) (bool, error) {
-	switch k {
-	case KindAuto:
+	switch {
+	case k == KindAuto || c.Quoted:
 		return refTest(c, field)
-	case KindText:
+	case k == KindText:
 		c.Quoted = true
 		return refTest(c, field)
 	}

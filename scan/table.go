@@ -19,9 +19,10 @@ type Table struct {
 	data []byte
 	body int // offset of the first data row
 	b    binding
-	// header is the header's names (nameEmpty's for empty cells), shared
-	// by the Table's views
-	header []string
+	// header is the header's names (nameEmpty's for empty cells, at
+	// indexes unnamed), shared by the Table's views
+	header  []string
+	unnamed []int
 }
 
 var (
@@ -65,7 +66,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		}
 		p = first
 	}
-	nameEmpty(header)
+	unnamed := nameEmpty(header)
 	b, err := bind(q, header)
 	if err != nil {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
@@ -73,7 +74,21 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		}
 		return nil, errAt(name, data, first, "", nil, err)
 	}
-	return &Table{name: name, data: data, body: p, b: b, header: header}, nil
+	b.spec.unnamed(header, unnamed)
+	return &Table{name: name, data: data, body: p, b: b, header: header, unnamed: unnamed}, nil
+}
+
+// unnamed sets s.Unnamed: the columns s reads among the header's cells
+// at indexes empty (named by nameEmpty).
+func (s *Spec) unnamed(header []string, empty []int) {
+	for _, i := range empty {
+		n := header[i]
+		used := slices.Contains(s.By, n) || slices.ContainsFunc(s.Filters, func(c Cond) bool { return c.Col == n }) ||
+			slices.ContainsFunc(s.Aggs, func(a Agg) bool { return a.Col == n })
+		if used {
+			s.Unnamed = append(s.Unnamed, n)
+		}
+	}
 }
 
 // Header is the file's column names as the query reads them (an empty
@@ -87,6 +102,7 @@ func (t *Table) Rebind(q *Query) error {
 	if err != nil {
 		return errAt(t.name, t.data, 0, "", nil, err)
 	}
+	b.spec.unnamed(t.header, t.unnamed)
 	t.b = b
 	return nil
 }
@@ -94,12 +110,14 @@ func (t *Table) Rebind(q *Query) error {
 // nameEmpty names each empty header cell (an R data frame's row names'
 // column, say) as DuckDB names a column without one: column and its
 // position from 0 (column0), so that a query can name it.
-func nameEmpty(header []string) {
+func nameEmpty(header []string) (named []int) {
 	for i, h := range header {
 		if h == "" {
 			header[i] = "column" + strconv.Itoa(i)
+			named = append(named, i)
 		}
 	}
+	return named
 }
 
 // Records returns up to n records from the start of data (a file's
@@ -144,7 +162,7 @@ func Records(data []byte, n int) ([][]string, error) {
 // ParseError.Shift). data must stay valid and unchanged while the view is
 // scanned.
 func (t *Table) View(data []byte, base int) Table {
-	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b, header: t.header}
+	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b, header: t.header, unnamed: t.unnamed}
 }
 
 // Body returns the byte range that holds the data rows: from the first row

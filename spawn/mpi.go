@@ -94,6 +94,10 @@ type mpiOptions struct {
 	Chunk    int
 	// Stop: no run; the ranks that follow rank 0 (FollowMPI) stop.
 	Stop bool
+	// Kinds are the query's column kinds, which rank 0 decides over every
+	// input (Set.decide) for every rank, or KindsErr why it could not.
+	Kinds    []scan.ColumnKind
+	KindsErr string
 }
 
 func optionsOf(c Config) mpiOptions {
@@ -261,8 +265,12 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 	opts := optionsOf(c)
 	got := rank0
 	if got == nil {
+		send := opts
+		if comm.Rank() == 0 {
+			send.Kinds, send.KindsErr = decideAll(c)
+		}
 		var enc bytes.Buffer
-		if err := child.WriteJob(&enc, &opts); err != nil {
+		if err := child.WriteJob(&enc, &send); err != nil {
 			return nil, err
 		}
 		if got, err = comm.Bcast(enc.Bytes()); err != nil {
@@ -272,11 +280,17 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 	t0 := time.Now() // the ranks' clocks start together, just after the Bcast
 	var rr rankRun
 	var root mpiOptions
-	if err := child.ReadJob(bytes.NewReader(got), &root); err != nil {
+	err = child.ReadJob(bytes.NewReader(got), &root)
+	opts.Kinds, opts.KindsErr = root.Kinds, root.KindsErr // (rank 0's to give)
+	switch {
+	case err != nil:
 		rr.part.Err = fmt.Sprintf("rank %d: rank 0's options: %v", comm.Rank(), err)
-	} else if !reflect.DeepEqual(root, opts) {
+	case !reflect.DeepEqual(root, opts):
 		rr.part.Err = fmt.Sprintf("rank %d was started with other options than rank 0: %+v, rank 0 %+v", comm.Rank(), opts, root)
-	} else {
+	case root.KindsErr != "":
+		rr.part.Err = root.KindsErr
+	default:
+		c.Query.Kinds = append([]scan.ColumnKind{}, root.Kinds...) // (not nil: decided)
 		rr = m.part(ctx, c, comm, t0)
 	}
 	if rr.run != nil {
@@ -555,4 +569,19 @@ func EndMPI(code int) {
 		return
 	}
 	mpi.Finalize()
+}
+
+// decideAll is rank 0's decision of c's query's kinds over all of c's
+// inputs (its own copies of every rank's), as any strategy's Set decides
+// them, or why it could not.
+func decideAll(c Config) ([]scan.ColumnKind, string) {
+	if c.Query.Kinds != nil {
+		return c.Query.Kinds, ""
+	}
+	s, err := Open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names...)
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer s.Close()
+	return s.Query.Kinds, ""
 }

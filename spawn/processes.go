@@ -157,7 +157,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 			res.Part = plan.Units[i].Part // (not in the binary form)
 			outcomes[i] = unitOutcome{res: res, done: true}
 			if status == unitFailed {
-				outcomes[i].err = errors.New(getMsg(us, uMsgLen, uMsg, unitSlot))
+				outcomes[i].err = errors.New(getFailed(region, l, us))
 			}
 		})
 	}

@@ -167,7 +167,13 @@ func getResult(b []byte) (scan.Result, error) { return scan.DecodeResult(b[uResu
 // putVar writes a result's variable part into the heap of region r
 // (laid out as l) and records where in the unit slot us.
 func putVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
-	enc := res.AppendVar(nil)
+	return putHeap(r, l, us, res.AppendVar(nil), "result part")
+}
+
+// putHeap writes enc (a result's variable part, or a failed unit's
+// message too long for its slot: what) into the heap of region r (laid
+// out as l) and records where in the unit slot us (varOff, varLen).
+func putHeap(r *shm.Region, l layout, us []byte, enc []byte, what string) error {
 	if len(enc) == 0 {
 		return nil
 	}
@@ -175,7 +181,7 @@ func putVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
 	for done := 0; done < len(enc); {
 		n, err := unix.Pwrite(r.Fd(), enc[done:], int64(l.size+off+done))
 		if err != nil {
-			return fmt.Errorf("writing a %d-byte result part to the shared region: %w", len(enc), err)
+			return fmt.Errorf("writing a %d-byte %s to the shared region: %w", len(enc), what, err)
 		}
 		done += n
 	}
@@ -186,25 +192,57 @@ func putVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
 
 // getVar reads back what putVar wrote for the unit slot us.
 func getVar(r *shm.Region, l layout, us []byte, res *scan.Result) error {
+	buf, err := getHeap(r, l, us)
+	if err != nil || buf == nil {
+		return err
+	}
+	return res.DecodeVar(buf)
+}
+
+// getHeap reads back what putHeap wrote for the unit slot us (nil for
+// nothing).
+func getHeap(r *shm.Region, l layout, us []byte) ([]byte, error) {
 	off, n := int64(le.Uint64(us[uVarOff:])), int64(le.Uint64(us[uVarLen:]))
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	if heap := int64(r.Load(hdrHeap)); off < 0 || n < 0 || off+n > heap {
-		return fmt.Errorf("a result part at %d+%d past the heap's %d bytes", off, n, heap)
+		return nil, fmt.Errorf("a result part at %d+%d past the heap's %d bytes", off, n, heap)
 	}
 	buf := make([]byte, n)
 	for done := int64(0); done < n; {
 		k, err := unix.Pread(r.Fd(), buf[done:], int64(l.size)+off+done)
 		if err != nil {
-			return fmt.Errorf("reading a result part from the shared region: %w", err)
+			return nil, fmt.Errorf("reading a result part from the shared region: %w", err)
 		}
 		if k == 0 {
-			return fmt.Errorf("a result part: the shared region ends %d bytes short", n-done)
+			return nil, fmt.Errorf("a result part: the shared region ends %d bytes short", n-done)
 		}
 		done += int64(k)
 	}
-	return res.DecodeVar(buf)
+	return buf, nil
+}
+
+// putFailed marks the unit slot us failed with msg: in the slot if it
+// fits, else whole in the heap (a message names a file, a column, a
+// value and the flags that would read it: it may be longer than a slot),
+// and cut in the slot should the heap not take it.
+func putFailed(r *shm.Region, l layout, us []byte, msg string) {
+	putMsg(us, uMsgLen, uMsg, unitSlot, msg)
+	le.PutUint64(us[uVarOff:], 0)
+	le.PutUint64(us[uVarLen:], 0)
+	if len(msg) > unitSlot-uMsg {
+		putHeap(r, l, us, []byte(msg), "message") // (on error: the cut one)
+	}
+	le.PutUint64(us[uStatus:], unitFailed)
+}
+
+// getFailed is the message putFailed wrote for the unit slot us.
+func getFailed(r *shm.Region, l layout, us []byte) string {
+	if b, err := getHeap(r, l, us); err == nil && b != nil {
+		return string(b)
+	}
+	return getMsg(us, uMsgLen, uMsg, unitSlot)
 }
 
 // putMsg stores an error message (cut to fit) at lenOff, its bytes after.

@@ -34,6 +34,9 @@ type Set struct {
 	// mapped (tooMany), so each is read (shm.Read) through a descriptor
 	// opened for each read, whatever mode was asked.
 	Transient bool
+	// input is each file's index among the paths the Set was opened
+	// with (empty files are left out of it)
+	input []int
 	// Rest, if not nil, is the error of the first file that could not be
 	// opened or bound, after the Set's last: a run reports it if its scan
 	// of the Set finds no error (see stopAt).
@@ -114,6 +117,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
 		s.Files = append(s.Files, f)
 		s.Tables = append(s.Tables, t)
+		s.input = append(s.input, i)
 		s.Bytes += int64(f.Size())
 	}
 	if len(s.Tables) == 0 {
@@ -121,6 +125,12 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 			return nil, s.Rest
 		}
 		return nil, noData(names)
+	}
+	if want == nil && s.Query.Kinds == nil {
+		if err := s.decide(len(paths)); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -70,9 +70,15 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	workers = max(workers, 1)
 	t0 := time.Now()
 	if c.Stream == nil {
+		if c.Query.Kinds == nil {
+			if c, err = decideStreams(ctx, c); err != nil {
+				return nil, err
+			}
+		}
 		return runStreams(ctx, c, name, workers, t0)
 	}
 	s := newStreamRun(&c, c.Stream, 0, workers, t0)
+	s.decide = c.Query.Kinds == nil
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -259,6 +265,9 @@ type streamRun struct {
 	name string
 	q    scan.Query
 	size int
+	// decide: the reader decides q's kinds from the stream's head before
+	// it binds the header (a lone stream, whose Query has none)
+	decide bool
 
 	blocks chan block  // read, in order; closed when the reader ends
 	free   chan []byte // buffers to read into (nil: not allocated yet)
@@ -303,6 +312,18 @@ type blockOutcome struct {
 func (s *streamRun) read(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.blocks)
+	if s.decide {
+		var d *scan.Decider
+		head, rerr, err := sampleHead(s.r, s.name, &s.q, &d)
+		if err != nil {
+			s.err = err
+			return
+		}
+		if d != nil {
+			s.q.Kinds = d.Kinds()
+		}
+		s.r = replay(head, s.r, rerr)
+	}
 	buf := s.get(ctx, s.size)
 	have, off := 0, 0
 	for buf != nil && s.failedAt.Load() == math.MaxInt64 {

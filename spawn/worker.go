@@ -154,8 +154,7 @@ func runWorker(region *shm.Region, w int, entered int64) int {
 		err := set.scanUnit(context.Background(), u, res)
 		switch {
 		case err != nil:
-			putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
-			le.PutUint64(us[uStatus:], unitFailed)
+			putFailed(region, l, us, err.Error())
 		case res == &own:
 			le.PutUint64(us[uStatus:], unitFolded)
 			last = i
@@ -184,8 +183,7 @@ func runWorker(region *shm.Region, w int, entered int64) int {
 func putUnit(region *shm.Region, l layout, us []byte, res *scan.Result) {
 	putResult(us, res)
 	if err := putVar(region, l, us, res); err != nil {
-		putMsg(us, uMsgLen, uMsg, unitSlot, err.Error())
-		le.PutUint64(us[uStatus:], unitFailed)
+		putFailed(region, l, us, err.Error())
 		return
 	}
 	le.PutUint64(us[uStatus:], unitDone)

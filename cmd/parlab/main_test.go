@@ -219,7 +219,7 @@ func TestErrors(t *testing.T) {
 		{"not a calendar day", []string{"query", "--where", "Order Date>13/45/2010", "testdata/sales"}, exitUsage, `--where: bad filter "Order Date>13/45/2010": not a calendar day`},
 		{"a number with separators", []string{"query", "--where", "Units Sold > 1_000", "testdata/sales"}, exitUsage, `bad filter "Units Sold>1_000": neither a decimal number`},
 		{"a value out of range", []string{"query", "--where", "Units Sold>999999999999999999999999999999999999999", "testdata/sales"}, exitUsage, `--where: bad filter "Units Sold>999999999999999999999999999999999999999": number out of range`},
-		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `xaa.csv:2:1: column "Region": field cannot be compared: "Sub-Saharan Africa" is compared as a number`},
+		{"not a number", []string{"query", "--where", "Region>5", "testdata/sales"}, exitFail, `bad filter "Region>5": "Region" is a text column ("Sub-Saharan Africa" at testdata/sales/xaa.csv line 2 is not a number or a date), which orders by bytes (10 before 9): quote the value to compare bytes ('Region>"5"')`},
 		{"sort without by", []string{"query", "--sort", "count", "testdata/sales"}, exitUsage, "give --by"},
 		{"sort unknown", []string{"query", "--by", "Region", "--sort", "Nope:desc", "testdata/sales"}, exitFail, `cannot sort by "Nope"`},
 		{"by twice", []string{"query", "--by", "Region,region", "testdata/sales"}, exitFail, `"Region" and "region" are both field 1`},

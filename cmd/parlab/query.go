@@ -22,6 +22,7 @@ type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
 	where, by, sum, min, max, avg, sort listFlag
+	types                               listFlag
 	limit                               int
 	io                                  shm.Mode
 	populate                            bool
@@ -68,6 +69,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
+	fs.Var(&q.types, "types", "column kinds, COL=KIND comma-separated (or the flag given again), KIND number, date or text: overrides the kind parlab decides from a sample of rows (a column is a number or date column if every sampled value is one, else text; see --verbose)")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
 	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets, in the files and in --where values alike; 1.234,5 stays no number")
 	q.dialect.register(fs)
@@ -128,6 +130,13 @@ func (q *queryFlags) query() (scan.Query, error) {
 			}
 		}
 		sq.Sort = append(sq.Sort, k)
+	}
+	for _, v := range q.types {
+		ts, err := scan.ParseTypes(v)
+		if err != nil {
+			return sq, usagef("%v", err)
+		}
+		sq.Types = append(sq.Types, ts...)
 	}
 	sq.Limit, sq.NoHeader = q.limit, q.noHeader
 	if err := sq.Validate(); err != nil {
@@ -273,6 +282,7 @@ func (a *app) query(args []string) error {
 	}
 	render.Text(a.stdout, rep, c.Mode)
 	if *verbose {
+		render.Kinds(a.stdout, rep)
 		render.Workers(a.stdout, rep)
 	}
 	return nil
