@@ -190,6 +190,7 @@ type Decider struct {
 	q    *Query
 	cols []*judged
 	rows int
+	got  []sampled // Sample's, kept for the next
 }
 
 // judged is one column's kind in the making.
@@ -262,11 +263,11 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 // input's body, and in SampleSpread windows of SampleWindow bytes spread
 // evenly through the rest of a file that can be read anywhere. A sampled
 // row may run SampleSlack bytes past its window; a longer one is left out.
-// The sizes keep deciding under a millisecond (docs/query.md, "Column
-// kinds"): about 2,000 Sales rows, read without a copy.
+// The sizes keep deciding under a millisecond on 8 inputs (docs/query.md,
+// "Column kinds"): about 540 Sales rows from each, read without a copy.
 const (
-	SampleHead   = 64 << 10
-	SampleSpread = 8
+	SampleHead   = 32 << 10
+	SampleSpread = 4
 	SampleWindow = 8 << 10
 	SampleSlack  = 64 << 10
 )
@@ -281,20 +282,22 @@ const (
 // row that does not parse ends the sample (the scan reports it). line is
 // data's first line in the file (for messages), 0 if not known.
 func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final bool, line int) {
-	idx := make([]int, len(d.cols))
-	need := false
+	// cols: the header columns to judge, ascending, and ks each one's
+	// entry in d.cols
+	var cols, ks []int
 	for k, c := range d.cols {
-		idx[k] = -1
-		if c.kind != KindAuto {
-			continue
+		if c.kind != KindAuto || c.settled() {
+			continue // (text whatever else the sample holds)
 		}
 		if i, err := resolve(c.name, t.header); err == nil {
-			idx[k], need = i, true
+			j, _ := slices.BinarySearch(cols, i)
+			cols, ks = slices.Insert(cols, j, i), slices.Insert(ks, j, k)
 		}
 	}
-	if !need {
+	if cols == nil {
 		return
 	}
+	sp := rowPicks{cols: cols, ks: ks, fields: make([][]byte, len(cols)), offs: make([]int, len(cols))}
 	p := 0
 	if !head {
 		i := bytes.IndexByte(data, '\n')
@@ -304,46 +307,20 @@ func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final boo
 		p = i + 1
 		line = 0
 	}
-	type value struct {
-		k    int
-		kind Kind
-		v    []byte
-		off  int
-	}
-	var got []value
+	got := d.got[:0]
+	defer func() { d.got = got[:0] }()
 	rows := 0
+	take := func(k int, v []byte, off int) {
+		got = append(got, sampled{k, valueKind(v), v, off})
+	}
 	for p < limit && p < len(data) {
 		q := skipBlank(data, p)
 		if q >= len(data) {
 			break
 		}
-		if line > 0 {
-			line += bytes.Count(data[p:q], []byte{'\n'})
-		}
 		p = q
-		start, fields, ok := p, 0, true
 		row := len(got)
-		for {
-			f, next, last, err := readField(data, p)
-			if err != nil || (last && next == len(data) && !final && (next == 0 || data[next-1] != '\n')) {
-				ok = false
-				break
-			}
-			for k, i := range idx {
-				if i == fields && f.e > f.s {
-					v := data[f.s:f.e]
-					if f.quoted {
-						v = []byte(unquote(v, true))
-					}
-					got = append(got, value{k, valueKind(v), v, f.s})
-				}
-			}
-			fields++
-			p = next
-			if last {
-				break
-			}
-		}
+		fields, next, ok := sp.row(data, p, final, take)
 		if !ok || (!head && fields != len(t.header)) {
 			if !head {
 				return // a window that may be misaligned: none of it
@@ -351,26 +328,97 @@ func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final boo
 			got = got[:row]
 			break
 		}
-		for j := row; j < len(got); j++ {
-			c := d.cols[got[j].k]
-			c.seen[got[j].kind]++
-			for x, miss := range [2]bool{got[j].kind != KindNumber, got[j].kind != KindDate} {
-				if miss && c.other[x] == "" {
-					c.other[x] = string(got[j].v)
-					if line > 0 {
-						c.at[x] = fmt.Sprintf("%s line %d", t.name, line+bytes.Count(data[start:got[j].off], []byte{'\n'}))
-					} else {
-						c.at[x] = fmt.Sprintf("%s near byte %d", t.name, base+got[j].off)
-					}
-				}
-			}
-		}
-		if line > 0 {
-			line += bytes.Count(data[start:p], []byte{'\n'})
-		}
+		p = next
 		rows++
 	}
 	d.rows += rows
+	for _, g := range got {
+		c := d.cols[g.k]
+		c.seen[g.kind]++
+		for x, miss := range [2]bool{g.kind != KindNumber, g.kind != KindDate} {
+			if miss && c.other[x] == "" {
+				c.other[x] = string(g.v)
+				if line > 0 {
+					c.at[x] = fmt.Sprintf("%s line %d", t.name, line+bytes.Count(data[:g.off], []byte{'\n'}))
+				} else {
+					c.at[x] = fmt.Sprintf("%s near byte %d", t.name, base+g.off)
+				}
+			}
+		}
+	}
+}
+
+// sampled is one value a Sample judged: its column's entry, its kind, its
+// bytes and where it starts in the sample.
+type sampled struct {
+	k    int
+	kind Kind
+	v    []byte
+	off  int
+}
+
+// settled reports whether c, a sampled column, is text whatever else a
+// sample holds: it has held text, or numbers and dates both.
+func (c *judged) settled() bool {
+	return c.seen[KindText] > 0 || c.seen[KindNumber] > 0 && c.seen[KindDate] > 0
+}
+
+// rowPicks is what Sample reads of a row: the columns cols (ascending),
+// each the entry ks of its Decider, and room for pick.
+type rowPicks struct {
+	cols, ks []int
+	fields   [][]byte
+	offs     []int
+}
+
+// row reads the record at data[p:] for Sample: take(k, v, off) for each
+// present value of a column of rp.cols, its field count, and where the
+// next record starts; ok false for a record that does not parse or that
+// data's end cuts (not final). A quote-free row is split by pick (SWAR),
+// any other by readField.
+func (rp *rowPicks) row(data []byte, p int, final bool, take func(k int, v []byte, off int)) (fields, next int, ok bool) {
+	end := len(data)
+	next = end
+	if nl := bytes.IndexByte(data[p:], '\n'); nl >= 0 {
+		end, next = p+nl, p+nl+1
+	} else if !final {
+		return 0, 0, false
+	}
+	row := data[p:end]
+	if bytes.IndexByte(row, '"') < 0 {
+		if len(row) > 0 && row[len(row)-1] == '\r' {
+			row = row[:len(row)-1]
+		}
+		found, _ := pick(row, rp.cols, rp.fields, rp.offs)
+		for j := range found {
+			if len(rp.fields[j]) > 0 {
+				take(rp.ks[j], rp.fields[j], p+rp.offs[j])
+			}
+		}
+		return 1 + bytes.Count(row, []byte{','}), next, true
+	}
+	i, j := p, 0
+	for {
+		f, n, lastField, err := readField(data, i)
+		if err != nil || (lastField && n == len(data) && !final && (n == 0 || data[n-1] != '\n')) {
+			return 0, 0, false
+		}
+		if j < len(rp.cols) && rp.cols[j] == fields {
+			if f.e > f.s {
+				v := data[f.s:f.e]
+				if f.quoted {
+					v = []byte(unquote(v, true))
+				}
+				take(rp.ks[j], v, f.s)
+			}
+			j++
+		}
+		fields++
+		i = n
+		if lastField {
+			return fields, n, true
+		}
+	}
 }
 
 // Kinds is the decided kind of each of the query's columns, for

@@ -114,7 +114,7 @@ func TestDecider(t *testing.T) {
 	want := []ColumnKind{
 		{"id", KindText, "--types"},
 		{"amount", KindNumber, "summed"},
-		{"note", KindText, `"x,\n2" at a.csv line 2 is not a number`},
+		{"note", KindText, `"x,\n2" at a.csv line 2 is not a number or a date`},
 		{"when", KindDate, "every value in 3 sampled rows is a date"},
 	}
 	if got := d.Kinds(); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -130,7 +130,7 @@ func TestDecider(t *testing.T) {
 	// a head sample that meets NA among numbers says which --null reads it
 	d, _ = NewDecider(&Query{Max: []string{"note"}}, tb)
 	d.Sample(tb, data[a+24:], a+24, e-a-24, true, true, 4)
-	if got := d.Kinds(); got[0].Kind != KindText || got[0].Why != `"NA" at a.csv line 4 is not a number; --null 'NA' would make it missing` {
+	if got := d.Kinds(); got[0].Kind != KindText || got[0].Why != `"NA" at a.csv line 4 is not a number or a date; --null 'NA' would make it missing` {
 		t.Fatalf("NA: %+v", got)
 	}
 	for _, bad := range []Query{

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"parlab/data"
 	"parlab/scan"
+	"parlab/shm"
+	"parlab/spawn/stage"
 )
 
 // Column kinds are decided once and alike in every strategy, split and
@@ -36,7 +39,7 @@ func TestKindsEveryWay(t *testing.T) {
 	b.WriteString("id,v\n")
 	for i := range 30000 {
 		v := fmt.Sprint(i % 997)
-		if i > 12000 && i < 18000 {
+		if i > 10000 && i < 20000 {
 			v = "NA"
 		}
 		fmt.Fprintf(&b, "%d,%s\n", i, v)
@@ -48,8 +51,8 @@ func TestKindsEveryWay(t *testing.T) {
 		t.Errorf("NA in the middle of a file: %+v, %v; want text (min 0, max NA)", got.Words[0], err)
 	}
 	_, err = runStaged(t, []string{writeFile(t, filepath.Join(dir, "mid.csv.gz"), gzipOf([]byte(b.String())))}, 0, nil, qm)
-	if !errors.Is(err, scan.ErrKind) || !strings.Contains(err.Error(), "mid.csv.gz:12003:") || !strings.Contains(err.Error(), "--types 'v=text'") {
-		t.Errorf("NA past a compressed file's head: %v, want ErrKind at line 12003 naming --types", err)
+	if !errors.Is(err, scan.ErrKind) || !strings.Contains(err.Error(), "mid.csv.gz:10003:") || !strings.Contains(err.Error(), "--types 'v=text'") {
+		t.Errorf("NA past a compressed file's head: %v, want ErrKind at line 10003 naming --types", err)
 	}
 	// an order comparison with a number on a text column: refused
 	qw := scan.Query{Filters: []scan.Cond{{Col: "v", Op: scan.OpGt, Value: "5"}}}
@@ -57,7 +60,7 @@ func TestKindsEveryWay(t *testing.T) {
 		t.Errorf("v>5 on a text column: %v", err)
 	}
 	qw.Types = []scan.ColumnKind{{Col: "v", Kind: scan.KindNumber, Why: "--types"}}
-	if _, err := agree(t, "mid > number", []string{mid}, qw, nil); !errors.Is(err, scan.ErrKind) || !strings.Contains(err.Error(), "mid.csv:12003:") {
+	if _, err := agree(t, "mid > number", []string{mid}, qw, nil); !errors.Is(err, scan.ErrKind) || !strings.Contains(err.Error(), "mid.csv:10003:") {
 		t.Errorf("v>5 with --types v=number: %v, want ErrKind at the first NA", err)
 	}
 
@@ -80,5 +83,32 @@ func TestKindsEveryWay(t *testing.T) {
 		case want == "" && (err != nil || got.Words[0].MaxText.Text != "x"):
 			t.Errorf("x in file %d: %+v, %v, want text, max x", bad, got.Words, err)
 		}
+	}
+}
+
+// BenchmarkDecide is what deciding kinds costs a run: 8 Sales files
+// (every one sampled), a text column (settled by its first value) and a
+// number column (the whole sample judged). docs/query.md quotes it.
+func BenchmarkDecide(b *testing.B) {
+	dir := b.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 400000, Files: 8, Seed: 1}, false, nil); err != nil {
+		b.Fatal(err)
+	}
+	paths, _ := stage.ExpandPaths([]string{dir})
+	for _, col := range []string{"Region", "Units Sold"} {
+		b.Run(col, func(b *testing.B) {
+			q := scan.Query{Min: []string{col}, Kinds: []scan.ColumnKind{}}
+			s, err := Open(paths, q, shm.Mmap, shm.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			for b.Loop() {
+				s.Query.Kinds = nil
+				if err := s.decide(len(paths)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
