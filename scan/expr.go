@@ -85,14 +85,25 @@ var ErrFilter = errors.New("bad filter")
 // one of = ! < > (Note="=x" has the value "=x"). Such a value unquoted is
 // an error, so that a mistyped operator (=>, =<) is not taken for a value,
 // and so is an order comparison's value bindCond declines (see Cond).
-func ParseCond(s string) (Cond, error) { return parseCond(s, false) }
+func ParseCond(s string) (Cond, error) { return parseCond(s, false, nil) }
 
 // ParseCondDecimalComma is ParseCond for inputs whose numbers are written
 // with a decimal comma (Transcoding.DecimalComma): an unquoted value that
 // is such a number (amount>1,5) is read as the inputs' fields are (1.5).
-func ParseCondDecimalComma(s string) (Cond, error) { return parseCond(s, true) }
+func ParseCondDecimalComma(s string) (Cond, error) { return parseCond(s, true, nil) }
 
-func parseCond(s string, decimalComma bool) (Cond, error) {
+// ParseCondDates is ParseCond for a query with --date-format: a value
+// in one of formats is a date, not a try at one; decimalComma as
+// ParseCondDecimalComma. A bad format is an error.
+func ParseCondDates(s string, decimalComma bool, formats []string) (Cond, error) {
+	dr, err := newDateReader(formats)
+	if err != nil {
+		return Cond{}, err
+	}
+	return parseCond(s, decimalComma, dr)
+}
+
+func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 	var c Cond
 	rest := strings.TrimLeft(s, " ")
 	if strings.HasPrefix(rest, `"`) {
@@ -145,6 +156,9 @@ func parseCond(s string, decimalComma bool) (Cond, error) {
 	c.Value = rest
 	if c.Op != OpEq && c.Op != OpNe && c.Value == "" {
 		return c, fmt.Errorf("%w %s: %s needs a value", ErrFilter, clipQuote(s), c.Op)
+	}
+	if _, ok := dr.parse([]byte(c.Value)); ok && dr != nil {
+		return c, nil // a date in a form the query gives
 	}
 	if _, err := bindCond(c); err != nil {
 		return c, err
@@ -236,28 +250,39 @@ type cond struct {
 	// (an ErrKind otherwise), and why says how that was decided.
 	ckind Kind
 	why   string
+	// dates reads a date column's values (nil: parseDate's forms)
+	dates *dateReader
+}
+
+// parseDate reads b as c's column reads a date: with the query's
+// formats in a number or date column, parseDate's forms otherwise.
+func (c *cond) parseDate(b []byte) (int64, bool) {
+	if c.ckind == KindAuto {
+		return parseDate(b)
+	}
+	return c.dates.parse(b)
 }
 
 // bindCond reads c's value as a number, else a date, else bytes (see
 // Cond). = and != take any value (one that is neither compares as bytes
 // alone, whatever it looks like); an order comparison's that overflows or
 // that notQuite declines is an ErrFilter.
-func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "") }
+func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "", nil) }
 
 // bindKind is bindCond for a column of kind ck (why: how it was decided):
 // a text column's filter compares bytes whatever its value; a number or
 // date column's value must be a number or a date, and so must every
 // present field it is compared with (strict). KindAuto is bindCond's rule.
-func bindKind(c Cond, ck Kind, why string) (cond, error) {
-	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why}
+func bindKind(c Cond, ck Kind, why string, dr *dateReader) (cond, error) {
+	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why, dates: dr}
 	if c.Quoted {
 		k.ckind = KindAuto // text: bytes alone, in any column
 		return k, nil
 	}
 	if ck == KindText {
-		if c.Op != OpEq && c.Op != OpNe && valueKind(k.val) != KindText {
+		if vk := valueKindIn(k.val, dr); c.Op != OpEq && c.Op != OpNe && vk != KindText {
 			return k, fmt.Errorf("%w %s: %s is a text column (%s), which orders by bytes (10 before 9): quote the value to compare bytes ('%s'), or --types '%s=%s' reads the column as %ss",
-				ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, Cond{Col: c.Col, Op: c.Op, Value: c.Value, Quoted: true}, c.Col, valueKind(k.val), valueKind(k.val))
+				ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, Cond{Col: c.Col, Op: c.Op, Value: c.Value, Quoted: true}, c.Col, vk, vk)
 		}
 		return k, nil // text: bytes alone
 	}
@@ -276,7 +301,7 @@ func bindKind(c Cond, ck Kind, why string) (cond, error) {
 		k.kind, k.m, k.s, k.wm = kindNumber, m, s, wideOf(m)
 	} else if (order || ck == KindNumber) && errors.Is(err, ErrOverflow) {
 		return k, fmt.Errorf("%w %s: %v", ErrFilter, clipQuote(c.String()), err)
-	} else if d, ok := parseDate(k.val); ok {
+	} else if d, ok := k.parseDate(k.val); ok {
 		k.kind, k.day = kindDate, d
 	} else if order && ck == KindAuto {
 		if why := notQuite(c.Value); why != "" {
@@ -293,7 +318,7 @@ func checkKind(c Cond, k cond, ck Kind, why string) error {
 	case ck == KindNumber && k.kind != kindNumber:
 		return fmt.Errorf("%w %s: %s is a number column (%s), and %s is not a number", ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, clipQuote(c.Value))
 	case ck == KindDate && k.kind != kindDate:
-		return fmt.Errorf("%w %s: %s is a date column (%s), and %s is not a date (%s)", ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, clipQuote(c.Value), dateForms)
+		return fmt.Errorf("%w %s: %s is a date column (%s), and %s is not a date (%s)", ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, clipQuote(c.Value), k.dates.forms())
 	}
 	return nil
 }
@@ -388,7 +413,7 @@ func (c *cond) testStrict(f []byte) (bool, error) {
 			return false, kindError(c.name, c.ckind, c.why)
 		}
 	} else {
-		d, ok := parseDate(f)
+		d, ok := c.dates.parse(f)
 		if !ok {
 			return false, kindError(c.name, c.ckind, c.why)
 		}

@@ -32,6 +32,8 @@ type general struct {
 	// split: cols[:split] lie in the header's front half, found from a
 	// row's start (pickFront), the rest from its end (pickBack).
 	split int
+	// dates reads a date column's values (nil: parseDate's forms)
+	dates *dateReader
 }
 
 // aggSlot is one aggregated column: where it is in cols and which
@@ -50,7 +52,11 @@ const AvgScale = 6
 
 func bindGeneral(q *Query, header []string) (binding, error) {
 	b := binding{filter: -1, ncols: len(header)}
-	g := &general{ncols: len(header)}
+	dr, err := newDateReader(q.DateFormats)
+	if err != nil {
+		return b, err
+	}
+	g := &general{ncols: len(header), dates: dr}
 	var at []int // the column of each role, in the order of roles below
 	use := func(col int) int {
 		at = append(at, col)
@@ -62,7 +68,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 			return b, err
 		}
 		ck, why := kindOf(q, header, i)
-		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted}, ck, why)
+		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted}, ck, why, dr)
 		if err != nil {
 			return b, err
 		}
@@ -350,7 +356,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			words |= 1 << k
 			continue
 		case KindDate:
-			d, ok := parseDate(fields[s.fi])
+			d, ok := g.dates.parse(fields[s.fi])
 			if !ok {
 				return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], kindError(g.names[s.fi], s.kind, s.why))
 			}

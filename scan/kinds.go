@@ -165,14 +165,17 @@ func articled(k Kind) string {
 
 // valueKind is what a present value reads as by itself: a number (the
 // package comment's grammar), else a date (dateForms), else text.
-func valueKind(v []byte) Kind {
+func valueKind(v []byte) Kind { return valueKindIn(v, nil) }
+
+// valueKindIn is valueKind with the dates dr reads.
+func valueKindIn(v []byte, dr *dateReader) Kind {
 	if _, _, err := ParseFixed(v); err == nil {
 		return KindNumber
 	}
 	if _, _, err := parseWide(v); err == nil {
 		return KindNumber
 	}
-	if _, ok := parseDate(v); ok {
+	if _, ok := dr.parse(v); ok {
 		return KindDate
 	}
 	return KindText
@@ -187,7 +190,8 @@ func valueKind(v []byte) Kind {
 // date, else, or if it holds no value, text (as DuckDB's sniffer decides a
 // column's type, with text for VARCHAR).
 type Decider struct {
-	q    *Query
+	q     *Query
+	dates *dateReader
 	cols []*judged
 	rows int
 	got  []sampled // Sample's, kept for the next
@@ -208,7 +212,11 @@ type judged struct {
 // input's), or an error if --types names a column the header lacks or
 // gives a summed column another kind.
 func NewDecider(q *Query, t *Table) (*Decider, error) {
-	d := &Decider{q: q}
+	dr, err := newDateReader(q.DateFormats)
+	if err != nil {
+		return nil, fmt.Errorf("--date-format: %w", err)
+	}
+	d := &Decider{q: q, dates: dr}
 	find := func(name string) *judged {
 		i, err := resolve(name, t.header)
 		if err != nil {
@@ -311,7 +319,7 @@ func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final boo
 	defer func() { d.got = got[:0] }()
 	rows := 0
 	take := func(k int, v []byte, off int) {
-		got = append(got, sampled{k, valueKind(v), v, off})
+		got = append(got, sampled{k, valueKindIn(v, d.dates), v, off})
 	}
 	for p < limit && p < len(data) {
 		q := skipBlank(data, p)
@@ -452,8 +460,11 @@ func (d *Decider) Kinds() []ColumnKind {
 				what = "a number or a date" // (text alone)
 			}
 			ck.Why = fmt.Sprintf("%s at %s is not %s", clipQuote(c.other[x]), c.at[x], what)
-			if nullish(c.other[x]) {
+			switch {
+			case nullish(c.other[x]):
 				ck.Why += fmt.Sprintf("; --null '%s' would make it missing", c.other[x])
+			case datish(c.other[x]):
+				ck.Why += "; --date-format reads dates in another form (%d/%m/%Y …)"
 			}
 		}
 		out = append(out, ck)

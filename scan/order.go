@@ -35,12 +35,17 @@ type groupOrder struct {
 
 func newGroupOrder(a *Answer) *groupOrder {
 	o := &groupOrder{a: a, g: a.Result.Groups, keys: make([]keyOrder, len(a.By))}
+	formats, _ := newDateReader(a.DateFormats) // (checked when bound)
 	for j := range o.keys {
-		if a.kindOf(a.By[j]) == KindText {
+		dr := formats
+		switch a.kindOf(a.By[j]) {
+		case KindText:
 			o.keys[j] = keyOrder{g: o.g, j: j, n: len(a.By), kind: kindBytes}
 			continue
+		case KindAuto:
+			dr = nil // (value by value: parseDate's forms)
 		}
-		o.keys[j] = newKeyOrder(o.g, j, len(a.By))
+		o.keys[j] = newKeyOrder(o.g, j, len(a.By), dr)
 	}
 	return o
 }
@@ -305,7 +310,7 @@ type keyOrder struct {
 	d        []int64
 }
 
-func newKeyOrder(g *Groups, j, n int) keyOrder {
+func newKeyOrder(g *Groups, j, n int, dr *dateReader) keyOrder {
 	o := keyOrder{g: g, j: j, n: n, kind: kindNumber, oneScale: true}
 	l := g.Len()
 	o.m, o.s = make([]int64, l), make([]int8, l)
@@ -331,7 +336,7 @@ func newKeyOrder(g *Groups, j, n int) keyOrder {
 	o.m, o.s = nil, nil
 	o.d = make([]int64, l)
 	for i := range l {
-		d, ok := parseDate(append(buf[:0], o.field(i)...))
+		d, ok := dr.parse(append(buf[:0], o.field(i)...))
 		if !ok {
 			o.d, o.kind = nil, kindBytes
 			return o

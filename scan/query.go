@@ -35,6 +35,9 @@ type Query struct {
 	// Kinds, is read value by value (KindAuto).
 	Types []ColumnKind
 	Kinds []ColumnKind
+	// DateFormats are the forms a date column's values are written in
+	// (--date-format, strftime's grammar: see dateFormat), tried first.
+	DateFormats []string
 	// NoHeader: the files have no header row; their columns are named by
 	// position, "1" to N (N the first record's field count), and the first
 	// record is data.
@@ -99,8 +102,9 @@ type Spec struct {
 	Sort    []sortBy
 	Limit   int
 	// Kinds are the decided kinds of the query's columns (Query.Kinds),
-	// each named as this header spells it.
-	Kinds []ColumnKind
+	// each named as this header spells it; DateFormats the query's.
+	Kinds       []ColumnKind
+	DateFormats []string
 	// Unnamed are the columns the query reads whose header cell is empty,
 	// named column0 … (by position from 0, as DuckDB names them).
 	Unnamed []string
@@ -284,8 +288,12 @@ func (q *Query) simple(header []string) bool {
 	if err != nil {
 		return false
 	}
+	dr, err := newDateReader(q.DateFormats)
+	if err != nil {
+		return false
+	}
 	ck, why := kindOf(q, header, i)
-	k, err := bindKind(cs[0], ck, why)
+	k, err := bindKind(cs[0], ck, why, dr)
 	return err == nil && k.op == OpEq && k.kind == kindBytes
 }
 
@@ -337,6 +345,7 @@ type binding struct {
 func bind(q *Query, header []string) (binding, error) {
 	b, err := bindShape(q, header)
 	if err == nil {
+		b.spec.DateFormats = q.DateFormats
 		for _, ck := range q.Kinds {
 			if i, err := resolve(ck.Col, header); err == nil {
 				b.spec.Kinds = append(b.spec.Kinds, ColumnKind{header[i], ck.Kind, ck.Why})

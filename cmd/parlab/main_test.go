@@ -1560,3 +1560,41 @@ func TestDateTimesWithZones(t *testing.T) {
 		t.Errorf("max(at): %d %q", code, out)
 	}
 }
+
+// Column kinds from the command line: the issue's hex codes, --types,
+// --date-format and the usage errors, the same from a file and from
+// standard input in every strategy.
+func TestKindsCLI(t *testing.T) {
+	codes := "code,n\n00E009,1\n0000E0,2\n000E40,3\n00C1,4\n0041,5\n"
+	dates := "day,n\n31/01/2015,1\n01/02/2015,2\n2015-02-03,4\n"
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "codes.csv"), []byte(codes), 0o644)
+	os.WriteFile(filepath.Join(dir, "dates.csv"), []byte(dates), 0o644)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		code  int
+		want  string
+	}{
+		{codes, []string{"--where", "code=0000E0", "--sum", "n", "--min", "code"}, exitOK, "matched,n,min(code)\n1,2,0000E0\n"},
+		{codes, []string{"--where", "code<1", "--sum", "n"}, exitFail, `quote the value to compare bytes ('code<"1"')`},
+		{codes, []string{"--where", `code<"1"`, "--sum", "n"}, exitOK, "matched,n\n5,15\n"},
+		{codes, []string{"--types", "code=number", "--max", "code"}, exitFail, "not a number, in a number column (--types)"},
+		{codes, []string{"--types", "code=hex", "--max", "code"}, exitUsage, "unknown kind"},
+		{codes, []string{"--types", "n=text", "--sum", "n"}, exitFail, `"n" is a text column, but the query sums it`},
+		{dates, []string{"--date-format", "%d/%m/%Y", "--where", "day>=01/02/2015", "--sum", "n", "--max", "day"}, exitOK, "matched,n,max(day)\n2,6,2015-02-03\n"},
+		{dates, []string{"--where", "day>=2015-02-01", "--sum", "n"}, exitFail, "--date-format reads dates in another form"},
+		{dates, []string{"--date-format", "%d/%q/%Y", "--sum", "n"}, exitUsage, "unknown directive %q"},
+	} {
+		name := map[bool]string{true: "codes.csv", false: "dates.csv"}[c.stdin == codes]
+		for _, st := range []string{"seq", "goroutines", "processes"} {
+			for _, in := range []string{filepath.Join(dir, name), "-"} {
+				args := append(append([]string{"query", "--strategy", st, "--csv"}, c.args...), in)
+				code, out, errs := run(t, c.stdin, args...)
+				if code != c.code || c.code == exitOK && out != c.want || c.code != exitOK && !strings.Contains(errs, c.want) {
+					t.Errorf("%q: exit %d, %q %s; want %d, %q", args, code, out, errs, c.code, c.want)
+				}
+			}
+		}
+	}
+}

@@ -22,7 +22,7 @@ type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
 	where, by, sum, min, max, avg, sort listFlag
-	types                               listFlag
+	types, dateFormats                  listFlag
 	limit                               int
 	io                                  shm.Mode
 	populate                            bool
@@ -68,6 +68,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.max, "max", "columns whose exact maximum to report, comma-separated (or the flag given again)")
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
+	fs.Var(&q.dateFormats, "date-format", "the form of the files' dates, strftime's (%Y-%m-%d, %d/%m/%Y %H:%M, %b %d %Y …; give it again for more; DuckDB's dateformat): read before parlab's own forms, of which only the year-first and month-name ones stay (docs/query.md)")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
 	fs.Var(&q.types, "types", "column kinds, COL=KIND comma-separated (or the flag given again), KIND number, date or text: overrides the kind parlab decides from a sample of rows (a column is a number or date column if every sampled value is one, else text; see --verbose)")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
@@ -94,12 +95,16 @@ func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 // error that names the flag and the bad part.
 func (q *queryFlags) query() (scan.Query, error) {
 	var sq scan.Query
-	parse := scan.ParseCond
-	if q.decimalComma {
-		parse = scan.ParseCondDecimalComma // amount>1,5, as the inputs write it
+	for _, f := range q.dateFormats {
+		if _, err := scan.ParseDateFormat(f); err != nil {
+			return sq, usagef("--date-format: %v", err)
+		}
+		sq.DateFormats = append(sq.DateFormats, f)
 	}
 	for _, w := range q.where {
-		c, err := parse(w)
+		// (amount>1,5 with --decimal-comma, as the inputs write it; a date
+		// in a --date-format form)
+		c, err := scan.ParseCondDates(w, q.decimalComma, sq.DateFormats)
 		if err != nil {
 			return sq, usagef("--where: %v", err)
 		}
