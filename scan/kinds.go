@@ -192,9 +192,9 @@ func valueKindIn(v []byte, dr *dateReader) Kind {
 type Decider struct {
 	q     *Query
 	dates *dateReader
-	cols []*judged
-	rows int
-	got  []sampled // Sample's, kept for the next
+	cols  []*judged
+	rows  int
+	got   []sampled // Sample's, kept for the next
 }
 
 // judged is one column's kind in the making.
