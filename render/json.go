@@ -43,15 +43,17 @@ type QueryDoc struct {
 	Avg     *bench.Ordered[*string] `json:"avg,omitempty"`
 	// Skipped: per aggregate (by its label), the matching rows whose value
 	// was missing (an empty field), which it left out.
-	Skipped    *bench.Ordered[int64] `json:"skipped,omitempty"`
-	Lines      *int64                `json:"lines,omitempty"` // the floor's newline count
-	Data       Data                  `json:"data"`
-	Time       Times                 `json:"time"`
-	PerWorker  []Worker              `json:"per_worker"`
-	Imbalance  json.Number           `json:"imbalance"`
-	QuotedRows *int64                `json:"quoted_rows,omitempty"`
-	Child      string                `json:"child,omitempty"` // processes: the binary the workers were started from
-	Rescanned  []Path                `json:"rescanned"`
+	Skipped *bench.Ordered[int64] `json:"skipped,omitempty"`
+	Lines   *int64                `json:"lines,omitempty"` // the floor's newline count
+	// BadRows: with --skip-bad-rows, the rows left out as bad
+	BadRows    *int64      `json:"bad_rows,omitempty"`
+	Data       Data        `json:"data"`
+	Time       Times       `json:"time"`
+	PerWorker  []Worker    `json:"per_worker"`
+	Imbalance  json.Number `json:"imbalance"`
+	QuotedRows *int64      `json:"quoted_rows,omitempty"`
+	Child      string      `json:"child,omitempty"` // processes: the binary the workers were started from
+	Rescanned  []Path      `json:"rescanned"`
 }
 
 // Kind is one column the query reads, its kind (number, date or text) and
@@ -217,6 +219,9 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 	} else {
 		ans := rep.Answer()
 		j.Matched, j.QuotedRows = &rep.Result.Matched, &rep.Result.Quoted
+		if c.Query.SkipBad {
+			j.BadRows = &rep.Result.Bad
+		}
 		j.Filters = []Filter{}
 		for _, f := range ans.Filters {
 			j.Filters = append(j.Filters, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted})

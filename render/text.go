@@ -1,8 +1,11 @@
 package render
 
 import (
+	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -54,6 +57,9 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 	}
 	if skipped != nil { // empty cells: each aggregate is over the rows that have a value
 		lines = append(lines, scan.Line{Label: "Missing values", Value: strings.Join(skipped, ", ") + " (empty cells, left out)"})
+	}
+	if bad := rep.Result.Bad; bad > 0 {
+		lines = append(lines, scan.Line{Label: "Bad rows", Value: Group(bad) + " (left out: --rejects FILE lists them)"})
 	}
 	width := len("Time")
 	labels := make([]string, len(lines))
@@ -205,4 +211,38 @@ func HumanBytes(n int64) string {
 		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " kB"
 	}
 	return strconv.FormatInt(n, 10) + " B"
+}
+
+// Rejects writes r's bad rows (scan.Reject) to the CSV file path: a
+// header, then file, line, column (the byte in the line), field (the
+// column's name, if the fault is one field's), reason and the row's bytes,
+// one record each, in file order; a row kept cut (scan.MaxRejectRow) ends
+// in "…", and past the rows r keeps, a last record says how many more.
+func Rejects(path string, r *scan.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--rejects: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	w := csv.NewWriter(bw)
+	w.Write([]string{"file", "line", "column", "field", "reason", "row"})
+	for _, x := range r.Rejects {
+		row := string(x.Row)
+		if len(x.Row) == scan.MaxRejectRow {
+			row += "…"
+		}
+		w.Write([]string{x.File, strconv.FormatInt(x.Line, 10), strconv.Itoa(x.Column), x.Field, x.Reason, row})
+	}
+	if more := r.Bad - int64(len(r.Rejects)); more > 0 {
+		w.Write([]string{"", "", "", "", fmt.Sprintf("%d more bad rows, not kept", more), ""})
+	}
+	w.Flush()
+	if err = w.Error(); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("--rejects: %w", err)
+	}
+	return f.Close()
 }

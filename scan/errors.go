@@ -53,6 +53,7 @@ type ParseError struct {
 	Field  string // the header name of the column involved, if any
 	Value  string // the offending bytes, shortened, if any
 	Err    error
+	off    int // the fault's offset in the Table's data
 }
 
 func (e *ParseError) Error() string {
@@ -86,5 +87,5 @@ func errAt(file string, data []byte, off int, field string, value []byte, err er
 	if len(v) > 40 {
 		v = v[:40]
 	}
-	return &ParseError{File: file, Line: line, Column: col, Field: field, Value: string(v), Err: err}
+	return &ParseError{File: file, Line: line, Column: col, Field: field, Value: string(v), Err: err, off: off}
 }

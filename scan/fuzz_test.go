@@ -252,9 +252,10 @@ func FuzzDate(f *testing.F) {
 
 // FuzzKinds is FuzzQuery with column kinds: each of f, x and y decided from
 // the body (as spawn's Decider decides them) or given (two bits a column:
-// decided, number, date, text), against refGeneral, which learns the same
-// rules: a text column compares bytes, a number or date column's present
-// values must be numbers or dates.
+// decided, number, date, text), and bad rows skipped (bit 6), against
+// refGeneral, which learns the same rules: a text column compares bytes, a
+// number or date column's present values must be numbers or dates, and a
+// row that would stop the scan is left out and counted.
 func FuzzKinds(f *testing.F) {
 	for _, s := range []struct {
 		body, value     string
@@ -265,6 +266,7 @@ func FuzzKinds(f *testing.F) {
 		{"a,1/2/2015,2\nb,2015-01-03,4\n", "1/2/2015", 5, 7, 8},
 		{"a,x,2\nb,7,4\n", "7", 1, 6, 63},
 		{"a,16063,2\nb,Acme,4\n", "B", 2, 4, 48},
+		{"a,1,2\nb,NA,4\nc,\"x,3\nd,5\n\"e\"\"\",1,x\n", "1", 4, 14, 0x44},
 	} {
 		f.Add([]byte(s.body), s.value, s.op, s.shape, s.kind)
 	}
@@ -296,6 +298,7 @@ func FuzzKinds(f *testing.F) {
 				dq.Kinds = append([]ColumnKind{{col, k, "fuzz"}}, dq.Kinds...)
 			}
 		}
+		dq.SkipBad = kind&0x40 != 0 // --skip-bad-rows
 		checkGen(t, "kinds", files, dq)
 	})
 }

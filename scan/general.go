@@ -325,7 +325,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		ok, err := c.test(fields[c.fi])
 		if err != nil {
 			if pending == nil {
-				pending = errAt(t.name, t.data, offs[c.fi], c.name, fields[c.fi], err)
+				pending = t.errAt(offs[c.fi], c.name, fields[c.fi], err)
 			}
 			continue
 		}
@@ -358,7 +358,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		case KindDate:
 			d, ok := g.dates.parse(fields[s.fi])
 			if !ok {
-				return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], kindError(g.names[s.fi], s.kind, s.why))
+				return t.errAt(offs[s.fi], g.names[s.fi], fields[s.fi], kindError(g.names[s.fi], s.kind, s.why))
 			}
 			days[k], words, dates = d, words|1<<k, dates|1<<k
 			continue
@@ -384,7 +384,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			if s.kind == KindNumber && s.need&NeedSum == 0 && !errors.Is(err, ErrOverflow) {
 				err = kindError(g.names[s.fi], s.kind, s.why) // (a summed value's error is ErrSyntax, as in the simple shape's)
 			}
-			return errAt(t.name, t.data, offs[s.fi], g.names[s.fi], fields[s.fi], err)
+			return t.errAt(offs[s.fi], g.names[s.fi], fields[s.fi], err)
 		}
 		ms[k], ss[k] = m, sc
 	}

@@ -163,11 +163,8 @@ func articled(k Kind) string {
 	return "a " + k.String() + " column"
 }
 
-// valueKind is what a present value reads as by itself: a number (the
-// package comment's grammar), else a date (dateForms), else text.
-func valueKind(v []byte) Kind { return valueKindIn(v, nil) }
-
-// valueKindIn is valueKind with the dates dr reads.
+// valueKindIn is what a present value reads as by itself: a number (the
+// package comment's grammar), else a date (as dr reads one), else text.
 func valueKindIn(v []byte, dr *dateReader) Kind {
 	if _, _, err := ParseFixed(v); err == nil {
 		return KindNumber

@@ -91,15 +91,15 @@ func MergeParts(rs []*Result, n, workers int) (Result, error) {
 			m = MergeAll(part, workers)
 		}
 		if k == 0 {
-			total.Rows, total.Quoted = m.Rows, m.Quoted
-		} else if m.Rows != total.Rows || m.Quoted != total.Quoted {
+			total.Rows, total.Quoted, total.Bad, total.Rejects = m.Rows, m.Quoted, m.Bad, m.Rejects
+		} else if m.Rows != total.Rows || m.Quoted != total.Quoted || m.Bad != total.Bad {
 			return Result{}, fmt.Errorf("key part %d of %d scanned %d rows (%d quoted), part 0 %d (%d)", k, n, m.Rows, m.Quoted, total.Rows, total.Quoted)
 		}
 		if m.Groups != nil {
 			groups = append(groups, m.Groups)
 		}
 		o := m
-		o.Groups, o.Rows, o.Quoted = nil, 0, 0
+		o.Groups, o.Rows, o.Quoted, o.Bad, o.Rejects = nil, 0, 0, 0, nil // (every part finds every bad row)
 		total.Merge(&o)
 	}
 	if len(groups) > 0 {

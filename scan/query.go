@@ -38,6 +38,9 @@ type Query struct {
 	// DateFormats are the forms a date column's values are written in
 	// (--date-format, strftime's grammar: see dateFormat), tried first.
 	DateFormats []string
+	// SkipBad: a bad row is left out and counted (Result.Bad), not the
+	// scan's end (--skip-bad-rows; see Reject).
+	SkipBad bool
 	// NoHeader: the files have no header row; their columns are named by
 	// position, "1" to N (N the first record's field count), and the first
 	// record is data.
@@ -338,12 +341,15 @@ type binding struct {
 	hotAll bool
 
 	spec Spec
+	// skipBad: Query.SkipBad (carefulPart)
+	skipBad bool
 	// gen is the general path's binding, nil for the simple shape.
 	gen *general
 }
 
 func bind(q *Query, header []string) (binding, error) {
 	b, err := bindShape(q, header)
+	b.skipBad = q.SkipBad
 	if err == nil {
 		b.spec.DateFormats = q.DateFormats
 		for _, ck := range q.Kinds {

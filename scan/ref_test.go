@@ -280,9 +280,11 @@ func (r *refReader) Read() ([]string, error) {
 	for {
 		var field []byte
 		if r.pos < len(d) && d[r.pos] == '"' && (sep != '\t' || refQuoted(d, r.pos, sep)) {
+			open := r.pos
 			r.pos++
 			for {
 				if r.pos >= len(d) {
+					r.pos = open         // (where a reader that skips bad rows goes on from: the next line)
 					return nil, ErrQuote // never closed
 				}
 				c := d[r.pos]

@@ -217,6 +217,7 @@ func refLess(e, m refExt, max bool) bool {
 type refTable struct {
 	rows, matched int64
 	cells         [][]string
+	bad           int64 // rows left out as bad (Query.SkipBad)
 }
 
 func refGeneral(files []refFile, q Query) (refTable, error) {
@@ -330,10 +331,27 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			if err == io.EOF {
 				break
 			}
+			if err != nil && q.SkipBad { // the bad row ends with the line where it failed
+				out.rows++
+				out.bad++
+				if i := bytes.IndexByte(r.data[r.pos:], '\n'); i >= 0 {
+					r.pos += i + 1
+				} else {
+					r.pos = len(r.data)
+				}
+				continue
+			}
 			if err != nil {
 				return out, err
 			}
 			out.rows++
+			bad := func(err error) bool { // a row error: skipped, or the answer's
+				if q.SkipBad {
+					out.bad++
+					return true
+				}
+				return false
+			}
 			// a filter's field that is missing or cannot be compared is an
 			// error only in a row that passes every other filter
 			pass := true
@@ -354,15 +372,22 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				continue
 			}
 			if pending != nil {
+				if bad(pending) {
+					continue
+				}
 				return out, pending
 			}
 			if len(rec) <= need {
+				if bad(ErrShortRow) {
+					continue
+				}
 				return out, ErrShortRow
 			}
 			// every aggregated value must parse, in the order of the columns'
 			// first appearance (the scanner's slots); vals[k] is aggregate
 			// k's value read for min and max
 			vals := make([]refExt, len(aggCols))
+			var rowErr error
 			for k, c := range aggCols {
 				if rec[c] == "" {
 					continue // missing: skipped by every aggregate
@@ -370,16 +395,21 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				var err error
 				kind := refKindOf(q, header, c)
 				if numeric[c] {
-					if _, _, err = refNum(rec[c]); err != nil && kind == KindNumber && !errors.Is(err, ErrOverflow) {
-						err = ErrKind
-					}
+					_, _, err = refNum(rec[c]) // (a summed value's error is the number's, whatever the kind)
 				}
 				if err == nil && (aggs[k].fn == "min" || aggs[k].fn == "max") {
 					vals[k], err = refValueKind(rec[c], kind)
 				}
 				if err != nil {
-					return out, fmt.Errorf("%s: %w", f.name, err)
+					rowErr = fmt.Errorf("%s: %w", f.name, err)
+					break
 				}
+			}
+			if rowErr != nil {
+				if bad(rowErr) {
+					continue
+				}
+				return out, rowErr
 			}
 			out.matched++
 			var keys []string
@@ -755,7 +785,7 @@ func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 		return out, nil, err
 	}
 	a := &Answer{Spec: tb.Spec(), Result: r}
-	out.rows, out.matched = r.Rows, r.Matched
+	out.rows, out.matched, out.bad = r.Rows, r.Matched, r.Bad
 	if gt := a.Groups(); gt != nil {
 		for i := range gt.Len() {
 			out.cells = append(out.cells, gt.Row(nil, i, false))
@@ -799,7 +829,7 @@ func checkGen(t testing.TB, label string, files []refFile, q Query) (refTable, e
 				}
 				continue
 			}
-			if got.rows != want.rows || got.matched != want.matched || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
+			if got.rows != want.rows || got.matched != want.matched || got.bad != want.bad || !slices.EqualFunc(got.cells, want.cells, slices.Equal) {
 				t.Fatalf("%s (%s): scanner rows %d matched %d\n%v\nreference rows %d matched %d\n%v", label, m,
 					got.rows, got.matched, head(got.cells), want.rows, want.matched, head(want.cells))
 			}

@@ -40,6 +40,10 @@ type Result struct {
 	// group-by keeps its words in Groups.
 	Words  map[int]*Words
 	Groups *Groups
+	// Bad counts the rows left out as bad (Query.SkipBad), Rejects keeps
+	// them (the first maxRejects), each with its place and reason.
+	Bad     int64
+	Rejects []Reject
 	// Part, for a key split: a group-by's scan into this Result keeps only
 	// the groups of the keys in Part (see KeyPart); every row still counts
 	// in Rows. Merge and Equal ignore it, and it is not in the binary
@@ -66,12 +70,14 @@ func (r *Result) Merge(o *Result) {
 	r.Rows += o.Rows
 	r.Matched += o.Matched
 	r.Quoted += o.Quoted
+	r.Bad += o.Bad
+	r.Rejects = append(r.Rejects, o.Rejects[:min(len(o.Rejects), maxRejects-min(len(r.Rejects), maxRejects))]...)
 }
 
 // Equal reports whether r and o are the same answer: the same counts and
 // Equal sums (however each sum is split between its parts).
 func (r *Result) Equal(o *Result) bool {
-	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped ||
+	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped || r.Bad != o.Bad ||
 		!equalWords(r.Words, o.Words) {
 		return false
 	}
@@ -84,7 +90,7 @@ func (r *Result) Equal(o *Result) bool {
 }
 
 // ResultSize is the length of the binary form of a Result's fixed part.
-const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums)
+const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums + 1)
 
 // sumWords is a sum's length in ResultSize's words: V, Scale and C.
 const sumWords = 2 + wideWords
@@ -119,7 +125,7 @@ func (r *Result) AppendBinary(b []byte) []byte {
 	for _, n := range r.Skipped {
 		b = le.AppendUint64(b, uint64(n))
 	}
-	return b
+	return le.AppendUint64(b, uint64(r.Bad))
 }
 
 // Present is how many matching rows had slot k's value.
@@ -164,6 +170,9 @@ func DecodeResult(b []byte) (Result, error) {
 		}
 		k++
 	}
+	if r.Bad = int64(word(k)); r.Bad < 0 {
+		return r, fmt.Errorf("result: %d bad rows", r.Bad)
+	}
 	return r, nil
 }
 
@@ -179,12 +188,18 @@ func (r *Result) AppendVar(b []byte) []byte {
 	if r.Groups != nil {
 		flags |= 2
 	}
+	if len(r.Rejects) > 0 {
+		flags |= 4
+	}
 	if flags == 0 {
 		return b
 	}
 	b = append(b, flags)
 	if flags&1 != 0 {
 		b = appendWords(b, r.Words)
+	}
+	if flags&4 != 0 {
+		b = appendRejects(b, r.Rejects)
 	}
 	if flags&2 != 0 {
 		b = r.Groups.AppendBinary(b)
@@ -195,7 +210,7 @@ func (r *Result) AppendVar(b []byte) []byte {
 // DecodeVar reads into r what AppendVar wrote (b not empty); the bytes are
 // copied out of b.
 func (r *Result) DecodeVar(b []byte) error {
-	if len(b) == 0 || b[0] == 0 || b[0] > 3 {
+	if len(b) == 0 || b[0] == 0 || b[0] > 7 {
 		return fmt.Errorf("result: malformed variable part")
 	}
 	flags := b[0]
@@ -206,6 +221,13 @@ func (r *Result) DecodeVar(b []byte) error {
 			return err
 		}
 		r.Words, b = w, rest
+	}
+	if flags&4 != 0 {
+		rs, rest, err := decodeRejects(b)
+		if err != nil {
+			return err
+		}
+		r.Rejects, b = rs, rest
 	}
 	if flags&2 == 0 {
 		if len(b) != 0 {

@@ -23,7 +23,16 @@ type Table struct {
 	// indexes unnamed), shared by the Table's views
 	header  []string
 	unnamed []int
+	// base is where data starts in the file (a View's; 0 for the whole)
+	base int
+	// cut: data ends before the file does (Cut)
+	cut bool
 }
+
+// Cut says that the Table's data (a View's) ends before its file does:
+// a quote still open at its end is then an error (ErrOpenQuote) even in a
+// scan that skips bad rows, for the caller to read on, not a bad row.
+func (t *Table) Cut() { t.cut = true }
 
 var (
 	bom   = []byte{0xEF, 0xBB, 0xBF}
@@ -162,7 +171,7 @@ func Records(data []byte, n int) ([][]string, error) {
 // ParseError.Shift). data must stay valid and unchanged while the view is
 // scanned.
 func (t *Table) View(data []byte, base int) Table {
-	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b, header: t.header, unnamed: t.unnamed}
+	return Table{name: t.name, data: data, body: max(t.body-base, 0), b: t.b, header: t.header, unnamed: t.unnamed, base: base}
 }
 
 // Body returns the byte range that holds the data rows: from the first row
@@ -224,6 +233,9 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 
 // scanPart is ScanPart, with the scan's scratch.
 func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error) {
+	if t.b.skipBad {
+		return t.carefulPart(start, end, r, sc)
+	}
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
@@ -417,7 +429,6 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 		r.Matched++
 		return nil
 	}
-	r.Matched++
 	// Find every summed field first, then parse: a short row is reported
 	// as short even if an earlier field is also bad (as slowRow does).
 	var fields [MaxSums][]byte
@@ -433,37 +444,63 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 		}
 	}
 parse:
+	var v rowSums
 	for k := 0; k < t.b.nsum; k++ {
-		if err := t.add(r, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
+		if err := t.read(&v, k, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
 			return err
 		}
 	}
+	r.Matched++
+	t.addRead(r, &v, t.b.nsum)
 	return nil
 }
 
-// add parses a matching row's value and adds it to sum slot; an empty
-// field is a missing value, counted in Skipped.
-func (t *Table) add(r *Result, slot int, f []byte, off int) error {
+// rowSums are a row's summed values, read whole before any is added, so
+// that a bad row (--skip-bad-rows) leaves nothing behind.
+type rowSums struct {
+	m       [MaxSums]int64
+	s       [MaxSums]int
+	missing [MaxSums]bool
+	wide    [MaxSums]bool // read again by parseWide when added: rare
+	f       [MaxSums][]byte
+}
+
+// read reads the value f of the k-th summed column (slot slot) at off
+// into v, or says why it is no number.
+func (t *Table) read(v *rowSums, k, slot int, f []byte, off int) error {
+	v.f[k], v.missing[k], v.wide[k] = f, len(f) == 0, false
 	if len(f) == 0 {
-		r.Skipped[slot]++
 		return nil
 	}
-	m, s, err := ParseFixed(f)
-	if err != nil {
-		w, s, err := parseWide(f) // more than 18 digits, or an error
-		if err != nil {
-			return errAt(t.name, t.data, off, t.b.names[slot], f, err)
-		}
-		r.Sums[slot].AddWide(w, s)
+	var err error
+	if v.m[k], v.s[k], err = ParseFixed(f); err == nil {
 		return nil
 	}
-	r.Sums[slot].Add(m, s)
+	if _, _, err := parseWide(f); err != nil {
+		return t.errAt(off, t.b.names[slot], f, err)
+	}
+	v.wide[k] = true
 	return nil
+}
+
+// addRead adds v's n values, each into its slot's sum (or Skipped).
+func (t *Table) addRead(r *Result, v *rowSums, n int) {
+	for k := range n {
+		slot := t.b.byCol[k].slot
+		switch {
+		case v.missing[k]:
+			r.Skipped[slot]++
+		case v.wide[k]:
+			w, s, _ := parseWide(v.f[k])
+			r.Sums[slot].AddWide(w, s)
+		default:
+			r.Sums[slot].Add(v.m[k], v.s[k])
+		}
+	}
 }
 
 func (t *Table) shortRow(off int, name string, col, have int) error {
-	return errAt(t.name, t.data, off, name, nil,
-		fmt.Errorf("%w (it is field %d; the row has %d)", ErrShortRow, col+1, have))
+	return t.errAt(off, name, nil, fmt.Errorf("%w (it is field %d; the row has %d)", ErrShortRow, col+1, have))
 }
 
 // span is a field's content: data[s:e], inside the quotes if quoted (quoted
@@ -489,21 +526,23 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 	r.Rows++
 	r.Quoted++
 	if fi <= b.filter {
-		return 0, t.shortRow(end, b.fname, b.filter, fi)
+		return i, t.shortRow(end, b.fname, b.filter, fi)
 	}
 	if !matched {
 		return i, nil
 	}
-	r.Matched++
 	if got < b.nsum {
-		return 0, t.shortRow(end, b.names[b.byCol[got].slot], b.byCol[got].col, fi)
+		return i, t.shortRow(end, b.names[b.byCol[got].slot], b.byCol[got].col, fi)
 	}
+	var v rowSums
 	for k := 0; k < b.nsum; k++ {
 		sp := spans[k]
-		if err := t.add(r, b.byCol[k].slot, t.data[sp.s:sp.e], sp.s); err != nil {
-			return 0, err
+		if err := t.read(&v, k, b.byCol[k].slot, t.data[sp.s:sp.e], sp.s); err != nil {
+			return i, err
 		}
 	}
+	r.Matched++
+	t.addRead(r, &v, b.nsum)
 	return i, nil
 }
 
@@ -517,7 +556,7 @@ func (t *Table) record(p int, cols []int, spans []span, extra int) (got, fields,
 	for {
 		f, n, last, ferr := readField(t.data, i)
 		if ferr != nil {
-			return 0, 0, 0, 0, fsp, errAt(t.name, t.data, n, "", nil, ferr)
+			return 0, 0, 0, 0, fsp, t.errAt(n, "", nil, ferr)
 		}
 		if fields == extra {
 			fsp = f

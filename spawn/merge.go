@@ -30,6 +30,9 @@ type unitOutcome struct {
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
 	if p.Split == SplitKeys { // whole files only: nothing to rescan
 		r, err := s.mergeKeys(p, out, owned, runtime.GOMAXPROCS(0))
+		if err == nil {
+			err = s.placeRejects(ctx, &r)
+		}
 		return r, nil, err
 	}
 	var parts []*scan.Result // in unit order; merged at the end, the groups in parallel
@@ -67,5 +70,6 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 		}
 	}
 	parts = append(parts, owned...)
-	return scan.MergeAll(parts, runtime.GOMAXPROCS(0)), rescanned, nil
+	r := scan.MergeAll(parts, runtime.GOMAXPROCS(0))
+	return r, rescanned, s.placeRejects(ctx, &r)
 }

@@ -396,6 +396,9 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			piece = piece[:k+1]
 		}
 		v := t.View(piece, p)
+		if !eof {
+			v.Cut()
+		}
 		part := scan.Result{Part: r.Part}
 		next, err := v.ScanPart(0, b-p, &part)
 		if err != nil {

@@ -242,6 +242,9 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if set.Rest != nil { // a later file's error: none came before it
 		return nil, set.Rest
 	}
+	if err := set.placeRejects(ctx, &rep.Result); err != nil {
+		return nil, err
+	}
 	w.End = time.Since(t0)
 	w.Rows = rep.Result.Rows
 	rep.PerWorker = []WorkerStat{w}

@@ -96,10 +96,14 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 		return nil, err
 	}
 	<-s.done // the blocks' channel is closed: the reader has ended
-	if err := s.failure(slices.Concat(outs...)); err != nil {
+	all := slices.Concat(outs...)
+	if err := s.failure(all); err != nil {
 		return nil, err
 	}
-	return rep.streamed(name, joined, own, t0), nil
+	for w := range own {
+		s.placeRejects(own[w].Rejects, all)
+	}
+	return rep.streamed(name, joined, own, t0, c.Names), nil
 }
 
 // runStreams is runStream over c.Opens: each worker takes the next input
@@ -158,7 +162,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	for _, w := range rep.PerWorker {
 		rep.Setup = min(rep.Setup, w.Start)
 	}
-	return rep.streamed(name, joined, own, t0), nil
+	return rep.streamed(name, joined, own, t0, c.Names), nil
 }
 
 // streamOne opens input i of c.Opens, and reads and scans it into r (its
@@ -173,6 +177,7 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 		return nil, err
 	}
 	defer closeIt()
+	rejects := len(r.Rejects) // the worker's result's, before this stream's
 	s := newStreamRun(&c, rd, i, 1, t0)
 	for len(*spare) > 0 && len(s.free) > 0 {
 		<-s.free // (nil: to allocate)
@@ -197,12 +202,16 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 		return nil, err
 	}
 	<-s.done
-	return s.table, s.failure(outs)
+	if err := s.failure(outs); err != nil {
+		return s.table, err
+	}
+	s.placeRejects(r.Rejects[rejects:], outs)
+	return s.table, nil
 }
 
 // streamed closes a streamed run's report: its phases, bytes and merged
 // result.
-func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time) *Report {
+func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, names []string) *Report {
 	if name == NameSeq {
 		rep.Split = ""
 	}
@@ -213,6 +222,13 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 		rep.Bytes += rep.PerWorker[w].Bytes
 	}
 	rep.Result = scan.MergeAll(rs, len(own))
+	order := map[string]int{}
+	for i, n := range names {
+		if _, ok := order[n]; !ok {
+			order[n] = i
+		}
+	}
+	scan.SortRejects(rep.Result.Rejects, order)
 	rep.Merge = time.Since(t0) - joined
 	rep.Total = time.Since(t0)
 	return rep
@@ -303,6 +319,7 @@ type block struct {
 // if it succeeded), or its error.
 type blockOutcome struct {
 	idx, lines int
+	off        int // the block's offset in the stream
 	err        error
 }
 
@@ -463,7 +480,7 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 			rows := r.Rows
 			v := s.table.View(b.data, b.off)
 			_, err := v.ScanPart(0, len(b.data), r)
-			o := blockOutcome{idx: b.idx, err: err}
+			o := blockOutcome{idx: b.idx, off: b.off, err: err}
 			if b.over && (err == nil || errors.Is(err, scan.ErrOpenQuote)) {
 				o.err = fmt.Errorf("%s: a row longer than %d bytes starts at byte %d (parlab holds a whole row of a stream in memory)", s.name, streamMaxRow, s.blankBytes+b.off)
 			}
@@ -535,4 +552,25 @@ func rowEnd(b []byte) int {
 		k = j
 	}
 	return k + 1
+}
+
+// placeRejects gives rs, rejects this stream's blocks found (outs: every
+// block's outcome, all of them scanned without error), their lines in
+// the stream: a block's first line is the blank lines before the header,
+// then every earlier block's newlines, counted after its scan.
+func (s *streamRun) placeRejects(rs []scan.Reject, outs []blockOutcome) {
+	if len(rs) == 0 {
+		return
+	}
+	sorted := slices.Clone(outs)
+	slices.SortFunc(sorted, func(a, b blockOutcome) int { return a.idx - b.idx })
+	first := make(map[int64]int64, len(sorted)) // a block's offset: its first line
+	line := int64(s.blankLines) + 1
+	for _, o := range sorted {
+		first[int64(o.off)] = line
+		line += int64(o.lines)
+	}
+	for k := range rs {
+		rs[k].Line += first[rs[k].From] - 1
+	}
 }

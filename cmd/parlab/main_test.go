@@ -1598,3 +1598,35 @@ func TestKindsCLI(t *testing.T) {
 		}
 	}
 }
+
+// --skip-bad-rows and --rejects from the command line: the answer without
+// the bad rows, their count in the text and the JSON, and the reject file's
+// records, the same in every strategy and from standard input.
+func TestSkipBadRowsCLI(t *testing.T) {
+	in := "k,n,d\na,1,2015-01-01\nb,NA,2015-01-02\nc,\"x\n3\",2015-01-03\nd\ne,5,\"bad\"x\nf,7,2015-13-01\ng,9,2015-01-09\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad.csv")
+	os.WriteFile(p, []byte(in), 0o644)
+	want := "file,line,column,field,reason,row\n" +
+		"X,3,3,n,not a decimal number,\"b,NA,2015-01-02\"\n" +
+		"X,4,4,n,not a decimal number,\"c,\"\"x\n3\"\",2015-01-03\"\n" +
+		"X,6,2,n,row is too short to hold the column (it is field 2; the row has 1),d\n"
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		for _, path := range []string{p, "-"} {
+			rej := filepath.Join(t.TempDir(), "rejects.csv")
+			code, out, errs := run(t, in, "query", "--strategy", st, "--sum", "n", "--max", "d", "--rejects", rej, path)
+			got, _ := os.ReadFile(rej)
+			name := map[bool]string{true: p, false: "standard input"}[path == p]
+			if code != exitOK || !strings.Contains(out, "Bad rows       5 (left out") || !strings.Contains(out, "n              10") ||
+				!strings.HasPrefix(strings.ReplaceAll(string(got), name, "X"), want) || strings.Count(string(got), "\n") != 7 {
+				t.Errorf("%s %s: exit %d\n%s%s\nrejects:\n%s", st, path, code, out, errs, got)
+			}
+		}
+		if code, out, _ := run(t, in, "query", "--strategy", st, "--sum", "n", "--skip-bad-rows", "--json", p); code != exitOK || !strings.Contains(out, `"bad_rows":4`) {
+			t.Errorf("%s --json: exit %d, %s", st, code, out)
+		}
+		if code, _, errs := run(t, in, "query", "--strategy", st, "--sum", "n", p); code != exitFail || !strings.Contains(errs, `bad.csv:3:3: column "n": not a decimal number: "NA"`) {
+			t.Errorf("%s without the flag: exit %d, %s", st, code, errs)
+		}
+	}
+}

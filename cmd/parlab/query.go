@@ -36,6 +36,7 @@ type queryFlags struct {
 	maxMemory                           byteSize
 	maxRatio                            int64
 	noHeader                            bool
+	skipBad                             bool
 	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
 	inputs                              *stage.Inputs // staged by config; close after the run
 	// stream: a lone stream or compressed input is scanned while it is
@@ -74,6 +75,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
 	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets, in the files and in --where values alike; 1.234,5 stays no number")
 	q.dialect.register(fs)
+	fs.BoolVar(&q.skipBad, "skip-bad-rows", false, "leave out a row that cannot be read (too short, a value that does not fit its column, a quote out of place) and count it, instead of stopping with an error (DuckDB's ignore_errors); every row is then read the careful way, slower")
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
@@ -143,7 +145,7 @@ func (q *queryFlags) query() (scan.Query, error) {
 		}
 		sq.Types = append(sq.Types, ts...)
 	}
-	sq.Limit, sq.NoHeader = q.limit, q.noHeader
+	sq.Limit, sq.NoHeader, sq.SkipBad = q.limit, q.noHeader, q.skipBad
 	if err := sq.Validate(); err != nil {
 		return sq, usagef("%v", err)
 	}
@@ -241,10 +243,12 @@ func (a *app) query(args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	asCSV := fs.Bool("csv", false, "print the answer as CSV (a header, then one row per group, or one row) instead of text")
 	verbose := fs.Bool("verbose", false, "print what each worker did")
+	rejects := fs.String("rejects", "", "write the bad rows to this CSV file (file, line, column, field, reason, row), as DuckDB's store_rejects; implies --skip-bad-rows")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	qf.skipBad = qf.skipBad || *rejects != ""
 	if *asJSON && *asCSV {
 		return usagef("--json and --csv are two outputs: give one")
 	}
@@ -275,6 +279,11 @@ func (a *app) query(args []string) error {
 	}
 	if rep.Rank > 0 {
 		return nil // an MPI rank that sent its part: rank 0 prints the answer
+	}
+	if *rejects != "" {
+		if err := render.Rejects(*rejects, &rep.Result); err != nil {
+			return err
+		}
 	}
 	if a.fixTimes != nil {
 		a.fixTimes(rep)
