@@ -27,6 +27,8 @@ type Table struct {
 	base int
 	// cut: data ends before the file does (Cut)
 	cut bool
+	// lazy: errAt counts no line (scanSkipping's first try)
+	lazy bool
 }
 
 // Cut says that the Table's data (a View's) ends before its file does:
@@ -224,6 +226,9 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 	if err := t.checkPart(r.Part); err != nil {
 		return start, err
 	}
+	if t.b.skipBad {
+		return t.scanSkipping(start, end, r)
+	}
 	var sc rowScratch // the general path's per-row fields, zeroed once here
 	sc.span = end - start
 	p, err := t.scanPart(start, end, r, &sc)
@@ -233,9 +238,6 @@ func (t *Table) ScanPart(start, end int, r *Result) (int, error) {
 
 // scanPart is ScanPart, with the scan's scratch.
 func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error) {
-	if t.b.skipBad {
-		return t.carefulPart(start, end, r, sc)
-	}
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
