@@ -78,7 +78,7 @@ func dateDigits(b []byte, lo, hi int) (int, []byte, bool) {
 func parseDate(b []byte) (int64, bool) {
 	var y, m, d int
 	var ok bool
-	var read func([]byte) (int64, bool) // what may follow the day (nil: clock, year-first days' times)
+	twelve := false // what may follow the day: clock12's 12-hour time (M/D/YYYY), else clock's (a func variable would make b escape)
 	rest := b
 	switch {
 	case len(b) == 0:
@@ -126,7 +126,7 @@ func parseDate(b []byte) (int64, bool) {
 		}
 		switch sep := rest[0]; sep {
 		case '/':
-			m, read = d, clock12 // (M/D/YYYY may have a 12-hour time)
+			m, twelve = d, true // (M/D/YYYY may have a 12-hour time)
 			if d, rest, ok = dateDigits(rest[1:], 1, 2); !ok || len(rest) == 0 || rest[0] != '/' {
 				return 0, false
 			}
@@ -141,17 +141,19 @@ func parseDate(b []byte) (int64, bool) {
 		default:
 			return 0, false
 		}
-		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 && read == nil {
+		if y, rest, ok = dateDigits(rest[1:], 4, 4); !ok || len(rest) != 0 && !twelve {
 			return 0, false
 		}
 	}
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, false
 	}
-	if read == nil {
-		read = clock
+	var us int64
+	if twelve {
+		us, ok = clock12(rest)
+	} else {
+		us, ok = clock(rest)
 	}
-	us, ok := read(rest)
 	if !ok {
 		return 0, false
 	}

@@ -18,6 +18,8 @@ type general struct {
 	names []string // header name per entry of cols
 	conds []cond   // in query order; fi indexes cols
 	keys  []int    // per group-by column, its index in cols
+	// keyKinds, if not nil, are the group-by columns' kinds where one is
+	// a number or date column: a new group's key is checked (checkKey)
 	slots []aggSlot
 	need  Need
 	ncols int
@@ -33,7 +35,8 @@ type general struct {
 	// row's start (pickFront), the rest from its end (pickBack).
 	split int
 	// dates reads a date column's values (nil: parseDate's forms)
-	dates *dateReader
+	dates    *dateReader
+	keyKinds []ColumnKind
 }
 
 // aggSlot is one aggregated column: where it is in cols and which
@@ -89,6 +92,8 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		byCol[i] = name
 		g.keys = append(g.keys, use(i))
 		b.spec.By = append(b.spec.By, header[i])
+		ck, why := kindOf(q, header, i)
+		g.keyKinds = append(g.keyKinds, ColumnKind{header[i], ck, why})
 	}
 	lists := []struct {
 		fn    string
@@ -162,6 +167,9 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		if c := g.conds[0]; c.leadOK() {
 			g.lead = c.field
 		}
+	}
+	if !slices.ContainsFunc(g.keyKinds, func(c ColumnKind) bool { return c.Kind == KindNumber || c.Kind == KindDate }) {
+		g.keyKinds = nil
 	}
 	g.hot = hotGroups(g, len(header))
 	b.gen = g
@@ -394,16 +402,25 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	if g.keys != nil {
 		var i int
 		var ours bool
+		var key []byte
+		var kb [256]byte
 		if len(g.keys) == 1 {
-			i, ours = t.groupOf(r, fields[g.keys[0]])
+			key = fields[g.keys[0]]
 		} else {
 			var kf [MaxFields][]byte
 			for j, fi := range g.keys {
 				kf[j] = fields[fi]
 			}
-			var kb [256]byte
-			i, ours = t.groupOf(r, groupKey(kb[:0], kf[:len(g.keys)]))
+			key = groupKey(kb[:0], kf[:len(g.keys)])
 		}
+		if g.keyKinds != nil && (r.Groups == nil || r.Groups.find(key) < 0 || r.Groups.Count[r.Groups.find(key)] == 0) {
+			for j, fi := range g.keys { // a new group: its key must be its columns' kinds
+				if _, err := canonField(fields[fi], g.keyKinds[j].Kind, g.dates); err != nil {
+					return t.errAt(offs[fi], g.names[fi], fields[fi], kindError(g.names[fi], g.keyKinds[j].Kind, g.keyKinds[j].Why))
+				}
+			}
+		}
+		i, ours = t.groupOf(r, key)
 		if !ours {
 			return nil // another part's key: a row, not a match, here
 		}
@@ -716,6 +733,9 @@ func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales 
 	gr := r.Groups
 	n0 := gr.Len()
 	i := gr.at(key)
+	if i == n0 && g.keyKinds != nil && !g.keyFits(key) {
+		return false // (lineGen reports it, with its place)
+	}
 	if i == n0 && gr.Sums != nil {
 		// A new group: its sums take the row's scales, as Fixed.Add gives
 		// an empty sum its first value's, so that addVals takes the row
@@ -813,4 +833,19 @@ func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, o
 		}
 	}
 	return true, true
+}
+
+// keyFits reports whether every field of key (a group-by's, as groupKey
+// makes it of several) is its column's kind (keyKinds).
+func (g *general) keyFits(key []byte) bool {
+	for j, ck := range g.keyKinds {
+		f := key
+		if len(g.keyKinds) > 1 {
+			f = keyField(key, j)
+		}
+		if _, err := canonField(f, ck.Kind, g.dates); err != nil {
+			return false
+		}
+	}
+	return true
 }

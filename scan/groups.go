@@ -374,8 +374,11 @@ func (g *Groups) mergeFrom(o *Groups, keep func(key []byte) bool) {
 }
 
 // mergeOne adds o's group j into g.
-func (g *Groups) mergeOne(o *Groups, j int) {
-	i := g.at(o.keyBytes(j))
+func (g *Groups) mergeOne(o *Groups, j int) { g.mergeOneAs(o, j, o.keyBytes(j)) }
+
+// mergeOneAs adds o's group j into g's group of key.
+func (g *Groups) mergeOneAs(o *Groups, j int, key []byte) {
+	i := g.at(key)
 	g.Count[i] += o.Count[j]
 	a, b := i*g.Slots, j*g.Slots
 	for k := range g.Slots {

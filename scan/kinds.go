@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -487,4 +488,113 @@ func (s *Spec) kindOf(col string) Kind {
 		}
 	}
 	return KindAuto
+}
+
+// UniteKeys makes one group of the groups of r (a group-by's, answering
+// s) whose keys are the same numbers or days in a number or date column
+// written two ways (7.1 and 7.10, 2015-01-31 and 1/31/2015), as SQL's
+// GROUP BY does: the scan groups by the bytes, the fast way, and the
+// groups, far fewer than the rows, are united here once. The united
+// group's key is the least of its spellings in byte order, so every
+// strategy shows the same. A key that is not its column's kind (which the
+// scan does not check) is an ErrKind. Keys written one way only (the
+// common case) leave r as it is.
+func UniteKeys(r *Result, s *Spec) error {
+	g := r.Groups
+	if g == nil || len(s.By) == 0 {
+		return nil
+	}
+	kinds := make([]Kind, len(s.By))
+	whys := make([]string, len(s.By))
+	typed := false
+	for j, col := range s.By {
+		for _, ck := range s.Kinds {
+			if ck.Col == col {
+				kinds[j], whys[j] = ck.Kind, ck.Why
+				break
+			}
+		}
+		typed = typed || kinds[j] == KindNumber || kinds[j] == KindDate
+	}
+	if !typed {
+		return nil
+	}
+	dr, err := newDateReader(s.DateFormats)
+	if err != nil {
+		return err
+	}
+	n := g.Len()
+	canon := make([]string, n)
+	first := make(map[string]int, n) // a canonical key: its group of the least spelling
+	united := false
+	var b []byte
+	for i := range n {
+		key := g.keyBytes(i)
+		b = b[:0]
+		for j := range s.By {
+			f := key
+			if len(s.By) > 1 {
+				f = keyField(key, j)
+			}
+			c, err := canonField(f, kinds[j], dr)
+			if err != nil {
+				return fmt.Errorf("group-by column %s, key %s: %w", clipQuote(s.By[j]), clipQuote(string(f)), kindError(s.By[j], kinds[j], whys[j]))
+			}
+			b = binary.AppendUvarint(b, uint64(len(c)))
+			b = append(b, c...)
+		}
+		canon[i] = string(b)
+		if k, ok := first[canon[i]]; !ok {
+			first[canon[i]] = i
+		} else {
+			united = true
+			if bytes.Compare(key, g.keyBytes(k)) < 0 {
+				first[canon[i]] = i
+			}
+		}
+	}
+	if !united {
+		return nil
+	}
+	out := newGroups(g.Slots, g.Need)
+	for i := range n {
+		out.mergeOneAs(g, i, g.keyBytes(first[canon[i]]))
+	}
+	r.Groups = out
+	return nil
+}
+
+// canonField is a key field's value as UniteKeys compares it: a number's
+// exact decimal without trailing zeros, a date's instant, any other's
+// bytes; an error for a number or date column's field that is not one (an
+// empty one, missing, is its own group).
+func canonField(f []byte, k Kind, dr *dateReader) (string, error) {
+	if len(f) == 0 {
+		return "", nil
+	}
+	switch k {
+	case KindNumber:
+		var text string
+		if m, sc, err := ParseFixed(f); err == nil {
+			text = Fixed{V: m, Scale: int64(sc)}.String()
+		} else if wm, sc, err := parseWide(f); err == nil {
+			text = Fixed{C: wm, Scale: int64(sc)}.String()
+		} else {
+			return "", err
+		}
+		if strings.Contains(text, ".") {
+			text = strings.TrimRight(strings.TrimRight(text, "0"), ".")
+		}
+		if text == "-0" {
+			text = "0"
+		}
+		return "n" + text, nil
+	case KindDate:
+		d, ok := dr.parse(f)
+		if !ok {
+			return "", ErrKind
+		}
+		return "d" + strconv.FormatInt(d, 10), nil
+	}
+	return "b" + string(f), nil
 }

@@ -8,6 +8,7 @@ package scan
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -411,13 +412,40 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				}
 				return out, rowErr
 			}
-			out.matched++
-			var keys []string
+			var keys, ids []string
 			for _, c := range byCols {
 				keys = append(keys, rec[c])
+				// a number or date column's key is its value (SQL's GROUP BY)
+				id := "b" + rec[c]
+				switch k := refKindOf(q, header, c); {
+				case rec[c] == "":
+				case k == KindNumber:
+					if v, _, err := refNum(rec[c]); err == nil {
+						id = "n" + v.RatString()
+					} else {
+						rowErr = cmp.Or(rowErr, ErrKind)
+					}
+				case k == KindDate:
+					if d, ok := refDate(rec[c]); ok {
+						id = "d" + d.UTC().Format(time.RFC3339Nano)
+					} else {
+						rowErr = cmp.Or(rowErr, ErrKind)
+					}
+				}
+				ids = append(ids, id)
 			}
-			id := strings.Join(keys, "\x00")
+			if rowErr != nil {
+				if bad(rowErr) {
+					continue
+				}
+				return out, rowErr
+			}
+			out.matched++
+			id := strings.Join(ids, "\x00")
 			g := groups[id]
+			if g != nil && refKeyLess(keys, g.keys) {
+				g.keys = keys // the least spelling, as the scanner shows it
+			}
 			if g == nil {
 				g = &refGroup{keys: keys}
 				for range aggs {
@@ -785,6 +813,9 @@ func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 		return out, nil, err
 	}
 	a := &Answer{Spec: tb.Spec(), Result: r}
+	if err := UniteKeys(&a.Result, &a.Spec); err != nil { // (as every strategy's run does at its end)
+		return out, nil, err
+	}
 	out.rows, out.matched, out.bad = r.Rows, r.Matched, r.Bad
 	if gt := a.Groups(); gt != nil {
 		for i := range gt.Len() {
@@ -938,4 +969,22 @@ func refTestKind(c Cond, k Kind, field string) (bool, error) {
 		r = f.Compare(d)
 	}
 	return map[Op]bool{OpEq: r == 0, OpNe: r != 0, OpLt: r < 0, OpLe: r <= 0, OpGt: r > 0, OpGe: r >= 0}[c.Op], nil
+}
+
+// refKeyLess orders two group-by keys as the scanner's bytes order them:
+// each field its length (uvarint) then its bytes, one after another, or a
+// lone field's bytes.
+func refKeyLess(a, b []string) bool {
+	enc := func(k []string) []byte {
+		if len(k) == 1 {
+			return []byte(k[0])
+		}
+		var out []byte
+		for _, f := range k {
+			out = binary.AppendUvarint(out, uint64(len(f)))
+			out = append(out, f...)
+		}
+		return out
+	}
+	return bytes.Compare(enc(a), enc(b)) < 0
 }

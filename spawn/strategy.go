@@ -283,6 +283,11 @@ func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rep != nil {
+		if err := scan.UniteKeys(&rep.Result, &rep.Spec); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 
