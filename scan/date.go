@@ -157,8 +157,15 @@ func parseDate(b []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return instant(y, m, d, us), true
+}
+
+// instant is parseDate's number for day y-m-d at us microseconds past its
+// midnight, which a zone's offset may have taken below 0 or past a day
+// (the day before or after, then).
+func instant(y, m, d int, us int64) int64 {
 	const day = 86_400_000_000
-	if us < 0 || us >= day { // a zone's offset moved it to the day before or after
+	if us < 0 || us >= day {
 		n := civil.Days(y, m, d)
 		if us < 0 {
 			n, us = n-1, us+day
@@ -167,7 +174,7 @@ func parseDate(b []byte) (int64, bool) {
 		}
 		y, m, d = civil.Date(n)
 	}
-	return int64(y*512+m*32+d)*day + us, true
+	return int64(y*512+m*32+d)*day + us
 }
 
 // clock12 reads what may follow an M/D/YYYY day: nothing, or a space,
@@ -248,27 +255,38 @@ func clock(b []byte) (int64, bool) {
 		}
 	}
 	off := 0 // the zone's offset east of UTC, in minutes
-	switch {
-	case len(rest) == 1 && rest[0] == 'Z':
-		rest = rest[1:]
-	case len(rest) > 0 && (rest[0] == '+' || rest[0] == '-'):
-		oh, r, ok := dateDigits(rest[1:], 2, 2)
-		if len(r) > 0 && r[0] == ':' {
-			r = r[1:]
-		}
-		om, r2, ok2 := dateDigits(r, 2, 2)
-		if !ok || !ok2 || oh > 23 || om > 59 {
+	if len(rest) > 0 {
+		if off, rest, ok = zone(rest); !ok {
 			return 0, false
 		}
-		if off = oh*60 + om; rest[0] == '-' {
-			off = -off
-		}
-		rest = r2
 	}
 	if len(rest) != 0 {
 		return 0, false
 	}
 	return (int64(h)*3600+int64(mi)*60+int64(s)-int64(off)*60)*1_000_000 + int64(us), true
+}
+
+// zone reads a time's zone at the start of b: Z (UTC), or an offset
+// ±HH:MM or ±HHMM (at most 23:59): its minutes east of UTC and the rest.
+func zone(b []byte) (int, []byte, bool) {
+	if len(b) > 0 && b[0] == 'Z' {
+		return 0, b[1:], true
+	}
+	if len(b) == 0 || b[0] != '+' && b[0] != '-' {
+		return 0, b, false
+	}
+	oh, r, ok := dateDigits(b[1:], 2, 2)
+	if len(r) > 0 && r[0] == ':' {
+		r = r[1:]
+	}
+	om, r, ok2 := dateDigits(r, 2, 2)
+	if !ok || !ok2 || oh > 23 || om > 59 {
+		return 0, b, false
+	}
+	if b[0] == '-' {
+		return -(oh*60 + om), r, true
+	}
+	return oh*60 + om, r, true
 }
 
 // datish reports whether v, which parseDate declines, reads as a try at a

@@ -3,8 +3,6 @@ package scan
 import (
 	"fmt"
 	"strings"
-
-	"parlab/internal/civil"
 )
 
 // A date format (--date-format, DuckDB's dateformat) is strftime's
@@ -137,26 +135,7 @@ func (f *dateFormat) parse(b []byte) (int64, bool) {
 			}
 			ampm, b = true, b[2:]
 		case 'z':
-			if len(b) > 0 && b[0] == 'Z' {
-				b = b[1:]
-				break
-			}
-			if len(b) == 0 || b[0] != '+' && b[0] != '-' {
-				return 0, false
-			}
-			neg := b[0] == '-'
-			oh, r, ok1 := dateDigits(b[1:], 2, 2)
-			if len(r) > 0 && r[0] == ':' {
-				r = r[1:]
-			}
-			om, r, ok2 := dateDigits(r, 2, 2)
-			if !ok1 || !ok2 || oh > 23 || om > 59 {
-				return 0, false
-			}
-			if off = oh*60 + om; neg {
-				off = -off
-			}
-			b = r
+			off, b, ok = zone(b)
 		case 'a', 'A':
 			n := 0
 			for n < len(b) && isLetter(b[n]) {
@@ -182,18 +161,7 @@ func (f *dateFormat) parse(b []byte) (int64, bool) {
 			h += 12
 		}
 	}
-	const day = 86_400_000_000
-	t := (int64(h)*3600+int64(mi)*60+int64(s)-int64(off)*60)*1_000_000 + int64(us)
-	if t < 0 || t >= day {
-		n := civil.Days(y, m, d)
-		if t < 0 {
-			n, t = n-1, t+day
-		} else {
-			n, t = n+1, t-day
-		}
-		y, m, d = civil.Date(n)
-	}
-	return int64(y*512+m*32+d)*day + t, true
+	return instant(y, m, d, (int64(h)*3600+int64(mi)*60+int64(s)-int64(off)*60)*1_000_000+int64(us)), true
 }
 
 // dateReader reads a date column's values: in the formats given

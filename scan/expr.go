@@ -389,15 +389,24 @@ func (c *cond) test(f []byte) (bool, error) {
 	default:
 		r = bytes.Compare(f, c.val)
 	}
-	switch c.op {
+	return c.op.holds(r), nil
+}
+
+// holds says whether a comparison's result r (as cmp.Compare's) passes o.
+func (o Op) holds(r int) bool {
+	switch o {
+	case OpEq:
+		return r == 0
+	case OpNe:
+		return r != 0
 	case OpLt:
-		return r < 0, nil
+		return r < 0
 	case OpLe:
-		return r <= 0, nil
+		return r <= 0
 	case OpGt:
-		return r > 0, nil
+		return r > 0
 	}
-	return r >= 0, nil
+	return r >= 0
 }
 
 // testStrict is test for a number or date column: f, present, must be a
@@ -419,19 +428,7 @@ func (c *cond) testStrict(f []byte) (bool, error) {
 		}
 		r = cmpInt(d, c.day)
 	}
-	switch c.op {
-	case OpEq:
-		return r == 0, nil
-	case OpNe:
-		return r != 0, nil
-	case OpLt:
-		return r < 0, nil
-	case OpLe:
-		return r <= 0, nil
-	case OpGt:
-		return r > 0, nil
-	}
-	return r >= 0, nil
+	return c.op.holds(r), nil
 }
 
 // equal is = of Cond: f's bytes are the value's, or both are the same
