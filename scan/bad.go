@@ -103,7 +103,7 @@ func (t *Table) carefulPart(start, end int, r *Result, sc *rowScratch) (int, err
 		if i := bytes.IndexByte(data[p:], '\n'); i >= 0 {
 			e, next = p+i, p+i+1
 		}
-		rows, matched, quoted := r.Rows, r.Matched, r.Quoted
+		rows, matched, quoted, lines := r.Rows, r.Matched, r.Quoted, r.QuotedLines
 		var err error
 		quote := bytes.IndexByte(data[p:e], '"') >= 0
 		if quote {
@@ -125,9 +125,12 @@ func (t *Table) carefulPart(start, end int, r *Result, sc *rowScratch) (int, err
 					next = pe.off + i + 1
 				}
 			}
-			r.Rows, r.Matched, r.Quoted = rows+1, matched, quoted
+			r.Rows, r.Matched, r.Quoted, r.QuotedLines = rows+1, matched, quoted, lines
 			if quote {
-				r.Quoted++ // (a row split rescans a file whose cut may have fallen in a quote)
+				// (a bad row with a quote may be a cut inside a quoted
+				// field: a row split rescans the file)
+				r.Quoted++
+				r.QuotedLines++
 			}
 			t.reject(r, pe, p, next, start, line)
 		}

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -284,6 +285,9 @@ func (t *Table) slowGen(p int, r *Result) (int, error) {
 	}
 	r.Rows++
 	r.Quoted++
+	if bytes.IndexByte(t.data[p:end], '\n') >= 0 {
+		r.QuotedLines++
+	}
 	var fields [MaxFields][]byte
 	var offs [MaxFields]int
 	var buf [512]byte

@@ -91,7 +91,7 @@ func MergeParts(rs []*Result, n, workers int) (Result, error) {
 			m = MergeAll(part, workers)
 		}
 		if k == 0 {
-			total.Rows, total.Quoted, total.Bad, total.Rejects = m.Rows, m.Quoted, m.Bad, m.Rejects
+			total.Rows, total.Quoted, total.QuotedLines, total.Bad, total.Rejects = m.Rows, m.Quoted, m.QuotedLines, m.Bad, m.Rejects
 		} else if m.Rows != total.Rows || m.Quoted != total.Quoted || m.Bad != total.Bad {
 			return Result{}, fmt.Errorf("key part %d of %d scanned %d rows (%d quoted), part 0 %d (%d)", k, n, m.Rows, m.Quoted, total.Rows, total.Quoted)
 		}
@@ -99,7 +99,7 @@ func MergeParts(rs []*Result, n, workers int) (Result, error) {
 			groups = append(groups, m.Groups)
 		}
 		o := m
-		o.Groups, o.Rows, o.Quoted, o.Bad, o.Rejects = nil, 0, 0, 0, nil // (every part finds every bad row)
+		o.Groups, o.Rows, o.Quoted, o.QuotedLines, o.Bad, o.Rejects = nil, 0, 0, 0, 0, nil // (every part finds every bad row)
 		total.Merge(&o)
 	}
 	if len(groups) > 0 {

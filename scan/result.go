@@ -40,6 +40,11 @@ type Result struct {
 	// group-by keeps its words in Groups.
 	Words  map[int]*Words
 	Groups *Groups
+	// QuotedLines counts the rows whose quoted fields hold a line end
+	// (of Quoted): a row split's cut, moved to a line start, can fall
+	// inside only such a row, which the unit before it scans whole; where
+	// no unit saw one, every cut was a row start (see spawn's merge).
+	QuotedLines int64
 	// Bad counts the rows left out as bad (Query.SkipBad), Rejects keeps
 	// them (the first maxRejects), each with its place and reason.
 	Bad     int64
@@ -70,6 +75,7 @@ func (r *Result) Merge(o *Result) {
 	r.Rows += o.Rows
 	r.Matched += o.Matched
 	r.Quoted += o.Quoted
+	r.QuotedLines += o.QuotedLines
 	r.Bad += o.Bad
 	r.Rejects = append(r.Rejects, o.Rejects[:min(len(o.Rejects), maxRejects-min(len(r.Rejects), maxRejects))]...)
 }
@@ -77,7 +83,7 @@ func (r *Result) Merge(o *Result) {
 // Equal reports whether r and o are the same answer: the same counts and
 // Equal sums (however each sum is split between its parts).
 func (r *Result) Equal(o *Result) bool {
-	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.Skipped != o.Skipped || r.Bad != o.Bad ||
+	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.QuotedLines != o.QuotedLines || r.Skipped != o.Skipped || r.Bad != o.Bad ||
 		!equalWords(r.Words, o.Words) {
 		return false
 	}
@@ -90,7 +96,7 @@ func (r *Result) Equal(o *Result) bool {
 }
 
 // ResultSize is the length of the binary form of a Result's fixed part.
-const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums + 1)
+const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums + 2)
 
 // sumWords is a sum's length in ResultSize's words: V, Scale and C.
 const sumWords = 2 + wideWords
@@ -125,7 +131,8 @@ func (r *Result) AppendBinary(b []byte) []byte {
 	for _, n := range r.Skipped {
 		b = le.AppendUint64(b, uint64(n))
 	}
-	return le.AppendUint64(b, uint64(r.Bad))
+	b = le.AppendUint64(b, uint64(r.Bad))
+	return le.AppendUint64(b, uint64(r.QuotedLines))
 }
 
 // Present is how many matching rows had slot k's value.
@@ -170,8 +177,8 @@ func DecodeResult(b []byte) (Result, error) {
 		}
 		k++
 	}
-	if r.Bad = int64(word(k)); r.Bad < 0 {
-		return r, fmt.Errorf("result: %d bad rows", r.Bad)
+	if r.Bad, r.QuotedLines = int64(word(k)), int64(word(k+1)); r.Bad < 0 || r.QuotedLines < 0 || r.QuotedLines > r.Quoted {
+		return r, fmt.Errorf("result: %d bad rows, %d quoted rows over lines of %d", r.Bad, r.QuotedLines, r.Quoted)
 	}
 	return r, nil
 }

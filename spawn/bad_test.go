@@ -108,6 +108,6 @@ func TestSkipBadRowsEveryWay(t *testing.T) {
 // Rows and Bad).
 func sameAnswer(a, b *scan.Result) bool {
 	x := *a
-	x.Rows, x.Bad, x.Rejects, x.Quoted = b.Rows, 0, nil, b.Quoted
+	x.Rows, x.Bad, x.Rejects, x.Quoted, x.QuotedLines = b.Rows, 0, nil, b.Quoted, b.QuotedLines
 	return x.Equal(b)
 }

@@ -22,11 +22,15 @@ type unitOutcome struct {
 // whole files (scan.MergeAll: the groups with a goroutine per core).
 //
 // A row split moved its cuts to line starts without looking for quotes: a
-// cut inside a quoted field that holds a newline is not a row start. Such a
-// file always shows it (some unit of it took a quoted row, or failed: see
-// scan.Result.Quoted), so a cut file where that happened is scanned again
-// whole, here, and only that answer counts. Files without quotes, the usual
-// case, cost nothing extra. It returns the files it rescanned.
+// cut inside a quoted field that holds a newline is not a row start. The
+// row that holds it starts before the cut, in a unit whose own start was
+// a row start (by induction from the file's first unit), which scans it
+// whole and counts it (scan.Result.QuotedLines); so a cut file where no
+// unit counted one, or failed, was cut at row starts only, and any other
+// is scanned again whole, here, and only that answer counts. Files whose
+// quoted fields hold no line end (nearly all: R's and Excel's exports
+// quote every text field) cost nothing extra (before 2026-12-07 any quote
+// rescanned the file). It returns the files it rescanned.
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
 	if p.Split == SplitKeys { // whole files only: nothing to rescan
 		r, err := s.mergeKeys(p, out, owned, runtime.GOMAXPROCS(0))
@@ -49,7 +53,7 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 		cut := len(units) > 1 || (len(units) == 1 && p.Units[units[0]] != whole)
 		suspect := false
 		for _, i := range units {
-			suspect = suspect || out[i].err != nil || out[i].res.Quoted > 0
+			suspect = suspect || out[i].err != nil || out[i].res.QuotedLines > 0
 		}
 		if cut && suspect { // (no unit of a cut file was folded)
 			var r scan.Result

@@ -25,7 +25,7 @@ type Plan struct {
 
 // NewPlan cuts set's rows into units for workers with split. A row split's
 // cuts are moved to line starts without looking for quotes; Merge checks
-// afterwards (see Result.Quoted) and rescans any file where that mattered.
+// afterwards (see Result.QuotedLines) and rescans any file where that mattered.
 // The dynamic split's units end at plain byte offsets, which the worker
 // moves to line starts (Set.rows). chunk is the dynamic split's chunk size
 // (0: DefaultChunk). The keys split gives every worker every file whole

@@ -45,6 +45,42 @@ func genSet(t testing.TB, rows, files int) []string {
 // quotedSet writes files whose Country fields are quoted and hold commas,
 // doubled quotes and newlines, with CRLF line ends: a row split that cuts
 // at a newline lands inside a quoted field, so these exercise the rescan.
+// rQuotedSet is genSet's rows as R's write.csv writes them: every text
+// field quoted, the numbers bare, no line end inside quotes.
+func rQuotedSet(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, p := range genSet(t, 20000, 3) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w strings.Builder
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			body := strings.TrimSuffix(line, "\n")
+			if body == "" {
+				continue
+			}
+			for i, f := range strings.Split(body, ",") {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				if _, err := strconv.ParseFloat(f, 64); err != nil {
+					f = `"` + f + `"`
+				}
+				w.WriteString(f)
+			}
+			w.WriteByte('\n')
+		}
+		q := p + ".R.csv"
+		if err := os.WriteFile(q, []byte(w.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
 func quotedSet(t testing.TB) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -122,7 +158,7 @@ func cfg(paths []string, st Split, workers int) Config {
 // One tester, every strategy: the same answer, digit for digit, for every
 // split and worker count, as the sequential scan.
 func TestStrategiesAgree(t *testing.T) {
-	sets := map[string][]string{"generated": genSet(t, 30000, 7), "quoted": quotedSet(t)}
+	sets := map[string][]string{"generated": genSet(t, 30000, 7), "quoted": quotedSet(t), "R": rQuotedSet(t)}
 	for name, paths := range sets {
 		want, err := Sequential{}.Run(context.Background(), cfg(paths, SplitFile, 1))
 		if err != nil {
@@ -166,6 +202,9 @@ func TestStrategiesAgree(t *testing.T) {
 		}
 		if name == "quoted" && rescans == 0 {
 			t.Error("no row split of the quoted set cut a quoted field: the rescan went untested")
+		}
+		if name == "R" && rescans != 0 {
+			t.Errorf("%d rescans of a set whose quoted fields hold no line end: every cut was a row start", rescans)
 		}
 	}
 }
