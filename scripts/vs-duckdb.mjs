@@ -17,6 +17,12 @@
 // 3 by revenue are checked in order; every group written as CSV, byte for
 // byte. A difference stops the script with exit 1.
 //
+// The last shapes ask about dates (DuckDB reads the M/D/YYYY column with
+// strptime, as its dateformat would) and ask Europe and by Country again
+// over the same rows written as R's write.csv writes them (every text
+// field quoted) and as TSV: one file each, written by DuckDB's COPY into
+// a temporary directory before the timing (VARIANTS=0 leaves them out).
+//
 //   node scripts/vs-duckdb.mjs DATA_DIR [RUNS [PARLAB]]
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
@@ -46,6 +52,11 @@ const duckCSV = join(tmp, 'duckdb.csv'), parlabCSV = join(tmp, 'parlab.csv');
 // SQL and parlab's aggregates as [kind, column] ('top' and 'csv' are checked
 // from the timed SQL's own rows or file).
 const two = [['sum', 'Total Revenue'], ['sum', 'Total Profit']];
+const day = (c) => `strptime("${c}", '%m/%d/%Y')`;
+const text = Object.entries(cols).filter(([, v]) => v === 'VARCHAR').map(([k]) => `"${k}"`).join(', ');
+const variants = process.env.VARIANTS !== '0';
+const quoted = join(tmp, 'sales-quoted.csv'), tsv = join(tmp, 'sales.tsv');
+const srcOf = (path, delim) => `read_csv('${path}', header=true, delim='${delim}', quote='"', columns={${spec}})`;
 const shapes = [
   ['Region=Europe', `SELECT ${sums} FROM ${src} WHERE "Region"='Europe'`, ['--where', 'Region=Europe'],
     { where: `"Region"='Europe'`, aggs: two }],
@@ -79,6 +90,22 @@ const shapes = [
   // Millions of groups, every one written out as CSV in key order.
   ['by Order ID, every group to CSV', `COPY (SELECT "Order ID", count(*), sum("Total Revenue") FROM ${src} GROUP BY 1 ORDER BY 1) TO '${duckCSV}' (HEADER)`,
     ['--by', 'Order ID', '--sum', 'Total Revenue'], 'csv'],
+  // Dates: a range of two filters, and the latest day per region (printed
+  // as the file writes it).
+  ['Order Date in 2015, two sums', `SELECT ${sums} FROM ${src} WHERE ${day('Order Date')} >= DATE '2015-01-01' AND ${day('Order Date')} < DATE '2016-01-01'`,
+    ['--where', 'Order Date>=2015-01-01', '--where', 'Order Date<2016-01-01'],
+    { where: `${day('Order Date')} >= DATE '2015-01-01' AND ${day('Order Date')} < DATE '2016-01-01'`, aggs: two }],
+  ['max(Order Date) by Region', `SELECT "Region", count(*), max(${day('Order Date')}) FROM ${src} GROUP BY 1 ORDER BY 1`,
+    ['--by', 'Region', '--max', 'Order Date'],
+    { by: ['Region'], aggs: [['max', 'Order Date', `strftime(max(${day('Order Date')}), '%-m/%-d/%Y')`]] }],
+  ...(variants ? [
+    ['Region=Europe, quoted (R)', `SELECT ${sums} FROM ${srcOf(quoted, ',')} WHERE "Region"='Europe'`, ['--where', 'Region=Europe'],
+      { where: `"Region"='Europe'`, aggs: two }, quoted],
+    ['by Country, quoted (R)', `SELECT "Country", ${sums} FROM ${srcOf(quoted, ',')} GROUP BY 1 ORDER BY 1`, ['--by', 'Country'],
+      { by: ['Country'], aggs: two }, quoted],
+    ['Region=Europe, TSV', `SELECT ${sums} FROM ${srcOf(tsv, '\t')} WHERE "Region"='Europe'`, ['--where', 'Region=Europe'],
+      { where: `"Region"='Europe'`, aggs: two }, tsv],
+  ] : []),
 ];
 const body = (path) => { const b = readFileSync(path); return b.subarray(b.indexOf(10) + 1); };
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
@@ -104,7 +131,7 @@ const avg6 = (sum, count) => {
 // Without a group-by only sums are asked (parlab's "sums" object).
 async function expected(con, { by = [], where, aggs }) {
   const keys = by.map((c) => `"${c}"::VARCHAR`);
-  const vals = aggs.map(([kind, c]) => `${kind === 'avg' ? 'sum' : kind}("${c}")::VARCHAR`);
+  const vals = aggs.map(([kind, c, expr]) => `${expr || `${kind === 'avg' ? 'sum' : kind}("${c}")`}::VARCHAR`);
   const sql = `SELECT ${[...keys, 'count(*)::VARCHAR', ...vals].join(', ')} FROM ${src}` +
     (where ? ` WHERE ${where}` : '') + (by.length ? ' GROUP BY ALL' : '');
   const want = new Map();
@@ -147,9 +174,14 @@ const cache = (...flags) => parlab && process.stdout.write(execFileSync(parlab, 
 cache('--warm');
 const db = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await db.connect();
+if (variants) { // the same rows, as R's write.csv and as TSV write them
+  await con.run(`COPY (SELECT * FROM ${src}) TO '${quoted}' (HEADER, FORCE_QUOTE (${text}))`);
+  await con.run(`COPY (SELECT * FROM ${src}) TO '${tsv}' (HEADER, DELIMITER '\t')`);
+  if (parlab) execFileSync(parlab, ['cache', '--warm', quoted, tsv]);
+}
 console.log(`${'shape'.padEnd(40)} ${'DuckDB median s'.padStart(16)}` +
   (parlab ? ` ${'parlab median s'.padStart(16)} ${'DuckDB/parlab'.padStart(14)} ${'paired'.padStart(8)}` : ''));
-for (const [name, sql, args, how] of shapes) {
+for (const [name, sql, args, how, path = dir] of shapes) {
   const want = parlab && typeof how === 'object' ? await expected(con, how) : null;
   const t = [], p = [];
   for (let i = 0; i <= runs; i++) {
@@ -161,14 +193,14 @@ for (const [name, sql, args, how] of shapes) {
     if (how === 'csv') {
       const fd = openSync(parlabCSV, 'w');
       const p0 = performance.now();
-      execFileSync(parlab, ['query', '--csv', ...args, dir], { stdio: ['ignore', fd, 'inherit'] });
+      execFileSync(parlab, ['query', '--csv', ...args, path], { stdio: ['ignore', fd, 'inherit'] });
       if (i > 0) p.push((performance.now() - p0) / 1e3);
       closeSync(fd);
       if (!body(parlabCSV).equals(body(duckCSV))) fail(`${name}: parlab's rows (${parlabCSV}) differ from DuckDB's (${duckCSV})`);
       continue;
     }
     const p0 = performance.now();
-    const out = execFileSync(parlab, ['query', '--json', ...args, dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const out = execFileSync(parlab, ['query', '--json', ...args, path], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (i > 0) p.push((performance.now() - p0) / 1e3);
     const got = JSON.parse(out);
     if (how === 'top') {
