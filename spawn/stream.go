@@ -355,7 +355,10 @@ func (s *streamRun) read(ctx context.Context) {
 			return
 		}
 		if eof && have == 0 {
-			if s.table == nil {
+			switch {
+			case s.table == nil && s.blankLines > 0: // blank lines alone, as a file of them says
+				s.err = &scan.ParseError{File: s.name, Line: s.blankLines + 1, Column: 1, Err: scan.ErrNoHeader}
+			case s.table == nil:
 				s.err = noData([]string{s.name})
 			}
 			return
