@@ -820,6 +820,7 @@ func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, o
 	if spans != nil {
 		i0 = h.tested // a row hotWalk handed over passed them
 	}
+	day, dayOf := int64(0), -1 // a date column's day, read once for all its filters (a range: two)
 	for i := i0; i < len(h.rest); i++ {
 		c := &h.rest[i]
 		var s, end int
@@ -827,6 +828,19 @@ func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, o
 			s, end = wb+spans[1+i][0], wb+spans[1+i][1]
 		} else if s, end = t.fieldSpan(p, e, mk, wb, c.field); s < 0 {
 			return false, false
+		}
+		if c.ckind == KindDate && len(c.val) > 0 && end > s {
+			if dayOf != c.field {
+				d, ok := c.dates.parse(t.data[s:end])
+				if !ok {
+					return false, false // (lineGen reports it)
+				}
+				day, dayOf = d, c.field
+			}
+			if !c.op.holds(cmpInt(day, c.day)) {
+				return false, true
+			}
+			continue
 		}
 		yes, err := c.test(t.data[s:end])
 		if err != nil {

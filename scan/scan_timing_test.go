@@ -423,3 +423,24 @@ func BenchmarkShapesInCache(b *testing.B) {
 		})
 	}
 }
+
+// A date range (two filters on Order Date, M/D/YYYY, a date column) and the
+// two sums: issue 64's date question, against BenchmarkScanRegionInCache.
+func BenchmarkScanDateRange(b *testing.B) {
+	q := Query{Filters: []Cond{{Col: "Order Date", Op: OpGe, Value: "2015-01-01"}, {Col: "Order Date", Op: OpLt, Value: "2016-01-01"}},
+		Kinds: []ColumnKind{{"Order Date", KindDate, "a date"}, {"Total Revenue", KindNumber, "summed"}, {"Total Profit", KindNumber, "summed"}}}
+	files := benchSet(b)
+	tb, err := NewTable("d.csv", files[0].data, &q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(files[0].data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Result
+		s, e := tb.Body()
+		if err := tb.Scan(s, e, &r); err != nil || r.Matched == 0 {
+			b.Fatal(err)
+		}
+	}
+}
