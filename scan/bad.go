@@ -28,9 +28,9 @@ import (
 type Reject struct {
 	File string
 	// Off is where the row starts in its file (or stream), From where the
-	// scan that found it started, and Line the row's line counted from
+	// scan that found it started, and Line the fault's line counted from
 	// From's (1 for From's own): the caller that knows From's line makes it
-	// the file's (see RejectsAt).
+	// the file's (spawn counts it: Set.placeRejects, a stream's blocks).
 	Off, From int64
 	Line      int64
 	Column    int    // the byte of the line where the fault is (1-based)

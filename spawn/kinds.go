@@ -117,8 +117,8 @@ func (s *Set) sampleFile(d *scan.Decider, i int) error {
 // returns what it read, for the stream to be read again from its start
 // (replay), and the read's error, if any, which replay gives after those
 // bytes. A header it cannot bind leaves *d as it was: the stream's own
-// read reports it. Its one error of its own is a --types error
-// (scan.NewDecider's): decided is then false.
+// read reports it. Its one error of its own (err) is a --types or
+// --date-format error (scan.NewDecider's), which ends the run.
 func sampleHead(r io.Reader, name string, q *scan.Query, d **scan.Decider) (head []byte, rerr error, err error) {
 	want := scan.SampleHead + scan.SampleSlack
 	buf := make([]byte, 0, 2*want)
