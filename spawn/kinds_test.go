@@ -112,3 +112,24 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	}
 }
+
+// MPI's rank 0 decides the kinds for every rank from every input it holds
+// (the first inputs; the rest may be other hosts' files), or, holding
+// none, leaves every rank reading values as they look; any other error
+// is every rank's.
+func TestDecideAll(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, filepath.Join(dir, "a.csv"), "code,n\n00C1,1\n")
+	q := scan.Query{Min: []string{"code"}}
+	kinds, why := decideAll(Config{Paths: []string{a, filepath.Join(dir, "elsewhere.csv")}, Query: q})
+	if why != "" || len(kinds) != 1 || kinds[0].Kind != scan.KindText {
+		t.Errorf("the first file here: %+v %q", kinds, why)
+	}
+	if kinds, why = decideAll(Config{Paths: []string{filepath.Join(dir, "elsewhere.csv")}, Query: q}); why != "" || kinds == nil || len(kinds) != 0 {
+		t.Errorf("no file here: %+v %q", kinds, why)
+	}
+	q.Types = []scan.ColumnKind{{Col: "nope", Kind: scan.KindText}}
+	if _, why = decideAll(Config{Paths: []string{a}, Query: q}); !strings.Contains(why, "--types") {
+		t.Errorf("a --types error: %q", why)
+	}
+}

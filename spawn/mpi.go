@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"reflect"
 	"runtime"
 	"sync/atomic"
@@ -579,6 +580,11 @@ func decideAll(c Config) ([]scan.ColumnKind, string) {
 		return c.Query.Kinds, ""
 	}
 	s, err := Open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names...)
+	if errors.Is(err, fs.ErrNotExist) {
+		// rank 0 holds none of the files (each rank its own, none here):
+		// every rank reads each value as it looks (scan.KindAuto), alike
+		return []scan.ColumnKind{}, ""
+	}
 	if err != nil {
 		return nil, err.Error()
 	}
