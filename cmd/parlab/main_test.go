@@ -1630,3 +1630,26 @@ func TestSkipBadRowsCLI(t *testing.T) {
 		}
 	}
 }
+
+// --format text|csv|json is --csv and --json by another name; two outputs
+// asked at once, or an unknown one, are usage errors.
+func TestFormatFlag(t *testing.T) {
+	_, csvOut, _ := run(t, "", "query", "--csv", "--sum", "km", "../../testdata/trips.csv")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--format", "csv"}, exitOK, csvOut},
+		{[]string{"--format", "json"}, exitOK, `{"strategy":`},
+		{[]string{"--format", "text"}, exitOK, "Matching rows"},
+		{[]string{"--format", "xml"}, exitUsage, ""},
+		{[]string{"--format", "json", "--csv"}, exitUsage, ""},
+		{[]string{"--format", "text", "--json"}, exitUsage, ""},
+	} {
+		code, out, errs := run(t, "", append(append([]string{"query"}, c.args...), "--sum", "km", "../../testdata/trips.csv")...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%q: exit %d, %q %s", c.args, code, out, errs)
+		}
+	}
+}

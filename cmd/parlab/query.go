@@ -242,6 +242,7 @@ func (a *app) query(args []string) error {
 	qf.registerStrategy(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	asCSV := fs.Bool("csv", false, "print the answer as CSV (a header, then one row per group, or one row) instead of text")
+	format := fs.String("format", "", "text (the default), csv or json: the output, as --csv and --json say")
 	verbose := fs.Bool("verbose", false, "print what each worker did")
 	rejects := fs.String("rejects", "", "write the bad rows to this CSV file (file, line, column, field, reason, row), as DuckDB's store_rejects; implies --skip-bad-rows")
 	pos, err := a.parseFlags(fs, args)
@@ -249,8 +250,17 @@ func (a *app) query(args []string) error {
 		return err
 	}
 	qf.skipBad = qf.skipBad || *rejects != ""
-	if *asJSON && *asCSV {
-		return usagef("--json and --csv are two outputs: give one")
+	switch *format {
+	case "", "text":
+	case "csv":
+		*asCSV = true
+	case "json":
+		*asJSON = true
+	default:
+		return usagef("--format %q: want text, csv or json", *format)
+	}
+	if *asJSON && *asCSV || *format == "text" && (*asJSON || *asCSV) {
+		return usagef("--json, --csv and --format ask for one output each: give one")
 	}
 	if *asCSV && qf.strategy.Strategy != nil && qf.strategy.Name() == "floor" {
 		return usagef("--csv: the floor counts lines and answers no query (--json shows its count)")
