@@ -188,3 +188,42 @@ func TestKindsGenerated(t *testing.T) {
 		checkGen(t, "text", files, text)
 	}
 }
+
+// A query as parlab's commands make one: its filter parsed, each column's
+// kind decided from a sample of the file (here all of it), the query bound
+// again to the decided kinds, then scanned. The codes are text, so
+// code=0000E0 matches that code alone, though 00E009 reads as a number.
+func Example_columnKinds() {
+	data := []byte("code,n\n00E009,1\n0000E0,2\n00C1,4\n")
+	f, err := ParseCond("code=0000E0")
+	if err != nil {
+		panic(err)
+	}
+	q := Query{Filters: []Cond{f}, Sum: []string{"n"}}
+	tb, err := NewTable("codes.csv", data, &q)
+	if err != nil {
+		panic(err)
+	}
+	d, err := NewDecider(&q, tb)
+	if err != nil {
+		panic(err)
+	}
+	start, end := tb.Body()
+	d.Sample(tb, data[start:], start, end-start, true, true, 2)
+	q.Kinds = d.Kinds()
+	if err := tb.Rebind(&q); err != nil {
+		panic(err)
+	}
+	var r Result
+	if err := tb.Scan(start, end, &r); err != nil {
+		panic(err)
+	}
+	for _, k := range q.Kinds {
+		fmt.Printf("%s: %s (%s)\n", k.Col, k.Kind, k.Why)
+	}
+	fmt.Println(r.Matched, r.Sums[0])
+	// Output:
+	// n: number (summed)
+	// code: text ("00C1" at codes.csv line 4 is not a number)
+	// 1 2
+}
