@@ -194,7 +194,10 @@ func decodeRejects(b []byte) ([]Reject, []byte, error) {
 			if k <= 0 || l > uint64(len(b)-k) {
 				return nil, nil, bad
 			}
-			s[j], b = slices.Clone(b[k:k+int(l)]), b[k+int(l):]
+			if l > 0 { // (none: nil, as it was)
+				s[j] = slices.Clone(b[k : k+int(l)])
+			}
+			b = b[k+int(l):]
 		}
 		var v [4]int64
 		for j := range v {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -226,4 +227,30 @@ func Example_columnKinds() {
 	// n: number (summed)
 	// code: text ("00C1" at codes.csv line 4 is not a number)
 	// 1 2
+}
+
+// Bad rows and their rejects, and the rows over quoted line ends, survive
+// a Result's binary form (a child process's answer): the fixed part and
+// the variable one; a malformed rejects part is an error.
+func TestBadRowsBinaryForm(t *testing.T) {
+	r := Result{Rows: 9, Matched: 3, Quoted: 4, QuotedLines: 2, Bad: 5, Words: map[int]*Words{0: {MinText: Word{Text: "a"}}},
+		Rejects: []Reject{{File: "a.csv", Off: 100, From: 50, Line: 3, Column: 7, Field: "n", Reason: "not a decimal number", Row: []byte("x,\"y\"\n")},
+			{File: "b\xff.csv", Off: -1, Line: 1 << 40, Reason: "quote"}}}
+	back, err := DecodeResult(r.AppendBinary(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.DecodeVar(r.AppendVar(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !back.Equal(&r) || !reflect.DeepEqual(back.Rejects, r.Rejects) {
+		t.Fatalf("decoded %+v\nwant %+v", back, r)
+	}
+	v := r.AppendVar(nil)
+	for cut := 1; cut < len(v); cut++ {
+		var x Result
+		if err := x.DecodeVar(v[:cut]); err == nil && cut < len(v) && len(x.Rejects) == len(r.Rejects) && reflect.DeepEqual(x.Rejects, r.Rejects) && x.Words != nil {
+			t.Fatalf("a variable part cut at %d of %d decoded whole", cut, len(v))
+		}
+	}
 }
