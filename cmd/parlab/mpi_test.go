@@ -279,3 +279,76 @@ func TestMPIJob(t *testing.T) {
 		t.Errorf("spawn --methods mpirun: %v, %s", err, out8)
 	}
 }
+
+// The mpi strategy across hosts: two hosts made of network, UTS and mount
+// namespaces on this machine (scripts/mpi-hosts.sh), OpenMPI's TCP
+// transport between them, each host holding only its own two of the four
+// files at /srv/parlab: the file split gives seq's answer over all four; a
+// rank killed on the second host fails the job, naming the rank and the
+// host, with no answer. It skips, saying why, where namespaces cannot be
+// made (not root, or a container that forbids them).
+func TestMPIAcrossHosts(t *testing.T) {
+	exe := buildMPI(t)
+	script, _ := filepath.Abs("../../scripts/mpi-hosts.sh")
+	if os.Geteuid() != 0 {
+		t.Skip("not root: network and mount namespaces cannot be made (scripts/mpi-hosts.sh)")
+	}
+	if b, err := exec.Command("ip", "netns", "add", "parlab-probe").CombinedOutput(); err != nil {
+		t.Skipf("ip netns add: %v: network namespaces cannot be made here\n%s", err, b)
+	}
+	exec.Command("ip", "netns", "del", "parlab-probe").Run()
+	dir := t.TempDir()
+	all := filepath.Join(dir, "all")
+	if err := data.Generate(all, data.Options{Rows: 8000, Files: 4, Seed: 5}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for h, files := range map[string][]string{"h1": {"xaa.csv", "xab.csv"}, "h2": {"xac.csv", "xad.csv"}} {
+		os.MkdirAll(filepath.Join(dir, h), 0o755)
+		for _, f := range files {
+			if err := os.Link(filepath.Join(all, f), filepath.Join(dir, h, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if b, err := exec.Command(script, "up", dir).CombinedOutput(); err != nil {
+		exec.Command(script, "down").Run()
+		t.Skipf("scripts/mpi-hosts.sh up: %v: the hosts cannot be made here\n%s", err, b)
+	}
+	defer exec.Command(script, "down").Run()
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte("parlab-h1 slots=2\nparlab-h2 slots=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := func(env string, args ...string) (string, string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		line := "cd /srv/parlab && " + env + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --hostfile " + hostfile +
+			" -np 2 --map-by node -wdir /srv/parlab -mca plm_rsh_agent " + script +
+			" -mca btl tcp,self -mca oob_tcp_if_include 10.77.0.0/24 -mca btl_tcp_if_include 10.77.0.0/24 -mca hwloc_base_binding_policy none -x PARLAB_FAILPOINT " +
+			exe + " " + strings.Join(args, " ")
+		cmd := exec.CommandContext(ctx, script, "run", "parlab-h1", line)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			t.Fatalf("the two-host job did not end in a minute: %s", line)
+		}
+		return out.String(), errb.String(), err
+	}
+	q := []string{"query", "--strategy", "mpi", "--split", "file", "--json", "--by", "Region", "xaa.csv", "xab.csv", "xac.csv", "xad.csv"}
+	out, errOut, err := job("PARLAB_FAILPOINT=", q...)
+	if err != nil {
+		t.Fatalf("two hosts: %v\n%s", err, errOut)
+	}
+	want, err := exec.Command(exe, "query", "--strategy", "seq", "--json", "--by", "Region", all).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := answerOf(t, out), answerOf(t, string(want)); got != want {
+		t.Errorf("two hosts, each with its own files:\n%s\nwant (seq over all)\n%s", got, want)
+	}
+	out, errOut, err = job("PARLAB_FAILPOINT=rank-kill:1", q...)
+	if err == nil || out != "" || !strings.Contains(errOut, "rank 1") || !strings.Contains(errOut, "parlab-h2") || !strings.Contains(errOut, "signal 9") {
+		t.Errorf("rank 1 killed on the second host: %v, stdout %q, stderr:\n%s", err, out, errOut)
+	}
+}
