@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"reflect"
 	"runtime"
 	"sync/atomic"
@@ -371,12 +372,12 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			return rr // every file of its share is empty
 		}
 		if err != nil {
-			return fail(err)
+			return fail(notHere(err, me))
 		}
 		defer r.set.Close()
 		rep, err := r.runAll(ctx, T, rankBody(me))
 		if err != nil {
-			return fail(err)
+			return fail(notHere(err, me))
 		}
 		p.Files, p.Bytes, p.Setup, p.Workers = rep.Files, rep.Bytes, rep.Setup, rep.PerWorker
 		for _, f := range rep.Rescanned {
@@ -590,4 +591,15 @@ func decideAll(c Config) ([]scan.ColumnKind, string) {
 	}
 	defer s.Close()
 	return s.Query.Kinds, ""
+}
+
+// notHere is err, a file split rank's, saying where: a file of the rank's
+// share that its host lacks is a file no rank opens (each file is one
+// rank's), so the message names the rank and its host.
+func notHere(err error, rank int) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	host, _ := os.Hostname()
+	return fmt.Errorf("rank %d on %s: %w (with --split file each file is one rank's to open, on that rank's host: no rank opened this one)", rank, host, err)
 }

@@ -347,6 +347,12 @@ func TestMPIAcrossHosts(t *testing.T) {
 	if got, want := answerOf(t, out), answerOf(t, string(want)); got != want {
 		t.Errorf("two hosts, each with its own files:\n%s\nwant (seq over all)\n%s", got, want)
 	}
+	// a file no host holds: the rank whose share it is names it and its host
+	missing := append(append([]string{}, q[:len(q)-4]...), "xaa.csv", "xab.csv", "xac.csv", "xae.csv")
+	out, errOut, err = job("PARLAB_FAILPOINT=", missing...)
+	if err == nil || out != "" || !strings.Contains(errOut, "rank 1 on parlab-h2: open xae.csv: no such file") || !strings.Contains(errOut, "no rank opened this one") {
+		t.Errorf("a file no host holds: %v, stdout %q, stderr:\n%s", err, out, errOut)
+	}
 	out, errOut, err = job("PARLAB_FAILPOINT=rank-kill:1", q...)
 	if err == nil || out != "" || !strings.Contains(errOut, "rank 1") || !strings.Contains(errOut, "parlab-h2") || !strings.Contains(errOut, "signal 9") {
 		t.Errorf("rank 1 killed on the second host: %v, stdout %q, stderr:\n%s", err, out, errOut)
