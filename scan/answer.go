@@ -29,7 +29,7 @@ func (a *Answer) Equal(b *Answer) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if !slices.Equal(a.Filters, b.Filters) || !slices.Equal(a.By, b.By) || !slices.Equal(a.Aggs, b.Aggs) ||
+	if !slices.EqualFunc(a.Filters, b.Filters, Cond.same) || !slices.Equal(a.By, b.By) || !slices.Equal(a.Aggs, b.Aggs) ||
 		a.Rows != b.Rows || a.Matched != b.Matched {
 		return false
 	}

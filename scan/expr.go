@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,15 +16,26 @@ type Op uint8
 
 // The comparisons a filter can make.
 const (
-	OpEq Op = iota // =
-	OpNe           // !=
-	OpLt           // <
-	OpLe           // <=
-	OpGt           // >
-	OpGe           // >=
+	OpEq       Op = iota // =
+	OpNe                 // !=
+	OpLt                 // <
+	OpLe                 // <=
+	OpGt                 // >
+	OpGe                 // >=
+	OpIn                 // in (a list: Cond.Values)
+	OpNotIn              // not in
+	OpContains           // ~: the field's bytes hold the value's
+	OpPrefix             // ^=: the field's bytes start with the value's
 )
 
-var opNames = [...]string{"=", "!=", "<", "<=", ">", ">="}
+var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "in", "not in", "~", "^="}
+
+// ordered reports whether o is an order comparison (< <= > >=).
+func (o Op) ordered() bool { return o >= OpLt && o <= OpGe }
+
+// compares reports whether o compares a field with one value as its
+// column's kind (= != < <= > >=): the ops the fast paths know.
+func (o Op) compares() bool { return o <= OpGe }
 
 func (o Op) String() string { return opNames[o] }
 
@@ -55,20 +68,48 @@ type Cond struct {
 	// Quoted: the value was written in double quotes (COL="1.0"): it is
 	// text, compared by its bytes alone, never as a number or a date.
 	Quoted bool
+	// Values are OpIn's and OpNotIn's list (Value is then unused), each
+	// compared as = compares Value.
+	Values []string
 }
 
 // String is the filter as ParseCond reads it, with the value quoted if it
 // has to be.
 func (c Cond) String() string {
+	if c.Op == OpIn || c.Op == OpNotIn {
+		vs := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			vs[i] = quoteListValue(v)
+		}
+		return quoteCol(c.Col) + " " + c.Op.String() + " (" + strings.Join(vs, ",") + ")"
+	}
 	v := c.Value
 	if c.Quoted || strings.HasPrefix(v, `"`) || (v != "" && strings.IndexByte("=!<>", v[0]) >= 0) || strings.Trim(v, " ") != v {
 		v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
 	}
-	col := c.Col
-	if strings.ContainsAny(col, `=!<>"`) {
-		col = `"` + strings.ReplaceAll(col, `"`, `""`) + `"`
+	return quoteCol(c.Col) + c.Op.String() + v
+}
+
+// same reports whether c and o are one filter.
+func (c Cond) same(o Cond) bool {
+	return c.Col == o.Col && c.Op == o.Op && c.Value == o.Value && c.Quoted == o.Quoted && slices.Equal(c.Values, o.Values)
+}
+
+// quoteCol is a filter's column as ParseCond reads it back: in double
+// quotes if it holds an operator's byte, a quote or " in (".
+func quoteCol(col string) string {
+	if strings.ContainsAny(col, `=!<>~^"`) || strings.Contains(strings.ToLower(col), " in ") {
+		return `"` + strings.ReplaceAll(col, `"`, `""`) + `"`
 	}
-	return col + c.Op.String() + v
+	return col
+}
+
+// quoteListValue is an in list's value as ParseCond reads it back.
+func quoteListValue(v string) string {
+	if v == "" || strings.ContainsAny(v, `,()"`) || strings.Trim(v, " ") != v {
+		return `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+	}
+	return v
 }
 
 // ErrFilter is a filter expression ParseCond cannot read.
@@ -103,6 +144,57 @@ func ParseCondDates(s string, decimalComma bool, formats []string) (Cond, error)
 	return parseCond(s, decimalComma, dr)
 }
 
+// opList is the operators, for messages.
+const opList = "= != < <= > >= ~ ^="
+
+// parseIn reads the list of COLUMN [not] in (V1, V2, …) (s the whole
+// filter, for messages): values separated by commas, spaces around each
+// trimmed, a value with a comma, a parenthesis, a quote or spaces at its
+// ends in double quotes; none empty.
+func parseIn(s, col string, not bool, list string, decimalComma bool) (Cond, error) {
+	c := Cond{Col: col, Op: OpIn}
+	if not {
+		c.Op = OpNotIn
+	}
+	if col == "" {
+		return c, fmt.Errorf("%w %s: no column before in", ErrFilter, clipQuote(s))
+	}
+	rest := list
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		var v string
+		if strings.HasPrefix(rest, `"`) {
+			u, after, ok := unquoteExpr(rest)
+			after = strings.TrimLeft(after, " ")
+			if !ok || after != "" && after[0] != ',' {
+				return c, fmt.Errorf("%w %s: a quoted value in the list must end with its closing quote, then a comma or the list's end", ErrFilter, clipQuote(s))
+			}
+			v, rest = u, after
+		} else {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				i = len(rest)
+			}
+			v, rest = strings.TrimRight(rest[:i], " "), rest[i:]
+		}
+		if j := decimalCommaAt([]byte(v)); decimalComma && j >= 0 {
+			v = v[:j] + "." + v[j+1:]
+		}
+		if v == "" {
+			return c, fmt.Errorf("%w %s: an empty value in the list (a missing value is COL=, never in a list)", ErrFilter, clipQuote(s))
+		}
+		c.Values = append(c.Values, v)
+		if rest == "" {
+			return c, nil
+		}
+		rest = rest[1:] // the comma
+	}
+}
+
+// inList is COLUMN [not] in (…) in a filter: the column (unquoted
+// form), "not ", and the list between the parentheses.
+var inList = regexp.MustCompile(`(?is)^(.*?)\s+(not\s+)?in\s*\((.*)\)\s*$`)
+
 func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 	var c Cond
 	rest := strings.TrimLeft(s, " ")
@@ -112,10 +204,16 @@ func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 			return c, fmt.Errorf("%w %s: the column's quote is not closed", ErrFilter, clipQuote(s))
 		}
 		c.Col, rest = name, strings.TrimLeft(after, " ")
+		if m := inList.FindStringSubmatch("x " + rest); m != nil && m[1] == "x" {
+			return parseIn(s, c.Col, m[2] != "", m[3], decimalComma)
+		}
 	} else {
-		i := strings.IndexAny(rest, "=!<>")
+		if m := inList.FindStringSubmatch(rest); m != nil && !strings.ContainsAny(m[1], "=!<>~^") {
+			return parseIn(s, strings.TrimSpace(m[1]), m[2] != "", m[3], decimalComma)
+		}
+		i := strings.IndexAny(rest, "=!<>~^")
 		if i < 0 {
-			return c, fmt.Errorf("%w %s: want COLUMN OP VALUE, OP one of = != < <= > >=", ErrFilter, clipQuote(s))
+			return c, fmt.Errorf("%w %s: want COLUMN OP VALUE, OP one of %s, or COLUMN in (V1,V2,…)", ErrFilter, clipQuote(s), opList)
 		}
 		c.Col, rest = strings.TrimRight(rest[:i], " "), rest[i:]
 	}
@@ -123,6 +221,10 @@ func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 		return c, fmt.Errorf("%w %s: no column before the operator", ErrFilter, clipQuote(s))
 	}
 	switch {
+	case strings.HasPrefix(rest, "^="):
+		c.Op, rest = OpPrefix, rest[2:]
+	case strings.HasPrefix(rest, "~"):
+		c.Op, rest = OpContains, rest[1:]
 	case strings.HasPrefix(rest, "!="):
 		c.Op, rest = OpNe, rest[2:]
 	case strings.HasPrefix(rest, "<="):
@@ -137,7 +239,7 @@ func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 		c.Op, rest = OpGt, rest[1:]
 	default:
 		at := min(len(rest), 10)
-		return c, fmt.Errorf("%w %s: want an operator (= != < <= > >=) after the column, got %s", ErrFilter, clipQuote(s), clipQuote(rest[:at]))
+		return c, fmt.Errorf("%w %s: want an operator (%s) after the column, got %s", ErrFilter, clipQuote(s), opList, clipQuote(rest[:at]))
 	}
 	rest = strings.Trim(rest, " ")
 	if strings.HasPrefix(rest, `"`) {
@@ -252,6 +354,8 @@ type cond struct {
 	why   string
 	// dates reads a date column's values (nil: parseDate's forms)
 	dates *dateReader
+	// list is OpIn's and OpNotIn's values, each an OpEq cond
+	list []cond
 }
 
 // parseDate reads b as c's column reads a date: with the query's
@@ -275,12 +379,35 @@ func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "", nil) }
 // present field it is compared with (strict). KindAuto is bindCond's rule.
 func bindKind(c Cond, ck Kind, why string, dr *dateReader) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why, dates: dr}
+	switch c.Op {
+	case OpContains, OpPrefix: // the field's bytes as written, in any column
+		k.ckind = KindAuto
+		if len(k.val) == 0 {
+			return k, fmt.Errorf("%w %s: %s needs a value", ErrFilter, clipQuote(c.String()), c.Op)
+		}
+		return k, nil
+	case OpIn, OpNotIn: // = of each value, as the column's kind reads it
+		if len(c.Values) == 0 {
+			return k, fmt.Errorf("%w %s: an empty list", ErrFilter, clipQuote(c.String()))
+		}
+		for _, v := range c.Values {
+			if v == "" {
+				return k, fmt.Errorf("%w %s: an empty value in the list", ErrFilter, clipQuote(c.String()))
+			}
+			e, err := bindKind(Cond{Col: c.Col, Op: OpEq, Value: v}, ck, why, dr)
+			if err != nil {
+				return k, err
+			}
+			k.list = append(k.list, e)
+		}
+		return k, nil
+	}
 	if c.Quoted {
 		k.ckind = KindAuto // text: bytes alone, in any column
 		return k, nil
 	}
 	if ck == KindText {
-		if vk := valueKindIn(k.val, dr); c.Op != OpEq && c.Op != OpNe && vk != KindText {
+		if vk := valueKindIn(k.val, dr); c.Op.ordered() && vk != KindText {
 			return k, fmt.Errorf("%w %s: %s is a text column (%s), which orders by bytes (10 before 9): quote the value to compare bytes ('%s'), or --types '%s=%s' reads the column as %ss",
 				ErrFilter, clipQuote(c.String()), clipQuote(c.Col), why, Cond{Col: c.Col, Op: c.Op, Value: c.Value, Quoted: true}, c.Col, vk, vk)
 		}
@@ -365,6 +492,23 @@ func (c *cond) test(f []byte) (bool, error) {
 		return c.op == OpEq && len(c.val) == 0, nil
 	}
 	var r int
+	switch c.op {
+	case OpContains:
+		return bytes.Contains(f, c.val), nil
+	case OpPrefix:
+		return bytes.HasPrefix(f, c.val), nil
+	case OpIn, OpNotIn:
+		for i := range c.list {
+			ok, err := c.list[i].test(f)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return c.op == OpIn, nil
+			}
+		}
+		return c.op == OpNotIn, nil
+	}
 	if c.ckind == KindNumber || c.ckind == KindDate {
 		return c.testStrict(f)
 	}
@@ -473,7 +617,7 @@ func (c *cond) cmpNum(f []byte) (int, error) {
 // empty, not starting with CR, with no comma, quote or LF (which a bare
 // field cannot hold).
 func (c *cond) leadOK() bool {
-	return c.op == OpEq && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n")
+	return c.op == OpEq && c.list == nil && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n")
 }
 
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }

@@ -37,33 +37,33 @@ func TestParseCond(t *testing.T) {
 		in   string
 		want Cond
 	}{
-		{"Region=Europe", Cond{"Region", OpEq, "Europe", false}},
-		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, "5000", false}},
-		{"Region = Europe ", Cond{"Region", OpEq, "Europe", false}},
-		{`Note = " x "`, Cond{"Note", OpEq, " x ", true}},
-		{`Note=" 5 "`, Cond{"Note", OpEq, " 5 ", true}},
-		{"Order Date>=2016-02-29", Cond{"Order Date", OpGe, "2016-02-29", false}},
-		{"Code>5k", Cond{"Code", OpGt, "5k", false}},
-		{"Name<3-Pack", Cond{"Name", OpLt, "3-Pack", false}},
-		{"Units Sold>=.5", Cond{"Units Sold", OpGe, ".5", false}},
-		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c", false}},
-		{"Note!=", Cond{"Note", OpNe, "", false}},
-		{`Note="=x"`, Cond{"Note", OpEq, "=x", true}},
-		{`Note="say ""hi"""`, Cond{"Note", OpEq, `say "hi"`, true}},
-		{`zip="00501"`, Cond{"zip", OpEq, "00501", true}},
-		{`version>="1.10"`, Cond{"version", OpGe, "1.10", true}},
-		{`"a<b"<5`, Cond{"a<b", OpLt, "5", false}},
-		{`"x ""y""">=z`, Cond{`x "y"`, OpGe, "z", false}},
-		{"Order Date<=1/31/2015", Cond{"Order Date", OpLe, "1/31/2015", false}},
-		{"c>-1.5", Cond{"c", OpGt, "-1.5", false}},
+		{"Region=Europe", Cond{"Region", OpEq, "Europe", false, nil}},
+		{" Units Sold >= 5000", Cond{"Units Sold", OpGe, "5000", false, nil}},
+		{"Region = Europe ", Cond{"Region", OpEq, "Europe", false, nil}},
+		{`Note = " x "`, Cond{"Note", OpEq, " x ", true, nil}},
+		{`Note=" 5 "`, Cond{"Note", OpEq, " 5 ", true, nil}},
+		{"Order Date>=2016-02-29", Cond{"Order Date", OpGe, "2016-02-29", false, nil}},
+		{"Code>5k", Cond{"Code", OpGt, "5k", false, nil}},
+		{"Name<3-Pack", Cond{"Name", OpLt, "3-Pack", false, nil}},
+		{"Units Sold>=.5", Cond{"Units Sold", OpGe, ".5", false, nil}},
+		{"Note=a,b=c", Cond{"Note", OpEq, "a,b=c", false, nil}},
+		{"Note!=", Cond{"Note", OpNe, "", false, nil}},
+		{`Note="=x"`, Cond{"Note", OpEq, "=x", true, nil}},
+		{`Note="say ""hi"""`, Cond{"Note", OpEq, `say "hi"`, true, nil}},
+		{`zip="00501"`, Cond{"zip", OpEq, "00501", true, nil}},
+		{`version>="1.10"`, Cond{"version", OpGe, "1.10", true, nil}},
+		{`"a<b"<5`, Cond{"a<b", OpLt, "5", false, nil}},
+		{`"x ""y""">=z`, Cond{`x "y"`, OpGe, "z", false, nil}},
+		{"Order Date<=1/31/2015", Cond{"Order Date", OpLe, "1/31/2015", false, nil}},
+		{"c>-1.5", Cond{"c", OpGt, "-1.5", false, nil}},
 	} {
 		got, err := ParseCond(tt.in)
-		if err != nil || got != tt.want {
+		if err != nil || !got.same(tt.want) {
 			t.Errorf("ParseCond(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 			continue
 		}
 		// String gives back an expression that reads the same
-		if again, err := ParseCond(got.String()); err != nil || again != got {
+		if again, err := ParseCond(got.String()); err != nil || !again.same(got) {
 			t.Errorf("%q: String %q reads as %+v, %v", tt.in, got.String(), again, err)
 		}
 	}
@@ -339,7 +339,7 @@ func TestNotQuiteReference(t *testing.T) {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		v := string(b)
-		_, err := bindCond(Cond{"c", OpLt, v, false})
+		_, err := bindCond(Cond{"c", OpLt, v, false, nil})
 		if got, want := err != nil, refNotQuite(v); got != want {
 			t.Fatalf("%q: bindCond %v, reference declines: %v", v, err, want)
 		}

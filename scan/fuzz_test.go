@@ -154,12 +154,12 @@ func FuzzQuery(f *testing.F) {
 		if shape&16 != 0 {
 			col = "x"
 		}
-		q := Query{Filters: []Cond{{col, Op(op % 6), value, op >= 216}}}
+		q := Query{Filters: []Cond{{col, Op(op % 6), value, op >= 216, nil}}}
 		if shape&64 != 0 { // later filters, which hotWalk may test itself
-			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value, false})
+			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value, false, nil})
 		}
 		if shape&128 != 0 {
-			q.Filters = append(q.Filters, Cond{"f", Op(op / 36 % 6), value, false})
+			q.Filters = append(q.Filters, Cond{"f", Op(op / 36 % 6), value, false, nil})
 		}
 		if shape&1 != 0 {
 			q.By = []string{"f"}
@@ -269,14 +269,26 @@ func FuzzKinds(f *testing.F) {
 		{"a,1,2\nb,NA,4\nc,\"x,3\nd,5\n\"e\"\"\",1,x\n", "1", 4, 14, 0x44},
 		{"7.1,1,2\n7.10,3,4\n07.1,5,6\n1/31/2015,1,1\n2015-01-31,2,2\n", "7.1", 4, 3, 0},
 		{"2015-01-31,1,2\n1/31/2015,3,4\nJan 31 2015,5,6\n", "", 1, 1, 2},
+		{"Europe,1,2\nAsia,3,4\nEurope Union,5,6\n,7,8\n", "Europe|Asia", 6, 2, 0},
+		{"a,1,2\nb,2.0,3\nc,x,4\n", "1|2", 7, 16, 4},
+		{"Cisco Systems,1,2\nSysco,3,4\nciscoe,5,6\n", "isco", 8, 68, 0},
+		{"2015-01-31,1,2\n1/31/2015,3,4\n", "2015-01-31|x", 96, 8, 2},
 	} {
 		f.Add([]byte(s.body), s.value, s.op, s.shape, s.kind)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, value string, op, shape, kind uint8) {
 		in := append([]byte(fuzzHeader), body...)
-		q := Query{Filters: []Cond{{[]string{"f", "x"}[shape>>4&1], Op(op % 6), value, op >= 216}}}
+		// every operator, in and not in with the value's |-separated parts
+		mk := func(col string, o Op, quoted bool) Cond {
+			c := Cond{Col: col, Op: o, Value: value, Quoted: quoted}
+			if o == OpIn || o == OpNotIn {
+				c.Value, c.Values = "", strings.Split(value, "|")
+			}
+			return c
+		}
+		q := Query{Filters: []Cond{mk([]string{"f", "x"}[shape>>4&1], Op(op%10), op >= 216)}}
 		if shape&64 != 0 {
-			q.Filters = append(q.Filters, Cond{"y", Op(op / 6 % 6), value, false})
+			q.Filters = append(q.Filters, mk("y", Op(op/10%10), false))
 		}
 		if shape&1 != 0 {
 			q.By = []string{"f"}
@@ -292,8 +304,9 @@ func FuzzKinds(f *testing.F) {
 		}
 		files := []refFile{{"fuzz.csv", in}}
 		dq, err := decided(t, files, q)
-		if err != nil {
-			return // (a header or --types error: checkGen's other fuzzers)
+		if err != nil { // a header's or a filter's error: the reference's too
+			checkGen(t, "kinds, undecided", files, q)
+			return
 		}
 		for i, col := range []string{"f", "x", "y"} {
 			if k := Kind(kind >> (2 * i) & 3); k != KindAuto {

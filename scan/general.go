@@ -72,13 +72,13 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 			return b, err
 		}
 		ck, why := kindOf(q, header, i)
-		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted}, ck, why, dr)
+		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}, ck, why, dr)
 		if err != nil {
 			return b, err
 		}
 		k.fi, k.field, k.name = use(i), i, header[i]
 		g.conds = append(g.conds, k)
-		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted})
+		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values})
 	}
 	byCol := map[int]string{}
 	for _, name := range q.By {
@@ -829,7 +829,7 @@ func (t *Table) restPass(p, e int, mk *marks, wb int, spans *[3][2]int) (pass, o
 		} else if s, end = t.fieldSpan(p, e, mk, wb, c.field); s < 0 {
 			return false, false
 		}
-		if c.ckind == KindDate && len(c.val) > 0 && end > s {
+		if c.ckind == KindDate && c.op.compares() && len(c.val) > 0 && end > s {
 			if dayOf != c.field {
 				d, ok := c.dates.parse(t.data[s:end])
 				if !ok {

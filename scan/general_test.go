@@ -13,20 +13,20 @@ import (
 // generalQueries are the shapes beyond the reference's, each checked
 // against refGeneral in every dialect variant.
 var generalQueries = []Query{
-	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "5000", false}}},
+	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}},
 	{By: []string{"Region"}},
 	{By: []string{"Country"}, Sum: []string{"Units Sold", "Total Profit"}},
 	{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price", "Total Profit"}, Avg: []string{"Total Profit"}, Sum: []string{"Total Cost"}},
 	{Where: "Sales Channel", Equals: "Offline", By: []string{"Order Priority"}, Max: []string{"Units Sold"}},
 	{By: []string{"Region", "Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
-	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015", false}, {"Order Date", OpLt, "2016-01-01", false}, {"Unit Price", OpLe, "100.5", false}}},
-	{Filters: []Cond{{"Region", OpGe, "M", false}, {"Country", OpNe, "Chad", false}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
+	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015", false, nil}, {"Order Date", OpLt, "2016-01-01", false, nil}, {"Unit Price", OpLe, "100.5", false, nil}}},
+	{Filters: []Cond{{"Region", OpGe, "M", false, nil}, {"Country", OpNe, "Chad", false, nil}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
 	{By: []string{"Order ID"}, Sort: []SortKey{{"Total Revenue", true}}, Limit: 5},
 	{By: []string{"Item Type"}, Sort: []SortKey{{"count", true}}, Limit: 3},
 	{By: []string{"Sales Channel", "Order Priority"}, Avg: []string{"Unit Price"}, Sort: []SortKey{{"avg(unit price)", false}}},
-	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012", false}}, Sum: []string{"Units Sold"}},
+	{By: []string{"Ship Date"}, Filters: []Cond{{"Ship Date", OpLe, "3/1/2012", false, nil}}, Sum: []string{"Units Sold"}},
 	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
-	{Filters: []Cond{{"Total Profit", OpLt, "100", false}}, Min: []string{"Total Profit"}},
+	{Filters: []Cond{{"Total Profit", OpLt, "100", false, nil}}, Min: []string{"Total Profit"}},
 	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
 	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
 }
@@ -67,12 +67,12 @@ func TestDateForms(t *testing.T) {
 		q       Query
 		matched int64
 	}{
-		{Query{Filters: []Cond{{"when", OpGe, "Jan 1 2005", false}}, Sum: []string{"amount"}}, 13},
-		{Query{Filters: []Cond{{"when", OpGe, "2005-01-01", false}, {"when", OpLt, "2005-02", false}}, Sum: []string{"amount"}}, 7},
-		{Query{Filters: []Cond{{"when", OpEq, "1/1/2005", false}}, Sum: []string{"amount"}}, 4}, // midnight only
-		{Query{Filters: []Cond{{"when", OpGt, "2005-01-01T00:00:00", false}, {"when", OpLe, "31-Dec-2005", false}}, Sum: []string{"amount"}}, 9},
-		{Query{Filters: []Cond{{"when", OpLt, "2004-12-31 23:59:00.5", false}}, Sum: []string{"amount"}}, 2},
-		{Query{Filters: []Cond{{"when", OpNe, "February 1, 2005", false}}, Sum: []string{"amount"}}, 12},
+		{Query{Filters: []Cond{{"when", OpGe, "Jan 1 2005", false, nil}}, Sum: []string{"amount"}}, 13},
+		{Query{Filters: []Cond{{"when", OpGe, "2005-01-01", false, nil}, {"when", OpLt, "2005-02", false, nil}}, Sum: []string{"amount"}}, 7},
+		{Query{Filters: []Cond{{"when", OpEq, "1/1/2005", false, nil}}, Sum: []string{"amount"}}, 4}, // midnight only
+		{Query{Filters: []Cond{{"when", OpGt, "2005-01-01T00:00:00", false, nil}, {"when", OpLe, "31-Dec-2005", false, nil}}, Sum: []string{"amount"}}, 9},
+		{Query{Filters: []Cond{{"when", OpLt, "2004-12-31 23:59:00.5", false, nil}}, Sum: []string{"amount"}}, 2},
+		{Query{Filters: []Cond{{"when", OpNe, "February 1, 2005", false, nil}}, Sum: []string{"amount"}}, 12},
 		{Query{By: []string{"when"}, Sum: []string{"amount"}}, 15},
 		{Query{By: []string{"when"}, Sort: []SortKey{{"when", true}}, Sum: []string{"amount"}, Limit: 4}, 15},
 	} {
@@ -103,7 +103,7 @@ func TestMinMaxOfDatesAndText(t *testing.T) {
 			[][]string{{"a", "2", "2004-12-31 23:59", "zebra", "text"}, {"b", "3", "2005-01-01", "Émile", "Mar 1 2005"}, {"c", "1", "", "", ""}}},
 		{Query{By: []string{"team"}, Max: []string{"when"}, Sort: []SortKey{{"max(when)", true}}},
 			[][]string{{"a", "2", "Sept 9 2005"}, {"b", "3", "1-Feb-2005"}, {"c", "1", ""}}},
-		{Query{Filters: []Cond{{"name", OpNe, "", false}}, Min: []string{"name"}, Max: []string{"when"}, Sum: []string{"num"}},
+		{Query{Filters: []Cond{{"name", OpNe, "", false, nil}}, Min: []string{"name"}, Max: []string{"when"}, Sum: []string{"num"}},
 			[][]string{{"10.5", "Zoë", "Sept 9 2005"}}},
 	} {
 		wantCells(t, "kinds", files, c.q, c.want)
@@ -146,10 +146,10 @@ func TestPlainCountAndNoHeader(t *testing.T) {
 		cols    int
 	}{
 		{[]refFile{{"dates.csv", data}}, Query{}, 15, 1},
-		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01", false}}}, 2, 1},
+		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01", false, nil}}}, 2, 1},
 		{[]refFile{{"dates.csv", data}}, Query{Where: "id", Equals: "7"}, 1, 1},
 		{[]refFile{{"dates.csv", data}}, Query{By: []string{"when"}}, 15, 15},
-		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005", false}}, Sum: []string{"3"}}, 13, 1},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005", false, nil}}, Sum: []string{"3"}}, 13, 1},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Where: "1", Equals: "3"}, 1, 1},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, By: []string{"1"}, Max: []string{"3"}}, 15, 15},
 	} {
@@ -197,13 +197,13 @@ func TestEmptyFieldsInFilters(t *testing.T) {
 	files := []refFile{{"blank.csv", d}}
 	var counts []int64
 	for _, q := range []Query{
-		{Filters: []Cond{{"Country", OpEq, "", false}}},
-		{Filters: []Cond{{"Country", OpNe, "", false}}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad", false}}, By: []string{"Item Type"}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online", false}, {"Country", OpNe, "France", false}}, By: []string{"Order Priority"}},
-		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01", false}, {"Order Date", OpNe, "", false}}},
-		{Filters: []Cond{{"Order Date", OpNe, "", false}, {"Order Date", OpLe, "2015-01-01", false}}},
-		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01", false}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
+		{Filters: []Cond{{"Country", OpEq, "", false, nil}}},
+		{Filters: []Cond{{"Country", OpNe, "", false, nil}}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad", false, nil}}, By: []string{"Item Type"}},
+		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online", false, nil}, {"Country", OpNe, "France", false, nil}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01", false, nil}, {"Order Date", OpNe, "", false, nil}}},
+		{Filters: []Cond{{"Order Date", OpNe, "", false, nil}, {"Order Date", OpLe, "2015-01-01", false, nil}}},
+		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01", false, nil}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
 	} {
 		got, err := checkGen(t, "blank", files, q)
 		if err != nil {
@@ -233,7 +233,7 @@ func TestEmptyFieldsInAggregates(t *testing.T) {
 		{By: []string{"Region"}, Avg: []string{"Total Revenue", "Unit Price"}},
 		{By: []string{"Item Type"}, Sum: []string{"Total Revenue"}, Min: []string{"Units Sold"}},
 		{By: []string{"Country"}, Avg: []string{"Units Sold"}, Sort: []SortKey{{"avg(Units Sold)", true}}, Limit: 5},
-		{Filters: []Cond{{"Units Sold", OpGt, "5000", false}}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}},
+		{Filters: []Cond{{"Units Sold", OpGt, "5000", false, nil}}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}},
 	} {
 		if _, err := checkGen(t, "blank", files, q); err != nil {
 			t.Fatalf("%+v: %v", q, err)
@@ -264,13 +264,13 @@ func TestQuotedValueIsText(t *testing.T) {
 		q       Query
 		matched int64
 	}{
-		{Query{Filters: []Cond{{"version", OpEq, "1.0", false}}, By: []string{"zip"}}, 3},
-		{Query{Filters: []Cond{{"version", OpEq, "1.0", true}}, By: []string{"zip"}}, 1},
-		{Query{Filters: []Cond{{"zip", OpEq, "00501", false}}}, 4},
-		{Query{Filters: []Cond{{"zip", OpEq, "00501", true}}}, 2},
-		{Query{Filters: []Cond{{"zip", OpNe, "00501", true}}}, 2},
-		{Query{Filters: []Cond{{"version", OpGt, "1.0", true}}}, 2},  // bytes: "1.00" and "1.10"
-		{Query{Filters: []Cond{{"version", OpGt, "1.0", false}}}, 1}, // numbers: 1.10
+		{Query{Filters: []Cond{{"version", OpEq, "1.0", false, nil}}, By: []string{"zip"}}, 3},
+		{Query{Filters: []Cond{{"version", OpEq, "1.0", true, nil}}, By: []string{"zip"}}, 1},
+		{Query{Filters: []Cond{{"zip", OpEq, "00501", false, nil}}}, 4},
+		{Query{Filters: []Cond{{"zip", OpEq, "00501", true, nil}}}, 2},
+		{Query{Filters: []Cond{{"zip", OpNe, "00501", true, nil}}}, 2},
+		{Query{Filters: []Cond{{"version", OpGt, "1.0", true, nil}}}, 2},  // bytes: "1.00" and "1.10"
+		{Query{Filters: []Cond{{"version", OpGt, "1.0", false, nil}}}, 1}, // numbers: 1.10
 	} {
 		got, err := checkGen(t, "quoted", files, c.q)
 		if err != nil || got.matched != c.matched {
@@ -284,11 +284,11 @@ func TestGeneralFixtures(t *testing.T) {
 		for _, q := range []Query{
 			{By: []string{"Region"}},
 			{By: []string{"Country", "Region"}, Min: []string{"Total Revenue"}, Max: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
-			{Filters: []Cond{{"Country", OpEq, "Line\r\nbreak", false}}, Avg: []string{"Total Profit"}},
-			{Filters: []Cond{{"Region", OpNe, "Europe", false}, {"Units Sold", OpGe, "2", false}}},
-			{Filters: []Cond{{"Region", OpEq, "Nowhere", false}}, Min: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
-			{Filters: []Cond{{"Region", OpEq, "Nowhere", false}}, By: []string{"Region"}},
-			{Filters: []Cond{{"Item Type", OpGt, "Fruits", false}}, By: []string{"Item Type"}, Sort: []SortKey{{"Total Profit", true}}},
+			{Filters: []Cond{{"Country", OpEq, "Line\r\nbreak", false, nil}}, Avg: []string{"Total Profit"}},
+			{Filters: []Cond{{"Region", OpNe, "Europe", false, nil}, {"Units Sold", OpGe, "2", false, nil}}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere", false, nil}}, Min: []string{"Total Profit"}, Avg: []string{"Units Sold"}},
+			{Filters: []Cond{{"Region", OpEq, "Nowhere", false, nil}}, By: []string{"Region"}},
+			{Filters: []Cond{{"Item Type", OpGt, "Fruits", false, nil}}, By: []string{"Item Type"}, Sort: []SortKey{{"Total Profit", true}}},
 		} {
 			checkGen(t, file, fixture(t, file), q)
 		}
@@ -304,13 +304,13 @@ func TestGeneralErrors(t *testing.T) {
 		q    Query
 		want error
 	}{
-		{"Europe,x,1.00,2.00,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "5", false}}}, ErrNotComparable},
-		{"Europe,5,1.00,2.00,13/1/2015\n", Query{Filters: []Cond{{"Order Date", OpGt, "1/1/2015", false}}}, ErrNotComparable},
-		{"Europe,5,1.00,2.00,2/30/2015\n", Query{Filters: []Cond{{"Order Date", OpLt, "2015-03-01", false}}}, ErrNotComparable},
+		{"Europe,x,1.00,2.00,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "5", false, nil}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,13/1/2015\n", Query{Filters: []Cond{{"Order Date", OpGt, "1/1/2015", false, nil}}}, ErrNotComparable},
+		{"Europe,5,1.00,2.00,2/30/2015\n", Query{Filters: []Cond{{"Order Date", OpLt, "2015-03-01", false, nil}}}, ErrNotComparable},
 		{"Europe,5,1.x0,2.00,1/1/2015\n", Query{By: []string{"Region"}}, ErrSyntax},
 		{"Europe,5\n", Query{By: []string{"Region"}}, ErrShortRow},
 		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Nope"}}, ErrColumn},
-		{"Europe,5,1,2,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "999999999999999999999999999999999999999", false}}}, ErrFilter},
+		{"Europe,5,1,2,1/1/2015\n", Query{Filters: []Cond{{"Units Sold", OpGt, "999999999999999999999999999999999999999", false, nil}}}, ErrFilter},
 		{"Europe,5,1,2,1/1/2015\n", Query{By: []string{"Region"}, Sort: []SortKey{{"Nope", false}}}, ErrColumn},
 		{"Europe,5,1,2,1/1/2015\n", Query{Min: []string{"Units Sold", "units_sold"}}, ErrDupSum},
 	} {
@@ -352,8 +352,8 @@ func TestEqualityAcrossForms(t *testing.T) {
 	} {
 		for _, op := range []Op{OpEq, OpNe} {
 			for _, by := range [][]string{nil, {"Region"}} {
-				as := Query{Filters: []Cond{{c.col, op, c.written, false}}, By: by}
-				other := Query{Filters: []Cond{{c.col, op, c.other, false}}, By: by}
+				as := Query{Filters: []Cond{{c.col, op, c.written, false, nil}}, By: by}
+				other := Query{Filters: []Cond{{c.col, op, c.other, false, nil}}, By: by}
 				want, err := checkGen(t, "written", files, as)
 				if err != nil {
 					t.Fatal(err)
@@ -405,11 +405,11 @@ func TestWideNumbers(t *testing.T) {
 		{Query{By: []string{"id"}}, // numeric order of the keys, long and short
 			[][]string{{"-3", "1"}, {"5", "1"}, {"7", "1"}, {"18446744073709551616", "1"}, {"99999999999999999999", "1"},
 				{"12345678901234567890123", "1"}, {"100000000000000000000000000000000000", "1"}}},
-		{Query{Filters: []Cond{{"amount", OpGt, "1e25", false}}, Sum: []string{"price"}},
+		{Query{Filters: []Cond{{"amount", OpGt, "1e25", false, nil}}, Sum: []string{"price"}},
 			[][]string{{"60"}}},
-		{Query{Filters: []Cond{{"amount", OpLe, "-1.0e19", false}, {"id", OpLt, "18446744073709551616", false}}, Sum: []string{"price"}},
+		{Query{Filters: []Cond{{"amount", OpLe, "-1.0e19", false, nil}, {"id", OpLt, "18446744073709551616", false, nil}}, Sum: []string{"price"}},
 			[][]string{{"100"}}},
-		{Query{Filters: []Cond{{"id", OpEq, "99999999999999999999.00", false}}, Max: []string{"amount"}},
+		{Query{Filters: []Cond{{"id", OpEq, "99999999999999999999.00", false, nil}}, Max: []string{"amount"}},
 			[][]string{{"123456789012345678901234567890.5"}}},
 		{Query{Where: "team", Equals: "a", Sum: []string{"amount", "id"}}, // the reference's shape
 			[][]string{{"-98765432109876543208.623456789012345677", "12364125645308277441744"}}},

@@ -294,7 +294,7 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 // cond.equal.)
 func (hp *hotPlan) numOn(c *cond, ncols int) bool {
 	i := ncols - c.field
-	if c.kind != kindNumber || c.field == 0 || i > maxNeed || hp.nparse == MaxSums {
+	if c.kind != kindNumber || !c.op.compares() || c.field == 0 || i > maxNeed || hp.nparse == MaxSums {
 		return false
 	}
 	k := hp.nparse

@@ -283,14 +283,14 @@ func emits(t *testing.T, in []byte) {
 		{By: []string{"Country"}, Sum: []string{"Units Sold"}, Max: []string{"Unit Price"}},
 		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Total Cost"}},
 		// spans from the row's start and from its end
-		{Filters: []Cond{{"Region", OpEq, "Europe", false}, {"Item Type", OpNe, "Fruits", false}, {"Unit Cost", OpGt, "5", false}}, By: []string{"Order Priority"}},
-		{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "0", false}}, By: []string{"Total Profit"}},
+		{Filters: []Cond{{"Region", OpEq, "Europe", false, nil}, {"Item Type", OpNe, "Fruits", false, nil}, {"Unit Cost", OpGt, "5", false, nil}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "0", false, nil}}, By: []string{"Total Profit"}},
 		// a numeric filter's field nearer the row's end than the sum's (hotPlan.skip)
-		{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}, {"Total Profit", OpGt, "0", false}}, By: []string{"Region"}, Sum: []string{"Units Sold"}},
-		{Filters: []Cond{{"Region", OpEq, "Europe", false}, {"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "5000", false}}},
+		{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}, {"Total Profit", OpGt, "0", false, nil}}, By: []string{"Region"}, Sum: []string{"Units Sold"}},
+		{Filters: []Cond{{"Region", OpEq, "Europe", false, nil}, {"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}},
 		// two group-by columns: the second in span 2
 		{By: []string{"Region", "Sales Channel"}},
-		{Filters: []Cond{{"Region", OpEq, "Europe", false}, {"Units Sold", OpGt, "5000", false}}, By: []string{"Country", "Item Type"}, Min: []string{"Total Cost"}},
+		{Filters: []Cond{{"Region", OpEq, "Europe", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}, By: []string{"Country", "Item Type"}, Min: []string{"Total Cost"}},
 	} {
 		tb, err := NewTable("w.csv", in, &q)
 		if err != nil {
@@ -430,11 +430,11 @@ func TestSlotMode(t *testing.T) {
 	}
 	q := Query{By: []string{"K"}, Sum: []string{"V", "N"}}
 	// and with filters hotWalk tests itself: slot mode takes them too
-	qf := Query{Filters: []Cond{{"N", OpEq, "5", false}, {"K", OpNe, "k", false}, {"V", OpGe, "100.5", false}}, By: []string{"K"}, Sum: []string{"V", "N"}}
+	qf := Query{Filters: []Cond{{"N", OpEq, "5", false, nil}, {"K", OpNe, "k", false, nil}, {"V", OpGe, "100.5", false, nil}}, By: []string{"K"}, Sum: []string{"V", "N"}}
 	// and with minimums and maximums (extremes mode), of the integers
 	// and the cents: values 0 among them
 	qm := Query{By: []string{"K"}, Min: []string{"V", "N"}, Max: []string{"N", "V"}, Avg: []string{"V"}}
-	qmf := Query{Filters: []Cond{{"N", OpEq, "5", false}, {"K", OpNe, "k", false}, {"V", OpLt, "1000", false}}, By: []string{"K"}, Min: []string{"V", "N"}, Max: []string{"V"}}
+	qmf := Query{Filters: []Cond{{"N", OpEq, "5", false, nil}, {"K", OpNe, "k", false, nil}, {"V", OpLt, "1000", false, nil}}, By: []string{"K"}, Min: []string{"V", "N"}, Max: []string{"V"}}
 	few := []byte("K,V,N\n" + rowsOf(keys, 300, false) + rowsOf(keys, 300, true))
 	for _, q := range []Query{qf, qm, qmf} {
 		if tb, err := NewTable("few.csv", few, &q); err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot {
@@ -568,7 +568,7 @@ func TestSlotModeTwoKeys(t *testing.T) {
 		{Query{By: []string{"J", "K"}, Sum: []string{"V"}}, fits},
 		{Query{By: []string{"K", "X"}, Sum: []string{"V"}}, 0}, // (counted below)
 		{Query{By: []string{"J", "N"}, Max: []string{"V"}, Min: []string{"N"}}, 0},
-		{Query{Filters: []Cond{{"X", OpEq, "x1", false}, {"N", OpNe, "3", false}}, By: []string{"K", "J"}, Sum: []string{"V", "N"}}, 0},
+		{Query{Filters: []Cond{{"X", OpEq, "x1", false, nil}, {"N", OpNe, "3", false, nil}}, By: []string{"K", "J"}, Sum: []string{"V", "N"}}, 0},
 	} {
 		q := c.q
 		tb, err := NewTable("two.csv", in[0].data, &q)

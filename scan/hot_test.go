@@ -205,8 +205,8 @@ func TestFilterAtRowEnd(t *testing.T) {
 	}{
 		{"last column", f.data, Query{Where: "Total Profit", Equals: last}},
 		{"last column, CR LF", crlf, Query{Where: "Total Profit", Equals: last}},
-		{"last column, grouped", f.data, Query{Filters: []Cond{{"Total Profit", OpEq, last, false}}, By: []string{"Region"}, Sum: []string{"Units Sold"}}},
-		{"last column, then another", crlf, Query{Filters: []Cond{{"Total Profit", OpEq, last, false}, {"Units Sold", OpGt, "0", false}}}},
+		{"last column, grouped", f.data, Query{Filters: []Cond{{"Total Profit", OpEq, last, false, nil}}, By: []string{"Region"}, Sum: []string{"Units Sold"}}},
+		{"last column, then another", crlf, Query{Filters: []Cond{{"Total Profit", OpEq, last, false, nil}, {"Units Sold", OpGt, "0", false, nil}}}},
 	} {
 		if c.q.By == nil && len(c.q.Filters) == 0 {
 			if r, err := check(t, c.name, []refFile{{"f.csv", c.in}}, c.q); err != nil || r.Matched == 0 {
@@ -219,7 +219,7 @@ func TestFilterAtRowEnd(t *testing.T) {
 		}
 	}
 	// a row of the value alone is short: an error, in every path
-	for _, q := range []Query{{Where: "R", Equals: long, Sum: []string{"S"}}, {Filters: []Cond{{"R", OpEq, long, false}}, Min: []string{"S"}}} {
+	for _, q := range []Query{{Where: "R", Equals: long, Sum: []string{"S"}}, {Filters: []Cond{{"R", OpEq, long, false, nil}}, Min: []string{"S"}}} {
 		if _, err := checkGen(t, "short", []refFile{{"s.csv", short}}, q); err == nil {
 			t.Errorf("%+v: a row of the value alone is no error", q)
 		}
@@ -233,7 +233,7 @@ func TestFilterAtRowEnd(t *testing.T) {
 func TestNumericBounds(t *testing.T) {
 	for _, val := range []string{"5000", "5000.5", "0.125", "-3", "12.99", "0", "99999999999999999", "-1e3x", "9999999999", "1", "13.00"} {
 		for op := OpEq; op <= OpGe; op++ {
-			c, err := bindCond(Cond{"x", op, val, false})
+			c, err := bindCond(Cond{"x", op, val, false, nil})
 			if err != nil {
 				t.Fatal(err)
 			}

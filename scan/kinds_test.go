@@ -254,3 +254,69 @@ func TestBadRowsBinaryForm(t *testing.T) {
 		}
 	}
 }
+
+// in, not in, ~ and ^=: their grammar (a list's values quoted where they
+// hold a comma), their String read back the same, and their answers against
+// the reference in a text, a number and a date column; a missing value
+// passes none of them.
+func TestInAndContains(t *testing.T) {
+	for in, want := range map[string]Cond{
+		"Region in (Europe, Asia)":                         {Col: "Region", Op: OpIn, Values: []string{"Europe", "Asia"}},
+		`Country NOT IN ("Bonaire, Sint Eustatius", Chad)`: {Col: "Country", Op: OpNotIn, Values: []string{"Bonaire, Sint Eustatius", "Chad"}},
+		`"a in (b)" in (1)`:                                {Col: "a in (b)", Op: OpIn, Values: []string{"1"}},
+		"name~Cisco":                                       {Col: "name", Op: OpContains, Value: "Cisco"},
+		"name ^= Sys":                                      {Col: "name", Op: OpPrefix, Value: "Sys"},
+	} {
+		got, err := ParseCond(in)
+		if err != nil || !got.same(want) {
+			t.Errorf("ParseCond(%q) = %+v, %v; want %+v", in, got, err, want)
+			continue
+		}
+		if again, err := ParseCond(got.String()); err != nil || !again.same(got) {
+			t.Errorf("%q: String %q reads as %+v, %v", in, got.String(), again, err)
+		}
+	}
+	for _, bad := range []string{"a in ()", "a in (x,,y)", `a in ("x)`, "a~", "a^=", " in (x)"} {
+		if _, err := ParseCond(bad); !errors.Is(err, ErrFilter) {
+			t.Errorf("ParseCond(%q): %v, want ErrFilter", bad, err)
+		}
+	}
+	body := "name,n,day\nCisco Systems,1,2015-01-31\nSysco,2.0,1/31/2015\n,3,\nciscoe,x,2015-02-01\n"
+	files := []refFile{{"c.csv", []byte(body)}}
+	for _, c := range []struct {
+		cond    string
+		matched int64
+	}{
+		{"name in (Sysco, Cisco Systems)", 2},
+		{"name not in (Sysco)", 2}, // the missing name passes neither
+		{"name~isco", 2},
+		{"name^=Sys", 1},
+		{"n~.", 1}, // bytes as written, in a number column too
+		{"day in (2015-01-31)", 2},
+		{"day not in (Jan 31 2015)", 1},
+	} {
+		f, err := ParseCond(c.cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := decided(t, files, Query{Filters: []Cond{f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := checkGen(t, c.cond, files, q)
+		if err != nil || got.matched != c.matched {
+			t.Errorf("%s: %d matched, %v; want %d", c.cond, got.matched, err, c.matched)
+		}
+	}
+	// a number column's list must hold numbers; its fields are read as such
+	f, _ := ParseCond("n in (1, 2)")
+	q := Query{Filters: []Cond{f}, Kinds: []ColumnKind{{"n", KindNumber, "--types"}}}
+	if _, err := checkGen(t, "n in", files, q); !errors.Is(err, ErrKind) {
+		t.Errorf("n in (1, 2) over a number column holding x: %v, want ErrKind", err)
+	}
+	f, _ = ParseCond("n in (1, one)")
+	q.Filters = []Cond{f}
+	if _, err := checkGen(t, "n in one", files, q); !errors.Is(err, ErrFilter) {
+		t.Errorf("n in (1, one): %v, want ErrFilter", err)
+	}
+}

@@ -278,6 +278,27 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				return out, err
 			}
 			k := refKindOf(q, header, i)
+			switch c.Op {
+			case OpContains, OpPrefix:
+				if c.Value == "" {
+					return out, ErrFilter
+				}
+				condCols, condKinds = append(condCols, i), append(condKinds, k)
+				continue
+			case OpIn, OpNotIn:
+				if len(c.Values) == 0 {
+					return out, ErrFilter
+				}
+				for _, v := range c.Values {
+					_, _, nerr := refNum(v)
+					_, dok := refDate(v)
+					if v == "" || k == KindNumber && nerr != nil || k == KindDate && !dok {
+						return out, ErrFilter
+					}
+				}
+				condCols, condKinds = append(condCols, i), append(condKinds, k)
+				continue
+			}
 			if c.Op != OpEq && c.Op != OpNe && !c.Quoted && k == KindAuto {
 				if _, _, err := refNum(c.Value); errors.Is(err, ErrOverflow) || refNotQuite(c.Value) {
 					return out, ErrFilter
@@ -939,6 +960,30 @@ func refValueKind(text string, k Kind) (refExt, error) {
 // bytes; a number or date column's present field must be one (ErrKind)
 // and compares as one.
 func refTestKind(c Cond, k Kind, field string) (bool, error) {
+	switch c.Op {
+	case OpContains, OpPrefix: // bytes as written, any kind; missing: no
+		if field == "" {
+			return false, nil
+		}
+		if c.Op == OpContains {
+			return strings.Contains(field, c.Value), nil
+		}
+		return strings.HasPrefix(field, c.Value), nil
+	case OpIn, OpNotIn: // = of each value; missing: neither
+		if field == "" {
+			return false, nil
+		}
+		for _, v := range c.Values {
+			ok, err := refTestKind(Cond{Col: c.Col, Op: OpEq, Value: v}, k, field)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return c.Op == OpIn, nil
+			}
+		}
+		return c.Op == OpNotIn, nil
+	}
 	switch {
 	case k == KindAuto || c.Quoted:
 		return refTest(c, field)

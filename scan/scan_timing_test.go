@@ -193,11 +193,11 @@ func benchShape(b *testing.B, q Query) {
 
 // The shapes (docs/performance.md has the table against Region).
 func BenchmarkShapeItemType(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Item Type", OpEq, "Cosmetics", false}}})
+	benchShape(b, Query{Filters: []Cond{{"Item Type", OpEq, "Cosmetics", false, nil}}})
 }
 
 func BenchmarkShapeChannel(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}}})
+	benchShape(b, Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}}})
 }
 
 func BenchmarkShapeUnitsSold(b *testing.B) {
@@ -213,7 +213,7 @@ func BenchmarkShapeByCountry(b *testing.B) {
 }
 
 func BenchmarkShapeThreeFilters(b *testing.B) {
-	benchShape(b, Query{Filters: []Cond{{"Region", OpEq, "Europe", false}, {"Sales Channel", OpEq, "Online", false}, {"Units Sold", OpGt, "5000", false}}})
+	benchShape(b, Query{Filters: []Cond{{"Region", OpEq, "Europe", false, nil}, {"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}})
 }
 
 func BenchmarkShapeMinMaxAvg(b *testing.B) {
@@ -399,7 +399,7 @@ func BenchmarkShapesInCache(b *testing.B) {
 	}{
 		{"Region=Europe", Query{Where: "Region", Equals: "Europe"}},
 		{"no filter", Query{}},
-		{"Sales Channel=Online", Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false}}}},
+		{"Sales Channel=Online", Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}}}},
 		{"sum Units Sold", Query{Sum: []string{"Units Sold"}}},
 	} {
 		b.Run(s.name, func(b *testing.B) {

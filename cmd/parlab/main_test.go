@@ -1653,3 +1653,25 @@ func TestFormatFlag(t *testing.T) {
 		}
 	}
 }
+
+// in, not in, ~ and ^= from the command line, in every strategy, and a
+// malformed list a usage error that names the grammar.
+func TestInAndContainsCLI(t *testing.T) {
+	for _, st := range []string{"seq", "goroutines", "processes"} {
+		for _, c := range []struct {
+			where, want string
+		}{
+			{"city in (Lima, Rome)", "matched\n7\n"},
+			{"city not in (Lima)", "matched\n9\n"},
+			{"city~o", "matched\n9\n"},
+			{"city^=O", "matched\n5\n"},
+		} {
+			if code, out, errs := run(t, "", "query", "--strategy", st, "--csv", "--where", c.where, "../../testdata/trips.csv"); code != exitOK || out != c.want {
+				t.Errorf("%s %s: exit %d, %q %s; want %q", st, c.where, code, out, errs, c.want)
+			}
+		}
+	}
+	if code, _, errs := run(t, "", "query", "--where", "city in (Lima,,Rome)", "../../testdata/trips.csv"); code != exitUsage || !strings.Contains(errs, "an empty value in the list") {
+		t.Errorf("an empty value in a list: exit %d, %s", code, errs)
+	}
+}
