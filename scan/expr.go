@@ -159,36 +159,17 @@ func parseIn(s, col string, not bool, list string, decimalComma bool) (Cond, err
 	if col == "" {
 		return c, fmt.Errorf("%w %s: no column before in", ErrFilter, clipQuote(s))
 	}
-	rest := list
-	for {
-		rest = strings.TrimLeft(rest, " ")
-		var v string
-		if strings.HasPrefix(rest, `"`) {
-			u, after, ok := unquoteExpr(rest)
-			after = strings.TrimLeft(after, " ")
-			if !ok || after != "" && after[0] != ',' {
-				return c, fmt.Errorf("%w %s: a quoted value in the list must end with its closing quote, then a comma or the list's end", ErrFilter, clipQuote(s))
-			}
-			v, rest = u, after
-		} else {
-			i := strings.IndexByte(rest, ',')
-			if i < 0 {
-				i = len(rest)
-			}
-			v, rest = strings.TrimRight(rest[:i], " "), rest[i:]
-		}
+	values, err := splitList(list, "value")
+	if err != nil {
+		return c, fmt.Errorf("%w %s: %v (a missing value is COL=, never in a list)", ErrFilter, clipQuote(s), err)
+	}
+	for _, v := range values {
 		if j := decimalCommaAt([]byte(v)); decimalComma && j >= 0 {
 			v = v[:j] + "." + v[j+1:]
 		}
-		if v == "" {
-			return c, fmt.Errorf("%w %s: an empty value in the list (a missing value is COL=, never in a list)", ErrFilter, clipQuote(s))
-		}
 		c.Values = append(c.Values, v)
-		if rest == "" {
-			return c, nil
-		}
-		rest = rest[1:] // the comma
 	}
+	return c, nil
 }
 
 // inList is COLUMN [not] in (…) in a filter: the column (unquoted
@@ -291,32 +272,43 @@ func unquoteExpr(s string) (string, string, bool) {
 // around each; a name holding a comma is written in double quotes, "" for a
 // quote ("Cost, total",Units Sold). Empty names are an error.
 func ParseList(s string) ([]string, error) {
+	out, err := splitList(s, "column name")
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", clipQuote(s), err)
+	}
+	return out, nil
+}
+
+// splitList splits s at its commas, trimming spaces around each item; an
+// item holding a comma is written in double quotes, "" for a quote. An
+// empty item is an error naming what an item is (what).
+func splitList(s, what string) ([]string, error) {
 	var out []string
 	rest := s
 	for {
 		rest = strings.TrimLeft(rest, " ")
-		var name string
+		var item string
 		if strings.HasPrefix(rest, `"`) {
 			n, after, ok := unquoteExpr(rest)
 			if !ok {
-				return nil, fmt.Errorf("list %s: a quote is not closed", clipQuote(s))
+				return nil, errors.New("a quote is not closed")
 			}
 			after = strings.TrimLeft(after, " ")
 			if after != "" && after[0] != ',' {
-				return nil, fmt.Errorf("list %s: want a comma after the quoted name %s", clipQuote(s), clipQuote(n))
+				return nil, fmt.Errorf("want a comma after the quoted %s %s", what, clipQuote(n))
 			}
-			name, rest = n, after
+			item, rest = n, after
 		} else {
 			i := strings.IndexByte(rest, ',')
 			if i < 0 {
 				i = len(rest)
 			}
-			name, rest = strings.TrimRight(rest[:i], " "), rest[i:]
+			item, rest = strings.TrimRight(rest[:i], " "), rest[i:]
 		}
-		if name == "" {
-			return nil, fmt.Errorf("list %s: an empty column name", clipQuote(s))
+		if item == "" {
+			return nil, fmt.Errorf("an empty %s", what)
 		}
-		out = append(out, name)
+		out = append(out, item)
 		if rest == "" {
 			return out, nil
 		}

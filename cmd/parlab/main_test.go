@@ -1671,7 +1671,7 @@ func TestInAndContainsCLI(t *testing.T) {
 			}
 		}
 	}
-	if code, _, errs := run(t, "", "query", "--where", "city in (Lima,,Rome)", "../../testdata/trips.csv"); code != exitUsage || !strings.Contains(errs, "an empty value in the list") {
+	if code, _, errs := run(t, "", "query", "--where", "city in (Lima,,Rome)", "../../testdata/trips.csv"); code != exitUsage || !strings.Contains(errs, "an empty value") {
 		t.Errorf("an empty value in a list: exit %d, %s", code, errs)
 	}
 }
