@@ -72,6 +72,8 @@ type Filter struct {
 	Value     string `json:"value"`
 	ValueHex  string `json:"value_hex,omitempty"`
 	Quoted    bool   `json:"quoted,omitempty"` // text: compared by its bytes alone
+	// Values: in's and not in's list
+	Values []string `json:"values,omitempty"`
 }
 
 // writeGroupsJSON writes a group-by's table as the elements of a JSON
@@ -224,7 +226,7 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		}
 		j.Filters = []Filter{}
 		for _, f := range ans.Filters {
-			j.Filters = append(j.Filters, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted})
+			j.Filters = append(j.Filters, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted, f.Values})
 		}
 		for _, ck := range ans.Kinds {
 			j.Kinds = append(j.Kinds, Kind{ck.Col, ck.Kind.String(), ck.Why})

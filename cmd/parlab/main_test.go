@@ -1671,6 +1671,9 @@ func TestInAndContainsCLI(t *testing.T) {
 			}
 		}
 	}
+	if code, out, errs := run(t, "", "query", "--json", "--where", "city in (Lima, Rome)", "../../testdata/trips.csv"); code != exitOK || !strings.Contains(out, `"filters":[{"column":"city","op":"in","value":"","values":["Lima","Rome"]}]`) {
+		t.Errorf("in's list in the JSON: exit %d, %s%s", code, out, errs)
+	}
 	if code, _, errs := run(t, "", "query", "--where", "city in (Lima,,Rome)", "../../testdata/trips.csv"); code != exitUsage || !strings.Contains(errs, "an empty value") {
 		t.Errorf("an empty value in a list: exit %d, %s", code, errs)
 	}
