@@ -54,7 +54,7 @@ type aggSlot struct {
 // AvgScale is the fewest digits after the point an average has (see Query).
 const AvgScale = 6
 
-func bindGeneral(q *Query, header []string) (binding, error) {
+func bindGeneral(q *Query, header []string, hk headerKinds) (binding, error) {
 	b := binding{filter: -1, ncols: len(header)}
 	dr, err := newDateReader(q.DateFormats)
 	if err != nil {
@@ -71,7 +71,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		if err != nil {
 			return b, err
 		}
-		ck, why := kindOf(q, header, i)
+		ck, why := hk.of(i)
 		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}, ck, why, dr)
 		if err != nil {
 			return b, err
@@ -93,7 +93,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 		byCol[i] = name
 		g.keys = append(g.keys, use(i))
 		b.spec.By = append(b.spec.By, header[i])
-		ck, why := kindOf(q, header, i)
+		ck, why := hk.of(i)
 		g.keyKinds = append(g.keyKinds, ColumnKind{header[i], ck, why})
 	}
 	lists := []struct {
@@ -125,7 +125,7 @@ func bindGeneral(q *Query, header []string) (binding, error) {
 				}
 				slot = len(g.slots)
 				slotOf[i] = slot
-				ck, why := kindOf(q, header, i)
+				ck, why := hk.of(i)
 				g.slots = append(g.slots, aggSlot{fi: use(i), kind: ck, why: why})
 			}
 			g.slots[slot].need |= l.need
@@ -417,7 +417,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			}
 			key = groupKey(kb[:0], kf[:len(g.keys)])
 		}
-		if g.keyKinds != nil && (r.Groups == nil || r.Groups.find(key) < 0 || r.Groups.Count[r.Groups.find(key)] == 0) {
+		if g.keyKinds != nil && !r.Groups.counted(key) {
 			for j, fi := range g.keys { // a new group: its key must be its columns' kinds
 				if _, err := canonField(fields[fi], g.keyKinds[j].Kind, g.dates); err != nil {
 					return t.errAt(offs[fi], g.names[fi], fields[fi], kindError(g.names[fi], g.keyKinds[j].Kind, g.keyKinds[j].Why))

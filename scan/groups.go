@@ -219,6 +219,15 @@ func (g *Groups) buildIndex() bool {
 	return true
 }
 
+// counted reports whether key's group holds a row (false for a nil g).
+func (g *Groups) counted(key []byte) bool {
+	if g == nil {
+		return false
+	}
+	i := g.find(key)
+	return i >= 0 && g.Count[i] > 0
+}
+
 // find returns key's group, or -1.
 func (g *Groups) find(key []byte) int {
 	g.index()

@@ -129,15 +129,41 @@ var errSumKind = errors.New("only numbers are summed or averaged")
 // ErrKind is a present value that does not read as its column's kind.
 var ErrKind = errors.New("value does not fit its column's kind")
 
-// kindOf is the kind q decided for header column i (resolved as a query's
-// names are), with its entry; KindAuto if q decided none.
-func kindOf(q *Query, header []string, i int) (Kind, string) {
+// headerKinds are q's decided kinds resolved against a header once, for
+// one binding: byCol the kind of each column (KindAuto where q decided
+// none; the first of q.Kinds that names it), and named every entry of
+// q.Kinds that names a column, in q.Kinds' order, as the header spells
+// it (Spec.Kinds).
+type headerKinds struct {
+	byCol []ColumnKind
+	named []ColumnKind
+}
+
+func resolveKinds(q *Query, header []string) headerKinds {
+	var hk headerKinds
 	for _, ck := range q.Kinds {
-		if j, err := resolve(ck.Col, header); err == nil && j == i {
-			return ck.Kind, ck.Why
+		i, err := resolve(ck.Col, header)
+		if err != nil {
+			continue
 		}
+		if hk.byCol == nil {
+			hk.byCol = make([]ColumnKind, len(header))
+		}
+		c := ColumnKind{header[i], ck.Kind, ck.Why}
+		if hk.byCol[i].Col == "" {
+			hk.byCol[i] = c
+		}
+		hk.named = append(hk.named, c)
 	}
-	return KindAuto, ""
+	return hk
+}
+
+// of is column i's kind and why (KindAuto, "" if none was decided).
+func (hk headerKinds) of(i int) (Kind, string) {
+	if hk.byCol == nil {
+		return KindAuto, ""
+	}
+	return hk.byCol[i].Kind, hk.byCol[i].Why
 }
 
 // kindError is ErrKind for a value of column col, of kind k (a number or
@@ -188,7 +214,6 @@ func valueKindIn(v []byte, dr *dateReader) Kind {
 // date, else, or if it holds no value, text (as DuckDB's sniffer decides a
 // column's type, with text for VARCHAR).
 type Decider struct {
-	q     *Query
 	dates *dateReader
 	cols  []*judged
 	rows  int
@@ -214,7 +239,7 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--date-format: %w", err)
 	}
-	d := &Decider{q: q, dates: dr}
+	d := &Decider{dates: dr}
 	find := func(name string) *judged {
 		i, err := resolve(name, t.header)
 		if err != nil {
@@ -480,14 +505,14 @@ func nullish(v string) bool {
 }
 
 // kindOf is the decided kind of the answer's column col (as the header
-// spells it), KindAuto if none was.
-func (s *Spec) kindOf(col string) Kind {
+// spells it), and why; KindAuto if none was.
+func (s *Spec) kindOf(col string) (Kind, string) {
 	for _, ck := range s.Kinds {
 		if ck.Col == col {
-			return ck.Kind
+			return ck.Kind, ck.Why
 		}
 	}
-	return KindAuto
+	return KindAuto, ""
 }
 
 // UniteKeys makes one group of the groups of r (a group-by's, answering
@@ -508,12 +533,7 @@ func UniteKeys(r *Result, s *Spec) error {
 	whys := make([]string, len(s.By))
 	typed := false
 	for j, col := range s.By {
-		for _, ck := range s.Kinds {
-			if ck.Col == col {
-				kinds[j], whys[j] = ck.Kind, ck.Why
-				break
-			}
-		}
+		kinds[j], whys[j] = s.kindOf(col)
 		typed = typed || kinds[j] == KindNumber || kinds[j] == KindDate
 	}
 	if !typed {

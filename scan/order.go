@@ -38,7 +38,7 @@ func newGroupOrder(a *Answer) *groupOrder {
 	formats, _ := newDateReader(a.DateFormats) // (checked when bound)
 	for j := range o.keys {
 		dr := formats
-		switch a.kindOf(a.By[j]) {
+		switch k, _ := a.kindOf(a.By[j]); k {
 		case KindText:
 			o.keys[j] = keyOrder{g: o.g, j: j, n: len(a.By), kind: kindBytes}
 			continue

@@ -279,7 +279,7 @@ func (q *Query) conds() []Cond {
 // serve: at most one filter, an equality of bytes (on a text column, or a
 // value bindCond reads as neither a number nor a date), and sums only, no
 // group-by.
-func (q *Query) simple(header []string) bool {
+func (q *Query) simple(header []string, hk headerKinds) bool {
 	cs := q.conds()
 	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 {
 		return false
@@ -295,7 +295,7 @@ func (q *Query) simple(header []string) bool {
 	if err != nil {
 		return false
 	}
-	ck, why := kindOf(q, header, i)
+	ck, why := hk.of(i)
 	k, err := bindKind(cs[0], ck, why, dr)
 	return err == nil && k.op == OpEq && k.kind == kindBytes
 }
@@ -348,30 +348,26 @@ type binding struct {
 }
 
 func bind(q *Query, header []string) (binding, error) {
-	b, err := bindShape(q, header)
+	hk := resolveKinds(q, header)
+	b, err := bindShape(q, header, hk)
 	b.skipBad = q.SkipBad
 	if err == nil {
-		b.spec.DateFormats = q.DateFormats
-		for _, ck := range q.Kinds {
-			if i, err := resolve(ck.Col, header); err == nil {
-				b.spec.Kinds = append(b.spec.Kinds, ColumnKind{header[i], ck.Kind, ck.Why})
-			}
-		}
+		b.spec.DateFormats, b.spec.Kinds = q.DateFormats, hk.named
 	}
 	return b, err
 }
 
 // bindShape is bind for the shape q has: the simple shape's own binding,
 // or the general one.
-func bindShape(q *Query, header []string) (binding, error) {
+func bindShape(q *Query, header []string, hk headerKinds) (binding, error) {
 	var b binding
 	find := func(name string) (int, error) { return resolve(name, header) }
 	b.filter = -1
 	if err := q.Validate(); err != nil {
 		return b, err
 	}
-	if !q.simple(header) {
-		return bindGeneral(q, header)
+	if !q.simple(header, hk) {
+		return bindGeneral(q, header, hk)
 	}
 	if cs := q.conds(); len(cs) == 1 {
 		i, err := find(cs[0].Col)
@@ -399,7 +395,7 @@ func bindShape(q *Query, header []string) (binding, error) {
 					clipQuote(sums[c.slot]), clipQuote(name), i+1, clipQuote(header[i]))
 			}
 		}
-		if k, why := kindOf(q, header, i); k == KindText || k == KindDate {
+		if k, why := hk.of(i); k == KindText || k == KindDate {
 			return b, fmt.Errorf("%s is %s (%s): %w", clipQuote(header[i]), articled(k), why, errSumKind)
 		}
 		b.names = append(b.names, header[i])

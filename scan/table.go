@@ -118,6 +118,17 @@ func (t *Table) Rebind(q *Query) error {
 	return nil
 }
 
+// RebindLike is Rebind for a Table whose header may be o's, o bound to
+// the same q: then o's binding is t's too, shared as a View shares it (a
+// set of many files with one header binds once).
+func (t *Table) RebindLike(o *Table, q *Query) error {
+	if o != nil && slices.Equal(t.header, o.header) && slices.Equal(t.unnamed, o.unnamed) {
+		t.b = o.b
+		return nil
+	}
+	return t.Rebind(q)
+}
+
 // nameEmpty names each empty header cell (an R data frame's row names'
 // column, say) as DuckDB names a column without one: column and its
 // position from 0 (column0), so that a query can name it.

@@ -41,13 +41,15 @@ func (s *Set) decide(inputs int) error {
 	if len(s.Query.Kinds) == 0 {
 		return nil
 	}
+	var prev *scan.Table
 	for _, t := range s.Tables {
 		if t == nil {
 			continue
 		}
-		if err := t.Rebind(&s.Query); err != nil {
+		if err := t.RebindLike(prev, &s.Query); err != nil {
 			return err
 		}
+		prev = t
 	}
 	return nil
 }

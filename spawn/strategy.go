@@ -272,7 +272,8 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 
 // stopped is the outcome of a run under ctx: once ctx has ended, the run
 // failed with its cause (a *TimeoutError, or the caller's cancellation),
-// whatever else went wrong on the way out.
+// whatever else went wrong on the way out. Every strategy's run ends here,
+// so a finished answer's group-by keys are united here too (scan.UniteKeys).
 func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); err == nil || !errors.Is(err, cause) {
