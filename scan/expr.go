@@ -606,10 +606,11 @@ func (c *cond) cmpNum(f []byte) (int, error) {
 
 // leadOK says whether c can lead the fast paths (bulk's sp bits, a
 // hotWalk filter): = of bytes (a value neither a number nor a date), not
-// empty, not starting with CR, with no comma, quote or LF (which a bare
-// field cannot hold).
-func (c *cond) leadOK() bool {
-	return c.op == OpEq && c.list == nil && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' && !bytes.ContainsAny(c.val, ",\"\n")
+// empty, not starting with CR, with no delimiter (sep), quote or LF
+// (which a bare field cannot hold).
+func (c *cond) leadOK(sep byte) bool {
+	return c.op == OpEq && c.list == nil && c.kind == kindBytes && len(c.val) > 0 && c.val[0] != '\r' &&
+		bytes.IndexByte(c.val, sep) < 0 && !bytes.ContainsAny(c.val, "\"\n")
 }
 
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }

@@ -5,20 +5,21 @@ import (
 	"math/bits"
 )
 
-// SWAR ("SIMD within a register"): find the commas of a row 8 bytes at a
-// time. On a matching row of the Sales set (13 commas in ~120 bytes) pick
+// SWAR ("SIMD within a register"): find the delimiters of a row 8 bytes at
+// a time. On a matching row of the Sales set (13 commas in ~120 bytes) pick
 // replaced 13 bytes.IndexByte calls. Rows inside a classified window take
-// pickBack instead, which reads the window's comma bitmap.
+// pickBack instead, which reads the window's delimiter ("comma") bitmap.
 const (
-	lo7    = 0x7F7F7F7F7F7F7F7F
-	commas = 0x2C2C2C2C2C2C2C2C
+	lo7   = 0x7F7F7F7F7F7F7F7F
+	ones8 = 0x0101010101010101
 )
 
-// commaMask has the high bit set in every byte of w that is ','. It is exact
-// (no false positives after a borrow, unlike the shorter haszero trick), so a
-// "-" after a comma is not taken for one.
-func commaMask(w uint64) uint64 {
-	x := w ^ commas // zero bytes where w has ','
+// commaMask has the high bit set in every byte of w that is the delimiter
+// whose byte seps holds in each of its 8 (ones8·sep). It is exact (no false
+// positives after a borrow, unlike the shorter haszero trick), so a "-"
+// after a comma is not taken for one.
+func commaMask(w, seps uint64) uint64 {
+	x := w ^ seps // zero bytes where w has the delimiter
 	return ^((x&lo7 + lo7) | x | lo7)
 }
 
@@ -27,7 +28,8 @@ func commaMask(w uint64) uint64 {
 // line in offs, in cols order. It returns how many it found (len(cols)
 // unless the row is too short) and how many fields the row has (counted
 // only when it is short).
-func pick(line []byte, cols []int, fields [][]byte, offs []int) (found, have int) {
+func pick(line []byte, cols []int, fields [][]byte, offs []int, sep byte) (found, have int) {
+	seps := ones8 * uint64(sep)
 	k, col, start := 0, 0, 0 // field number col starts at line[start]
 	want := cols[0]
 	// take records field col = line[start:end] for every entry that wants
@@ -44,7 +46,7 @@ func pick(line []byte, cols []int, fields [][]byte, offs []int) (found, have int
 	}
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
-		m := commaMask(binary.LittleEndian.Uint64(line[i:]))
+		m := commaMask(binary.LittleEndian.Uint64(line[i:]), seps)
 		if m == 0 {
 			continue
 		}
@@ -65,7 +67,7 @@ func pick(line []byte, cols []int, fields [][]byte, offs []int) (found, have int
 		}
 	}
 	for ; i < len(line); i++ {
-		if line[i] == ',' {
+		if line[i] == sep {
 			if col == want && take(i) {
 				return k, 0
 			}

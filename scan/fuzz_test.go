@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,7 @@ func FuzzScan(f *testing.F) {
 		{"\"Once upon \r\na time\",5,6\r\n7,8,9\r\n", "Once upon \r\na time"},
 		{"\"lone\rcr\",1,2\r\n\"lf\nonly\",3,4\n", "lone\rcr"},
 		{"\"\r\n\",1,2\r\n\"\n\",3,4\r\n", "\r\n"},
+		{"27\" tv,1,2\n\"AGENT\" K,3,4\n\"a\tb\",5,6\n\"open,7,8\n", "27\" tv"}, // (a TSV's quotes, swapped)
 	} {
 		f.Add([]byte(s.body), s.value)
 	}
@@ -35,18 +37,25 @@ func FuzzScan(f *testing.F) {
 		// the filter on the first column (bulk, hit, hotWalk) and on the
 		// second (fieldStart, fieldIs, addTail)
 		for _, q := range []Query{{Where: "f", Equals: value, Sum: []string{"x", "y"}}, {Where: "x", Equals: value, Sum: []string{"y"}}} {
-			fuzzScanOnce(t, in, body, q)
+			fuzzScanOnce(t, "fuzz.csv", in, body, q)
+			// the same bytes with the delimiter made a tab, ';' or '|'
+			for _, name := range []string{"fuzz.tsv", "fuzz.ssv", "fuzz.psv"} {
+				sep := sepOf(name)
+				q := q
+				q.Equals = string(swapSep([]byte(value), sep))
+				fuzzScanOnce(t, name, swapSep(in, sep), swapSep(body, sep), q)
+			}
 		}
 	})
 }
 
-func fuzzScanOnce(t *testing.T, in, body []byte, q Query) {
+func fuzzScanOnce(t *testing.T, name string, in, body []byte, q Query) {
 	// each of bulk's ways to take rows (see hotModes)
 	for _, mode := range hotModes() {
-		m := mode()
-		got, err := scanAll([]refFile{{"fuzz.csv", in}}, q)
+		m := name + ", " + mode()
+		got, err := scanAll([]refFile{{name, in}}, q)
 		var want refAnswer
-		werr := refQuery([]refFile{{"fuzz.csv", in}}, q, &want)
+		werr := refQuery([]refFile{{name, in}}, q, &want)
 		if err != nil || werr != nil {
 			if err == nil || werr == nil || !sameKind(err, werr) {
 				t.Fatalf("%s: scanner error %v, reference error %v", m, err, werr)
@@ -68,7 +77,7 @@ func fuzzScanOnce(t *testing.T, in, body []byte, q Query) {
 		// With no quotes, any cut moved to the next row start splits the rows
 		// exactly: the two halves add up to the whole.
 		if bytes.IndexByte(in, '"') < 0 && len(body) > 0 {
-			tb, _ := NewTable("fuzz.csv", in, &q)
+			tb, _ := NewTableSep(name, in, sepOf(name), &q)
 			s, e := tb.Body()
 			c := s + int(body[0])%(e-s+1)
 			if c > s {
@@ -180,6 +189,15 @@ func FuzzQuery(f *testing.F) {
 			q.Sum = []string{"x", "y"}
 		}
 		checkGen(t, "fuzz", []refFile{{"fuzz.csv", in}}, q)
+		for _, name := range []string{"fuzz.tsv", "fuzz.ssv", "fuzz.psv"} {
+			sep := sepOf(name)
+			q := q
+			q.Filters = slices.Clone(q.Filters)
+			for i := range q.Filters {
+				q.Filters[i].Value = string(swapSep([]byte(q.Filters[i].Value), sep))
+			}
+			checkGen(t, "fuzz "+name, []refFile{{name, swapSep(in, sep)}}, q)
+		}
 	})
 }
 

@@ -54,7 +54,7 @@ type aggSlot struct {
 // AvgScale is the fewest digits after the point an average has (see Query).
 const AvgScale = 6
 
-func bindGeneral(q *Query, header []string, hk headerKinds) (binding, error) {
+func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, error) {
 	b := binding{filter: -1, ncols: len(header)}
 	dr, err := newDateReader(q.DateFormats)
 	if err != nil {
@@ -165,14 +165,14 @@ func bindGeneral(q *Query, header []string, hk headerKinds) (binding, error) {
 	g.split, _ = slices.BinarySearch(g.cols, len(header)/2)
 	g.lead = -1
 	if len(g.conds) > 0 {
-		if c := g.conds[0]; c.leadOK() {
+		if c := g.conds[0]; c.leadOK(sep) {
 			g.lead = c.field
 		}
 	}
 	if !slices.ContainsFunc(g.keyKinds, func(c ColumnKind) bool { return c.Kind == KindNumber || c.Kind == KindDate }) {
 		g.keyKinds = nil
 	}
-	g.hot = hotGroups(g, len(header))
+	g.hot = hotGroups(g, len(header), sep)
 	b.gen = g
 	b.spec.Limit = q.Limit
 	for _, sk := range q.Sort {
@@ -263,7 +263,7 @@ func (t *Table) lineGen(p, e int, r *Result, mk *marks, wb int, sc *rowScratch) 
 			pickBack(line, &mk.cm, p-wb, g.ncols, g.cols[h:], fields[h:n], offs[h:n])
 		}
 	case n > 0:
-		found, have = pick(line, g.cols, fields[:n], offs[:n])
+		found, have = pick(line, g.cols, fields[:n], offs[:n], t.b.sep)
 	}
 	for k := range found {
 		offs[k] += p
@@ -534,7 +534,7 @@ type groupHot struct {
 	slot bool
 }
 
-func hotGroups(g *general, ncols int) *groupHot {
+func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	rest := g.conds // with no lead, every filter is a later one
 	if g.lead >= 0 {
 		rest = g.conds[1:]
@@ -596,10 +596,12 @@ func hotGroups(g *general, ncols int) *groupHot {
 		ordered = ordered || (c.op != OpEq && c.op != OpNe)
 	}
 	if g.lead >= 0 && h.all {
-		h.all = h.hp.filterOn(g.lead, g.conds[0].val)
+		h.all = h.hp.filterOn(g.lead, g.conds[0].val, sep)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
+	// (Slot mode joins a two-column key with a ',' (twoKey), which
+	// only a comma file's bare fields cannot hold.)
+	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest) && (h.key2 < 0 || sep == ',')
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need

@@ -39,7 +39,7 @@ func TestGeneralGenerated(t *testing.T) {
 		for name, v := range variants(t) {
 			var files []refFile
 			for _, f := range base {
-				files = append(files, refFile{f.name, v(f.data)})
+				files = append(files, refFile{variantFile(f.name, name), v(f.data)})
 			}
 			got, err := checkGen(t, name, files, q)
 			if err != nil {

@@ -204,17 +204,17 @@ func newHotPlan(tp *tailPlan) hotPlan {
 }
 
 // filterOn makes hp test field lead (0: the row's first) for the bare
-// value v, followed by its comma. It reports false, changing nothing, if
+// value v, followed by its delimiter sep. It reports false, changing nothing, if
 // hotWalk cannot: v empty or starting with '\r', more than 15 bytes, or
 // lead past the 33rd field.
-func (hp *hotPlan) filterOn(lead int, v []byte) bool {
+func (hp *hotPlan) filterOn(lead int, v []byte, sep byte) bool {
 	n := len(v)
 	if n == 0 || n > 15 || v[0] == '\r' || lead < 0 || lead > 32 {
 		return false
 	}
 	var w [16]byte
 	copy(w[:], v)
-	w[n] = ','
+	w[n] = sep
 	hp.leadbit, hp.vlen = 0, n
 	if lead > 0 {
 		hp.leadbit = 1 << (lead - 1)
@@ -665,7 +665,7 @@ func (t *Table) takeRow(p, e int, r *Result, mk *marks, wb int, lead int, leadVa
 		if f < 0 {
 			return false // a short row: line reports it
 		}
-		if !fieldIs(data, f, e, leadVal) {
+		if !fieldIs(data, f, e, leadVal, t.b.sep) {
 			r.Rows++ // the first filter fails
 			return true
 		}

@@ -177,9 +177,9 @@ func takesCleanRows(t *testing.T, in []byte) {
 		var mk marks
 		var n tally
 		if tb.b.hotAll {
-			n = classify(win, &mk, everyRow)
+			n = classify(win, &mk, everyRow, ',')
 		} else {
-			n = classify(win, &mk, 'E')
+			n = classify(win, &mk, 'E', ',')
 		}
 		var want refAnswer
 		if err := refQuery([]refFile{{"w.csv", append(append([]byte{}, in[:s]...), win[:stop]...)}}, q, &want); err != nil {
@@ -308,7 +308,7 @@ func emits(t *testing.T, in []byte) {
 		win := in[s : s+winBytes]
 		stop := bytes.LastIndexByte(win, '\n') + 1
 		var mk marks
-		n := classify(win, &mk, everyRow)
+		n := classify(win, &mk, everyRow, ',')
 		for chain := range 2 { // the sp walk, and (given no later filter) chain mode
 			it := walk(&n, stop)
 			it.chain = chain
@@ -636,7 +636,7 @@ func TestCompressModeWindowEnd(t *testing.T) {
 		t.Fatalf("the bad row at %d and the last one at %d are not in the '\\n' at %d's word", bad, stop, stop-1)
 	}
 	var mk marks
-	n := classify(win, &mk, everyRow)
+	n := classify(win, &mk, everyRow, ',')
 	it := walk(&n, stop)
 	tb.b.hp.fillHot(&it, win, 0)
 	it.avail = len(in) - s

@@ -328,7 +328,7 @@ func (d *Decider) Sample(t *Table, data []byte, base, limit int, head, final boo
 	if cols == nil {
 		return
 	}
-	sp := rowPicks{cols: cols, ks: ks, fields: make([][]byte, len(cols)), offs: make([]int, len(cols))}
+	sp := rowPicks{cols: cols, ks: ks, fields: make([][]byte, len(cols)), offs: make([]int, len(cols)), sep: t.b.sep}
 	p := 0
 	if !head {
 		i := bytes.IndexByte(data, '\n')
@@ -400,6 +400,7 @@ type rowPicks struct {
 	cols, ks []int
 	fields   [][]byte
 	offs     []int
+	sep      byte // the Table's delimiter
 }
 
 // row reads the record at data[p:] for Sample: take(k, v, off) for each
@@ -420,17 +421,17 @@ func (rp *rowPicks) row(data []byte, p int, final bool, take func(k int, v []byt
 		if len(row) > 0 && row[len(row)-1] == '\r' {
 			row = row[:len(row)-1]
 		}
-		found, _ := pick(row, rp.cols, rp.fields, rp.offs)
+		found, _ := pick(row, rp.cols, rp.fields, rp.offs, rp.sep)
 		for j := range found {
 			if len(rp.fields[j]) > 0 {
 				take(rp.ks[j], rp.fields[j], p+rp.offs[j])
 			}
 		}
-		return 1 + bytes.Count(row, []byte{','}), next, true
+		return 1 + bytes.Count(row, []byte{rp.sep}), next, true
 	}
 	i, j := p, 0
 	for {
-		f, n, lastField, err := readField(data, i)
+		f, n, lastField, err := readField(data, i, rp.sep, !final)
 		if err != nil || (lastField && n == len(data) && !final && (n == 0 || data[n-1] != '\n')) {
 			return 0, 0, false
 		}

@@ -19,7 +19,8 @@ import "math/bits"
 const winBytes = 4096
 
 // marks are the bitmaps of one window: bit i of word w is byte 64w+i. nl,
-// cm and qt mark the bytes '\n', ',' and '"'; sp marks the row starts (the
+// cm and qt mark the bytes '\n', the delimiter (',' unless the Table's is
+// another) and '"'; sp marks the row starts (the
 // window's first byte, and each byte after a '\n') whose byte is the
 // filter value's first, '\r' or '\n' (or every one, see everyRow): the rows
 // Table.bulk must look at.
@@ -40,8 +41,9 @@ type tally struct {
 }
 
 // classifyGeneric is the portable classifier, and the reference the vector
-// ones are tested against. len(src) <= winBytes; src[0] starts a row.
-func classifyGeneric(src []byte, m *marks, v0 int) tally {
+// ones are tested against. len(src) <= winBytes; src[0] starts a row; sep
+// is the field delimiter, whose bytes cm marks.
+func classifyGeneric(src []byte, m *marks, v0 int, sep byte) tally {
 	var n tally
 	words := (len(src) + 63) / 64
 	clear(m.nl[:words])
@@ -53,7 +55,7 @@ func classifyGeneric(src []byte, m *marks, v0 int) tally {
 		case '\n':
 			m.nl[i>>6] |= 1 << (i & 63)
 			n.nl++
-		case ',':
+		case sep:
 			m.cm[i>>6] |= 1 << (i & 63)
 		case '"':
 			m.qt[i>>6] |= 1 << (i & 63)

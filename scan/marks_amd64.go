@@ -43,30 +43,30 @@ func classifiers() []int {
 // zero, block i at bit 64-blocks+i (so blocks must be at most 64).
 //
 //go:noescape
-func classifyAVX2(src *byte, blocks int, m *marks, v0 int, carry uint64) (next, counts, nz uint64)
+func classifyAVX2(src *byte, blocks int, m *marks, v0 int, carry uint64, sep int) (next, counts, nz uint64)
 
 //go:noescape
-func classifyAVX512(src *byte, blocks int, m *marks, v0 int, carry uint64) (next, counts, nz uint64)
+func classifyAVX512(src *byte, blocks int, m *marks, v0 int, carry uint64, sep int) (next, counts, nz uint64)
 
-func classify(src []byte, m *marks, v0 int) tally {
-	return classifyWith(classifier, src, m, v0)
+func classify(src []byte, m *marks, v0 int, sep byte) tally {
+	return classifyWith(classifier, src, m, v0, sep)
 }
 
-func blocks(c int, src *byte, n int, m *marks, v0 int, carry uint64) (next, counts, nz uint64) {
+func blocks(c int, src *byte, n int, m *marks, v0 int, carry uint64, sep byte) (next, counts, nz uint64) {
 	if c == useAVX512 {
-		return classifyAVX512(src, n, m, v0, carry)
+		return classifyAVX512(src, n, m, v0, carry, int(sep))
 	}
-	return classifyAVX2(src, n, m, v0, carry)
+	return classifyAVX2(src, n, m, v0, carry, int(sep))
 }
 
-func classifyWith(c int, src []byte, m *marks, v0 int) tally {
+func classifyWith(c int, src []byte, m *marks, v0 int, sep byte) tally {
 	if c == useGeneric {
-		return classifyGeneric(src, m, v0)
+		return classifyGeneric(src, m, v0, sep)
 	}
 	full := len(src) / 64
 	carry, counts, nz := uint64(1), uint64(0), uint64(0)
 	if full > 0 {
-		carry, counts, nz = blocks(c, &src[0], full, m, v0, carry)
+		carry, counts, nz = blocks(c, &src[0], full, m, v0, carry, sep)
 		nz >>= 64 - full
 	}
 	n := tally{int(counts & (1<<21 - 1)), int(counts >> 21 & (1<<21 - 1)), min(int(counts>>42), 1), nz}
@@ -78,7 +78,7 @@ func classifyWith(c int, src []byte, m *marks, v0 int) tally {
 		var pad [64]byte
 		copy(pad[:], tail)
 		var t marks
-		_, tc, _ := blocks(c, &pad[0], 1, &t, v0, carry) // the padding holds no quote
+		_, tc, _ := blocks(c, &pad[0], 1, &t, v0, carry, sep) // the padding holds no quote
 		keep := uint64(1)<<len(tail) - 1
 		m.nl[full], m.cm[full], m.qt[full], m.sp[full] = t.nl[0]&keep, t.cm[0]&keep, t.qt[0]&keep, t.sp[0]&keep
 		n.nl += bits.OnesCount64(m.nl[full])
@@ -91,7 +91,7 @@ func classifyWith(c int, src []byte, m *marks, v0 int) tally {
 	if n.qt > 0 && c == useAVX512 {
 		// classifyAVX512 leaves qt alone, a store and a popcount less a
 		// block; a window with a quote is classified again for it.
-		return classifyWith(useAVX2, src, m, v0)
+		return classifyWith(useAVX2, src, m, v0, sep)
 	}
 	return n
 }

@@ -16,16 +16,16 @@
 	MOVQ    AX, R11 \
 	SHRQ    $63, R11
 
-// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
+// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int) (next, counts, nz uint64)
 // For each 64-byte block i: m.nl[i], m.cm[i], m.qt[i] = bitmaps of the
-// bytes '\n', ',' and '"', and m.sp[i] = the row starts (a byte after '\n',
+// bytes '\n', sep (the delimiter) and '"', and m.sp[i] = the row starts (a byte after '\n',
 // or the first byte if carry is 1) whose byte is v0, '\r' or '\n'. marks is
 // four [64]uint64: nl at 0, cm at 512, qt at 1024, sp at 1536. It returns
 // the carry for the next block (the top bit of the last nl word) and the
 // number of bits set in nl, sp and qt, packed as nl + sp<<21 + qt<<42, and
 // a summary of sp: a bit per block, set if its word is not zero, block i at
 // bit 64-blocks+i (blocks must be at most 64).
-TEXT ·classifyAVX2(SB), NOSPLIT, $0-64
+TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -39,9 +39,9 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-64
 	MOVQ $0x0A, AX
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y1 // '\n'
-	MOVQ $0x2C, AX
+	MOVQ sep+40(FP), AX
 	MOVQ AX, X0
-	VPBROADCASTB X0, Y2 // ','
+	VPBROADCASTB X0, Y2 // sep
 	MOVQ $0x22, AX
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y3 // '"'
@@ -113,17 +113,17 @@ loop:
 
 done:
 	VZEROUPPER
-	MOVQ R11, next+40(FP)
-	MOVQ R13, counts+48(FP)
-	MOVQ R12, nz+56(FP)
+	MOVQ R11, next+48(FP)
+	MOVQ R13, counts+56(FP)
+	MOVQ R12, nz+64(FP)
 	RET
 
-// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64) (next, counts, nz uint64)
+// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int) (next, counts, nz uint64)
 // classifyAVX2 with AVX-512BW: one 64-byte load, and compares straight into
 // mask registers, so a block takes half the instructions. It leaves qt
 // alone: its count is of the quote bits in all blocks ORed together, enough
 // to say whether there is any (see classifyWith).
-TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
+TEXT ·classifyAVX512(SB), NOSPLIT, $0-72
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -135,8 +135,8 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-64
 	MOVQ carry+32(FP), R11
 	MOVQ $0x0A, AX
 	VPBROADCASTB AX, Z1 // '\n'
-	MOVQ $0x2C, AX
-	VPBROADCASTB AX, Z2 // ','
+	MOVQ sep+40(FP), AX
+	VPBROADCASTB AX, Z2 // sep
 	MOVQ $0x22, AX
 	VPBROADCASTB AX, Z3 // '"'
 	MOVQ $0x0D, AX
@@ -180,7 +180,7 @@ done512:
 	SHLQ    $42, R9
 	ADDQ    R9, R13
 	VZEROUPPER
-	MOVQ R11, next+40(FP)
-	MOVQ R13, counts+48(FP)
-	MOVQ R12, nz+56(FP)
+	MOVQ R11, next+48(FP)
+	MOVQ R13, counts+56(FP)
+	MOVQ R12, nz+64(FP)
 	RET

@@ -7,11 +7,11 @@ import (
 )
 
 // allClassifiers lists every classifier this CPU runs, by name.
-func allClassifiers() map[string]func([]byte, *marks, int) tally {
-	all := map[string]func([]byte, *marks, int) tally{}
+func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
+	all := map[string]func([]byte, *marks, int, byte) tally{}
 	for _, c := range classifiers() {
 		name := [...]string{useGeneric: "generic", useAVX2: "avx2", useAVX512: "avx512"}[c]
-		all[name] = func(src []byte, m *marks, v0 int) tally { return classifyWith(c, src, m, v0) }
+		all[name] = func(src []byte, m *marks, v0 int, sep byte) tally { return classifyWith(c, src, m, v0, sep) }
 	}
 	return all
 }

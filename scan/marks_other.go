@@ -2,4 +2,6 @@
 
 package scan
 
-func classify(src []byte, m *marks, v0 int) tally { return classifyGeneric(src, m, v0) }
+func classify(src []byte, m *marks, v0 int, sep byte) tally {
+	return classifyGeneric(src, m, v0, sep)
+}

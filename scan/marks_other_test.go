@@ -4,8 +4,8 @@ package scan
 
 // allClassifiers lists every classifier this CPU runs, by name: on this
 // architecture only the portable one, which the tests compare it with.
-func allClassifiers() map[string]func([]byte, *marks, int) tally {
-	return map[string]func([]byte, *marks, int) tally{"generic": classify}
+func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
+	return map[string]func([]byte, *marks, int, byte) tally{"generic": classify}
 }
 
 // hotModes lists the ways bulk can take its rows: here only the portable

@@ -6,48 +6,54 @@ import (
 )
 
 // FuzzClassify checks every classifier this CPU runs (AVX2 and AVX-512 on
-// amd64) against the portable one, at every length up to a window.
+// amd64) against the portable one, at every length up to a window, for
+// each delimiter.
 func FuzzClassify(f *testing.F) {
 	f.Add([]byte("a,b\n\"c\"\n"), byte('a'))
+	f.Add([]byte("a\tb\n\"c\"\n|;"), byte('a'))
 	f.Add(make([]byte, winBytes), byte(0))
 	f.Fuzz(func(t *testing.T, src []byte, v0 byte) {
 		if len(src) > winBytes {
 			src = src[:winBytes]
 		}
-		checkClassifiers(t, src, int(v0))
-		checkClassifiers(t, src, everyRow)
+		for _, sep := range []byte(",\t;|") {
+			checkClassifiers(t, src, int(v0), sep)
+			checkClassifiers(t, src, everyRow, sep)
+		}
 	})
 }
 
 func TestClassifyLengths(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("\n,\"a\r0\x00")
+	alphabet := []byte("\n,\"a\r0\x00\t;|")
 	for n := 0; n <= winBytes; n += 1 + n/7 {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = alphabet[r.IntN(len(alphabet))]
 		}
-		checkClassifiers(t, src, 'a')
-		checkClassifiers(t, src, 0) // the zero padding of a last block must not count
-		checkClassifiers(t, src, everyRow)
+		for _, sep := range []byte(",\t;|") {
+			checkClassifiers(t, src, 'a', sep)
+			checkClassifiers(t, src, 0, sep) // the zero padding of a last block must not count
+			checkClassifiers(t, src, everyRow, sep)
+		}
 	}
 }
 
-func checkClassifiers(t *testing.T, src []byte, v0 int) {
+func checkClassifiers(t *testing.T, src []byte, v0 int, sep byte) {
 	t.Helper()
 	var want marks
-	wantN := classifyGeneric(src, &want, v0)
+	wantN := classifyGeneric(src, &want, v0, sep)
 	for name, f := range allClassifiers() {
 		var got marks
 		// stale bits from an earlier window must not survive
 		for i := range got.nl {
 			got.nl[i], got.cm[i], got.qt[i], got.sp[i] = ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)
 		}
-		gotN := f(src, &got, v0)
+		gotN := f(src, &got, v0, sep)
 		for i := range (len(src) + 63) / 64 {
 			if got.nl[i] != want.nl[i] || got.cm[i] != want.cm[i] || got.sp[i] != want.sp[i] ||
 				(wantN.qt > 0 && got.qt[i] != want.qt[i]) { // qt is filled only for a window with a quote
-				t.Fatalf("%s: len %d v0 %d word %d: got %x %x %x %x, want %x %x %x %x", name, len(src), v0, i,
+				t.Fatalf("%s: sep %q len %d v0 %d word %d: got %x %x %x %x, want %x %x %x %x", name, sep, len(src), v0, i,
 					got.nl[i], got.cm[i], got.qt[i], got.sp[i], want.nl[i], want.cm[i], want.qt[i], want.sp[i])
 			}
 		}

@@ -302,6 +302,9 @@ func (q *Query) simple(header []string, hk headerKinds) bool {
 
 // binding is a Query tied to one file's header: column indexes, not names.
 type binding struct {
+	// sep is the field delimiter: ',', or a tab, ';' or '|' for a file
+	// scanned in place in that dialect (NewTableSep)
+	sep    byte
 	filter int // column index of the filter, -1 for none
 	value  []byte
 	// bareOK: value can equal a bare field. A value holding ',', '"' or LF
@@ -347,10 +350,10 @@ type binding struct {
 	gen *general
 }
 
-func bind(q *Query, header []string) (binding, error) {
+func bind(q *Query, header []string, sep byte) (binding, error) {
 	hk := resolveKinds(q, header)
-	b, err := bindShape(q, header, hk)
-	b.skipBad = q.SkipBad
+	b, err := bindShape(q, header, hk, sep)
+	b.sep, b.skipBad = sep, q.SkipBad
 	if err == nil {
 		b.spec.DateFormats, b.spec.Kinds = q.DateFormats, hk.named
 	}
@@ -359,7 +362,7 @@ func bind(q *Query, header []string) (binding, error) {
 
 // bindShape is bind for the shape q has: the simple shape's own binding,
 // or the general one.
-func bindShape(q *Query, header []string, hk headerKinds) (binding, error) {
+func bindShape(q *Query, header []string, hk headerKinds, sep byte) (binding, error) {
 	var b binding
 	find := func(name string) (int, error) { return resolve(name, header) }
 	b.filter = -1
@@ -367,7 +370,7 @@ func bindShape(q *Query, header []string, hk headerKinds) (binding, error) {
 		return b, err
 	}
 	if !q.simple(header, hk) {
-		return bindGeneral(q, header, hk)
+		return bindGeneral(q, header, hk, sep)
 	}
 	if cs := q.conds(); len(cs) == 1 {
 		i, err := find(cs[0].Col)
@@ -375,7 +378,7 @@ func bindShape(q *Query, header []string, hk headerKinds) (binding, error) {
 			return b, err
 		}
 		b.filter, b.value, b.fname = i, []byte(cs[0].Value), header[i]
-		b.bareOK = !strings.ContainsAny(cs[0].Value, ",\"\n")
+		b.bareOK = !strings.ContainsAny(cs[0].Value, string([]byte{sep, '"', '\n'}))
 		b.spec.Filters = []Cond{{Col: header[i], Op: OpEq, Value: cs[0].Value, Quoted: cs[0].Quoted}}
 	}
 	sums := q.Sum
@@ -425,9 +428,9 @@ func bindShape(q *Query, header []string, hk headerKinds) (binding, error) {
 	if b.sumsHot && b.filter < 0 {
 		b.hotAll = true
 	} else if b.sumsHot && b.lead > 0 {
-		b.hotAll = b.hp.filterOn(b.lead, b.value)
+		b.hotAll = b.hp.filterOn(b.lead, b.value, sep)
 	} else if b.sumsHot && b.filter == 0 && b.bareOK && len(b.value) < 8 {
-		b.hot = b.hp.filterOn(0, b.value)
+		b.hot = b.hp.filterOn(0, b.value, sep)
 	}
 	return b, nil
 }

@@ -130,7 +130,7 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 		if len(f.data) >= 2 && (f.data[0] == 0xFF && f.data[1] == 0xFE || f.data[0] == 0xFE && f.data[1] == 0xFF) {
 			return ErrUTF16 // UTF-16's byte order mark
 		}
-		r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
+		r := &refReader{data: bytes.TrimPrefix(f.data, bom), comma: sepOf(f.name)}
 		header, err := r.Read()
 		if err == io.EOF {
 			return ErrNoHeader

@@ -242,7 +242,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		if len(f.data) >= 2 && (f.data[0] == 0xFF && f.data[1] == 0xFE || f.data[0] == 0xFE && f.data[1] == 0xFF) {
 			return out, ErrUTF16 // UTF-16's byte order mark
 		}
-		r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
+		r := &refReader{data: bytes.TrimPrefix(f.data, bom), comma: sepOf(f.name)}
 		header, err := r.Read()
 		if err == io.EOF {
 			return out, ErrNoHeader
@@ -802,7 +802,7 @@ func scanParts(files []refFile, q Query, n int) (Result, error) {
 	for k := range rs {
 		rs[k] = &Result{Part: KeyPart{int32(k), int32(n)}}
 		for _, f := range files {
-			tb, err := NewTable(f.name, f.data, &q)
+			tb, err := NewTableSep(f.name, f.data, sepOf(f.name), &q)
 			if err != nil {
 				return Result{}, err
 			}
@@ -829,7 +829,7 @@ func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 	if err != nil {
 		return out, nil, err
 	}
-	tb, err := NewTable(files[0].name, files[0].data, &q)
+	tb, err := NewTableSep(files[0].name, files[0].data, sepOf(files[0].name), &q)
 	if err != nil {
 		return out, nil, err
 	}
@@ -909,7 +909,7 @@ func refKindOf(q Query, header []string, i int) Kind {
 
 // refHeader is f's header as refGeneral names it.
 func refHeader(f refFile, q Query) []string {
-	r := &refReader{data: bytes.TrimPrefix(f.data, bom)}
+	r := &refReader{data: bytes.TrimPrefix(f.data, bom), comma: sepOf(f.name)}
 	header, _ := r.Read()
 	for i, h := range header {
 		if q.NoHeader {

@@ -166,7 +166,7 @@ func BenchmarkClassify(b *testing.B) {
 			for b.Loop() {
 				rows = 0
 				for p := 0; p < len(data); p += winBytes {
-					rows += f(data[p:min(p+winBytes, len(data))], &m, 'E').nl
+					rows += f(data[p:min(p+winBytes, len(data))], &m, 'E', ',').nl
 				}
 			}
 			if rows != bytes.Count(data, []byte{'\n'}) {

@@ -44,6 +44,19 @@ var (
 // NewTable reads the header of data (the whole file) and binds q to it.
 // name is used in errors only.
 func NewTable(name string, data []byte, q *Query) (*Table, error) {
+	return NewTableSep(name, data, ',', q)
+}
+
+// NewTableSep is NewTable for a file whose field delimiter is sep: ',', a
+// tab, ';' or '|' (see Transcoding.Sep), scanned in place in that dialect.
+// It is the package's grammar with sep in place of ','. A tab file's quotes
+// are read as Transcode reads them: a quote inside a bare field is a byte
+// of it, and a field that starts with a quote is quoted only where it
+// closes as one.
+func NewTableSep(name string, data []byte, sep byte, q *Query) (*Table, error) {
+	if sep != ',' && sep != '\t' && sep != ';' && sep != '|' {
+		return nil, fmt.Errorf("%s: the delimiter %q is not one parlab reads in place (',', tab, ';' or '|')", name, sep)
+	}
 	p := 0
 	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		return nil, errAt(name, data, 0, "", nil, ErrUTF16)
@@ -58,7 +71,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 	var header []string
 	first := p
 	for {
-		f, next, last, err := readField(data, p)
+		f, next, last, err := readField(data, p, sep, false)
 		if err != nil {
 			return nil, errAt(name, data, next, "", nil, err)
 		}
@@ -78,7 +91,7 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 		p = first
 	}
 	unnamed := nameEmpty(header)
-	b, err := bind(q, header)
+	b, err := bind(q, header, sep)
 	if err != nil {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {
 			err = fmt.Errorf("%w (if its lines end in a CR alone, as old Mac files' do, leave --delimiter out for parlab to read them, or tr '\\r' '\\n' makes them LF)", err)
@@ -109,7 +122,7 @@ func (t *Table) Header() []string { return t.header }
 // Rebind binds q to the Table's header again: the same file with the
 // query's kinds decided (Decider), say. On error t is unchanged.
 func (t *Table) Rebind(q *Query) error {
-	b, err := bind(q, t.header)
+	b, err := bind(q, t.header, t.b.sep)
 	if err != nil {
 		return errAt(t.name, t.data, 0, "", nil, err)
 	}
@@ -122,7 +135,7 @@ func (t *Table) Rebind(q *Query) error {
 // the same q: then o's binding is t's too, shared as a View shares it (a
 // set of many files with one header binds once).
 func (t *Table) RebindLike(o *Table, q *Query) error {
-	if o != nil && slices.Equal(t.header, o.header) && slices.Equal(t.unnamed, o.unnamed) {
+	if o != nil && o.b.sep == t.b.sep && slices.Equal(t.header, o.header) && slices.Equal(t.unnamed, o.unnamed) {
 		t.b = o.b
 		return nil
 	}
@@ -158,7 +171,7 @@ func Records(data []byte, n int) ([][]string, error) {
 		}
 		var rec []string
 		for {
-			f, next, last, err := readField(data, p)
+			f, next, last, err := readField(data, p, ',', false)
 			if errors.Is(err, ErrOpenQuote) {
 				return out, nil
 			}
@@ -283,7 +296,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			if all {
 				cv = everyRow
 			}
-			counts := classify(data[wb:we], &mk, cv)
+			counts := classify(data[wb:we], &mk, cv, t.b.sep)
 			quotes = counts.qt > 0
 			if (quick || all) && !quotes { // (never both)
 				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, sc, lead, leadVal)
@@ -383,8 +396,8 @@ func stripCR(line []byte) []byte {
 
 // fieldIs reports whether the bare field that starts at data[f], in the
 // quote-free row that ends at e (its '\n', or the end of data), is v (not
-// empty).
-func fieldIs(data []byte, f, e int, v []byte) bool {
+// empty); sep is the delimiter.
+func fieldIs(data []byte, f, e int, v []byte, sep byte) bool {
 	// Most rows differ in the first byte: no call to memequal for them.
 	if f >= e || data[f] != v[0] {
 		return false
@@ -394,7 +407,7 @@ func fieldIs(data []byte, f, e int, v []byte) bool {
 		end--
 	}
 	n := f + len(v)
-	return n <= end && string(data[f:n]) == string(v) && (n == end || data[n] == ',')
+	return n <= end && string(data[f:n]) == string(v) && (n == end || data[n] == sep)
 }
 
 // longRow takes a row longer than a window, finding its end the plain way.
@@ -425,16 +438,16 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 	if k := t.b.filter; k >= 0 {
 		f, v := line, t.b.value
 		for range k {
-			i := bytes.IndexByte(f, ',')
+			i := bytes.IndexByte(f, t.b.sep)
 			if i < 0 {
-				return t.shortRow(p+len(line), t.b.fname, k, bytes.Count(line, comma)+1)
+				return t.shortRow(p+len(line), t.b.fname, k, bytes.Count(line, []byte{t.b.sep})+1)
 			}
 			f = f[i+1:]
 		}
 		// The filter is one compare of the field's first bytes, and the
 		// first byte alone turns most rows away without a call to memequal.
 		if !t.b.bareOK || len(f) < len(v) || (len(v) > 0 && f[0] != v[0]) ||
-			string(f[:len(v)]) != string(v) || (len(f) > len(v) && f[len(v)] != ',') {
+			string(f[:len(v)]) != string(v) || (len(f) > len(v) && f[len(v)] != t.b.sep) {
 			return nil
 		}
 	}
@@ -451,7 +464,7 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 		goto parse
 	}
 	if t.b.nsum > 0 {
-		if k, have := pick(line, t.b.sumCols[:t.b.nsum], fields[:], offs[:]); k < t.b.nsum {
+		if k, have := pick(line, t.b.sumCols[:t.b.nsum], fields[:], offs[:], t.b.sep); k < t.b.nsum {
 			bc := t.b.byCol[k]
 			return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
 		}
@@ -570,7 +583,7 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 func (t *Table) record(p int, cols []int, spans []span, extra int) (got, fields, next, end int, fsp span, err error) {
 	i := p
 	for {
-		f, n, last, ferr := readField(t.data, i)
+		f, n, last, ferr := readField(t.data, i, t.b.sep, t.cut)
 		if ferr != nil {
 			return 0, 0, 0, 0, fsp, t.errAt(n, "", nil, ferr)
 		}
@@ -594,11 +607,25 @@ func (t *Table) record(p int, cols []int, spans []span, extra int) (got, fields,
 	return got, fields, i, end, fsp, nil
 }
 
-// readField reads the field that starts at data[i]. It returns the field, where
-// the next field or record starts, and whether this field ends its record. On
-// error, next is the offset of the fault.
-func readField(data []byte, i int) (f span, next int, last bool, err error) {
+// readField reads the field that starts at data[i], sep its delimiter. It
+// returns the field, where the next field or record starts, and whether
+// this field ends its record. On error, next is the offset of the fault.
+// With sep a tab, a field that starts with a quote is quoted only if it
+// closes as one (tabQuoted), and a quote in a bare field is a byte of it,
+// as Transcode reads a TSV; open says that the input may go on past data
+// (a cut View), where such a field that data does not show to close or
+// not is ErrOpenQuote, for the caller to read on.
+func readField(data []byte, i int, sep byte, open bool) (f span, next int, last bool, err error) {
 	n := len(data)
+	if i < n && data[i] == '"' && sep == '\t' {
+		q, known := tabQuoted(data[i+1:], open)
+		if !known {
+			return f, i, false, ErrOpenQuote
+		}
+		if !q {
+			goto bare
+		}
+	}
 	if i < n && data[i] == '"' {
 		j := i + 1
 		for {
@@ -618,7 +645,7 @@ func readField(data []byte, i int) (f span, next int, last bool, err error) {
 		switch {
 		case j == n:
 			return f, n, true, nil
-		case data[j] == ',':
+		case data[j] == sep:
 			return f, j + 1, false, nil
 		case data[j] == '\n':
 			return f, j + 1, true, nil
@@ -629,8 +656,9 @@ func readField(data []byte, i int) (f span, next int, last bool, err error) {
 		}
 		return f, j, false, ErrQuote
 	}
+bare:
 	j := i
-	for j < n && data[j] != ',' && data[j] != '\n' && data[j] != '"' {
+	for j < n && data[j] != sep && data[j] != '\n' && (data[j] != '"' || sep == '\t') {
 		j++
 	}
 	switch {
@@ -640,7 +668,7 @@ func readField(data []byte, i int) (f span, next int, last bool, err error) {
 			e--
 		}
 		return span{i, e, false}, n, true, nil
-	case data[j] == ',':
+	case data[j] == sep:
 		return span{i, j, false}, j + 1, false, nil
 	case data[j] == '"':
 		return f, j, false, ErrBareQuote
@@ -650,6 +678,19 @@ func readField(data []byte, i int) (f span, next int, last bool, err error) {
 		e--
 	}
 	return span{i, e, false}, j + 1, true, nil
+}
+
+// tabQuoted reports whether a tab file's field whose opening quote comes
+// just before rest is a quoted one: closesAsQuoted, looking no further than
+// MaxRowBytes (a field still open there is bare, as Transcode has it).
+// known is false only if open (the input may go on past rest) and rest
+// does not tell.
+func tabQuoted(rest []byte, open bool) (quoted, known bool) {
+	if len(rest) > MaxRowBytes {
+		rest, open = rest[:MaxRowBytes], false
+	}
+	k := 0
+	return closesAsQuoted(rest, &k, !open)
 }
 
 // equalField reports whether a field's content, unescaped, equals want,
