@@ -32,7 +32,12 @@
 //
 // A quote inside a bare field, a byte other than "," or a line end after a
 // closing quote, and a quote that is never closed are errors (ErrBareQuote,
-// ErrQuote, ErrOpenQuote). A BOM (EF BB BF) is skipped at the start of a file
+// ErrQuote, ErrOpenQuote).
+//
+// The delimiter may be a tab, ';' or '|' in place of "," (NewTableSep), the
+// same grammar with it; a tab's (a TSV's) quotes are relaxed as Transcode
+// relaxes them: a quote inside a bare field is a byte of it, and a field
+// that starts with a quote is quoted only if it closes as one. A BOM (EF BB BF) is skipped at the start of a file
 // only. Rows may have any number of fields, but a row that passes every
 // other filter must reach each filter's column, and a matching row every
 // summed column (ErrShortRow); a filter's value that cannot be compared is

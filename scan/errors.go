@@ -9,7 +9,7 @@ import (
 // Errors the scanner reports, wrapped in a *ParseError that says where.
 // ErrSyntax and ErrOverflow (numbers) are in fixed.go.
 var (
-	ErrQuote     = errors.New(`quoted field is not closed, or a closing quote is followed by something other than "," or a line end`)
+	ErrQuote     = errors.New(`quoted field is not closed, or a closing quote is followed by something other than the delimiter or a line end`)
 	ErrBareQuote = errors.New(`quote inside an unquoted field (a field holding a quote must be quoted, with the quote doubled)`)
 	ErrShortRow  = errors.New("row is too short to hold the column")
 	ErrNoHeader  = errors.New("no header line")

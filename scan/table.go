@@ -156,10 +156,10 @@ func nameEmpty(header []string) (named []int) {
 }
 
 // Records returns up to n records from the start of data (a file's
-// first bytes: its header, then rows), as the dialect reads them; a record
-// cut by the end of data is left out. For a command that shows a file's
-// columns (parlab menu).
-func Records(data []byte, n int) ([][]string, error) {
+// first bytes: its header, then rows), as the dialect with the delimiter
+// sep reads them; a record cut by the end of data is left out. For a
+// command that shows a file's columns (parlab menu).
+func Records(data []byte, n int, sep byte) ([][]string, error) {
 	p := 0
 	if bytes.HasPrefix(data, bom) {
 		p = len(bom)
@@ -171,7 +171,7 @@ func Records(data []byte, n int) ([][]string, error) {
 		}
 		var rec []string
 		for {
-			f, next, last, err := readField(data, p, ',', false)
+			f, next, last, err := readField(data, p, sep, true)
 			if errors.Is(err, ErrOpenQuote) {
 				return out, nil
 			}

@@ -443,7 +443,9 @@ func (t *transcoder) run() error {
 				t.field = append(t.field, c)
 			}
 			t.put(true)
-			// after the closing quote: sep, a line end, or the end
+			// after the closing quote: sep, a line end, or the end (else
+			// the error names that byte, as the scanner's does)
+			line, col := t.line, t.col
 			c, err := t.next()
 			switch {
 			case err == io.EOF:

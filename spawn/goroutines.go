@@ -162,7 +162,7 @@ func start(c Config, name string) (*run, error) { return startAt(c, name, time.N
 // startAt is start with the run's clock started at t0.
 func startAt(c Config, name string, t0 time.Time) (*run, error) {
 	r := &run{t0: t0}
-	set, err := OpenLazy(c.Paths, c.Query, c.Mode, c.Opt, c.Names...)
+	set, err := openConfig(&c, c.Mode, c.Opt, true)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func runStreamed(paths []string, d stage.Dialect, stdin io.Reader, q scan.Query,
 		return scan.Result{}, err
 	}
 	defer in.Close()
-	c := Config{Paths: in.Paths, Names: in.Names, Stream: in.Stream, Opens: in.Opens, Query: q, Mode: w.mode, Workers: w.workers,
+	c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, Stream: in.Stream, Opens: in.Opens, Query: q, Mode: w.mode, Workers: w.workers,
 		Split: w.split, Chunk: block, Timeout: time.Minute}
 	rep, err := underShort(w.st).Run(context.Background(), c)
 	if err != nil {
@@ -107,7 +107,7 @@ func runWays(t *testing.T, ways []way, paths []string, d stage.Dialect, stdin io
 	var first scan.Result
 	var ferr error
 	for i, w := range ways {
-		c := Config{Paths: in.Paths, Names: in.Names, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
+		c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
 			Chunk: 1 << 12, Opt: shm.Options{Buffer: 4096}, Timeout: time.Minute}
 		rep, err := underShort(w.st).Run(context.Background(), c)
 		if err == nil && in.Rest != nil { // a later PATH's, as parlab query reports it
@@ -714,5 +714,64 @@ func TestDialectOptionsEveryWay(t *testing.T) {
 	var pe *scan.ParseError
 	if !errors.As(err, &pe) || pe.Line != 6 || pe.Value != "NA" {
 		t.Errorf("NA without --null: %v, want an error at line 6", err)
+	}
+}
+
+// A plain file with a tab, ';' or '|' between its fields is scanned where
+// it is, in its own delimiter (stage keeps its path, Inputs.Seps says the
+// delimiter), and every way answers as the same bytes read as a stream,
+// transcoded to commas (here: compressed): a TSV's bare quotes, a field
+// that starts with a quote but does not close as one, and quoted fields
+// holding a tab, a quote and a line end included, with row splits small
+// enough to cut rows everywhere.
+func TestOtherDelimitersInPlace(t *testing.T) {
+	dir := t.TempDir()
+	var tsv strings.Builder
+	tsv.WriteString("name\tkind\tn\tprice\r\n")
+	for i := range 400 {
+		switch i % 7 {
+		case 0:
+			fmt.Fprintf(&tsv, "27\" tv\tscreen\t%d\t%d.50\r\n", i, i%13)
+		case 1:
+			fmt.Fprintf(&tsv, "\"AGENT\" K\tbook\t%d\t%d.25\r\n", i, i%5)
+		case 2:
+			fmt.Fprintf(&tsv, "\"a\ttab and \"\"quote\"\"\"\tbook\t%d\t1\r\n", i)
+		case 3:
+			fmt.Fprintf(&tsv, "\"two\nlines\"\tscreen\t%d\t2.5\r\n", i)
+		default:
+			fmt.Fprintf(&tsv, "plain %d\tscreen\t%d\t%d\r\n", i%3, i, i%11)
+		}
+	}
+	semi := strings.NewReplacer("\t", ";", "27\" tv", "27 tv", "\"AGENT\" K", "AGENT K").Replace(tsv.String())
+	pipe := strings.ReplaceAll(semi, ";", "|")
+	qs := []scan.Query{
+		{By: []string{"name"}, Sum: []string{"n", "price"}},
+		{Where: "kind", Equals: "screen", Sum: []string{"price"}},
+		{Filters: []scan.Cond{{Col: "name", Op: scan.OpEq, Value: "27\" tv"}}, Max: []string{"price"}},
+	}
+	for _, c := range []struct{ name, body string }{{"t.tsv", tsv.String()}, {"s.txt", semi}, {"p.csv", pipe}} {
+		plain := writeFile(t, filepath.Join(dir, c.name), c.body)
+		zipped := writeFile(t, filepath.Join(dir, c.name+".gz"), gzipOf([]byte(c.body)))
+		in, err := stage.Stage(context.Background(), []string{plain}, stage.Dialect{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Paths[0] != plain || in.Sep(0) != map[byte]byte{'t': '\t', 's': ';', 'p': '|'}[c.name[0]] {
+			t.Errorf("%s: staged as %q, delimiter %q; want in place", c.name, in.Paths[0], in.Sep(0))
+		}
+		in.Close()
+		for _, q := range qs {
+			want, werr := runStaged(t, []string{zipped}, 0, nil, q)
+			got, err := runStaged(t, []string{plain}, 0, nil, q)
+			if werr != nil || err != nil || !got.Equal(&want) || got.Matched == 0 && c.name == "t.tsv" {
+				t.Errorf("%s %+v: %+v, %v; transcoded %+v, %v", c.name, q, got, err, want, werr)
+			}
+		}
+	}
+	// a bad quote in a semicolon file: the same error, at the same place
+	bad := writeFile(t, filepath.Join(dir, "bad.txt"), "key;n\nk1;1\n\"k\"2;5\n")
+	_, err := runStaged(t, []string{bad}, 0, nil, scan.Query{Sum: []string{"n"}})
+	if want := bad + ":3:4: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad quote in a semicolon file: %v, want %s…", err, want)
 	}
 }

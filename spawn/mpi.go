@@ -114,7 +114,7 @@ func optionsOf(c Config) mpiOptions {
 // config is the run that o describes over this rank's inputs (paths, as
 // own names them), under timeout.
 func (o mpiOptions) config(own Config, timeout time.Duration) Config {
-	return Config{Paths: own.Paths, Names: own.Names, Query: o.Query, Mode: shm.Mode(o.Mode),
+	return Config{Paths: own.Paths, Names: own.Names, Seps: own.Seps, Query: o.Query, Mode: shm.Mode(o.Mode),
 		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
@@ -129,6 +129,7 @@ type rankPart struct {
 	Bytes     int64
 	Sizes     []int  // each file's size (the whole-set splits)
 	Head      []byte // the header of the rank's first file (the file splits)
+	HeadSep   byte   // that file's delimiter
 	Setup     time.Duration
 	Workers   []WorkerStat
 	Units     []partUnit
@@ -362,9 +363,12 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			return rr
 		}
 		cc := c
-		cc.Paths, cc.Names = c.Paths[lo:hi], nil
+		cc.Paths, cc.Names, cc.Seps = c.Paths[lo:hi], nil, nil
 		if len(c.Names) == len(c.Paths) {
 			cc.Names = c.Names[lo:hi]
+		}
+		if len(c.Seps) == len(c.Paths) {
+			cc.Seps = c.Seps[lo:hi]
 		}
 		cc.Workers = T
 		r, err := startAt(cc, NameMPI, t0)
@@ -390,7 +394,7 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 		if err != nil {
 			return fail(err)
 		}
-		p.Head = head
+		p.Head, p.HeadSep = head, r.set.Seps[0]
 		return rr
 	}
 	cc := c
@@ -488,7 +492,7 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 		results = append(results, &r)
 		if rep.Files == p.Files { // the first rank with files: the names
 			q := c.Query
-			t, err := scan.NewTable(fmt.Sprintf("rank %d's first file", k), p.Head, &q)
+			t, err := scan.NewTableSep(fmt.Sprintf("rank %d's first file", k), p.Head, p.HeadSep, &q)
 			if err != nil {
 				return nil, err
 			}
@@ -580,7 +584,7 @@ func decideAll(c Config) ([]scan.ColumnKind, string) {
 	if c.Query.Kinds != nil {
 		return c.Query.Kinds, ""
 	}
-	s, err := Open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names...)
+	s, err := open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names, c.Seps, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		// rank 0 holds none of the files (each rank its own, none here):
 		// every rank reads each value as it looks (scan.KindAuto), alike

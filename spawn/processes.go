@@ -57,7 +57,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	rep = r.rep
 	// the children's clock base: the run's start on CLOCK_MONOTONIC
 	t0mono := monotonic() - int64(time.Since(t0))
-	j := &job{Paths: set.Paths, Names: set.Names, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate, Buffer: c.Opt.Buffer, Plan: *plan}
+	j := &job{Paths: set.Paths, Names: set.Names, Seps: set.Seps, Query: set.Query, Mode: int(c.Mode), Populate: c.Opt.Populate, Buffer: c.Opt.Buffer, Plan: *plan}
 	for _, f := range set.Files {
 		j.Sizes = append(j.Sizes, f.Size())
 	}

@@ -89,6 +89,7 @@ const (
 type job struct {
 	Paths    []string
 	Names    []string // what messages call the files
+	Seps     []byte   // their delimiters (Set.Seps)
 	Sizes    []int    // each file's size when the parent planned: a child checks it
 	Query    scan.Query
 	Mode     int

@@ -20,8 +20,11 @@ import (
 
 // Set is a data set opened for one query: each file's bytes and its Table.
 type Set struct {
-	Paths  []string
-	Names  []string // what messages call each file (Inputs.Names; else its path)
+	Paths []string
+	Names []string // what messages call each file (Inputs.Names; else its path)
+	// Seps is each file's field delimiter, as it is scanned in place
+	// (Inputs.Seps): ',', a tab, ';' or '|'
+	Seps   []byte
 	Query  scan.Query
 	Files  []*shm.File
 	Tables []*scan.Table
@@ -66,13 +69,22 @@ var ErrBug = errors.New("internal error (a bug in parlab; please report it with 
 // what messages call the files (a memory file's path says nothing). On
 // error nothing stays open.
 func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
-	return open(paths, q, mode, opt, names, nil)
+	return open(paths, q, mode, opt, names, nil, nil)
+}
+
+// openConfig is Open (OpenLazy if lazy) of c's Paths, Names and Seps.
+func openConfig(c *Config, mode shm.Mode, opt shm.Options, lazy bool) (*Set, error) {
+	if lazy {
+		return openLazy(c.Paths, c.Query, mode, opt, c.Names, c.Seps, nil)
+	}
+	return open(c.Paths, c.Query, mode, opt, c.Names, c.Seps, nil)
 }
 
 // open is Open, where a non-nil want leaves out the files it says false
 // for: their entries in Files and Tables are nil, so every other file keeps
 // its index (a worker process opens only the files of its own units).
-func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, want []bool) (*Set, error) {
+// seps are the files' delimiters (nil: all ',').
+func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, want []bool) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -86,9 +98,15 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 	if tooMany(len(paths), mode) {
 		mode, opt.Transient, s.Transient = shm.Read, true, true
 	}
+	sepOf := func(i int) byte {
+		if i < len(seps) && seps[i] != 0 {
+			return seps[i]
+		}
+		return ','
+	}
 	for i, p := range paths {
 		if want != nil && !want[i] {
-			s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
+			s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
 			s.Files, s.Tables = append(s.Files, nil), append(s.Tables, nil)
 			continue
 		}
@@ -106,7 +124,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 			f.Close()
 			continue
 		}
-		t, err := s.newTable(f, names[i])
+		t, err := s.newTable(f, names[i], sepOf(i))
 		if err != nil {
 			f.Close()
 			if s.stopAt(err, want) {
@@ -114,7 +132,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 			}
 			return nil, err
 		}
-		s.Paths, s.Names = append(s.Paths, p), append(s.Names, names[i])
+		s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
 		s.Files = append(s.Files, f)
 		s.Tables = append(s.Tables, t)
 		s.input = append(s.input, i)
@@ -171,9 +189,9 @@ func (s *Set) stopAt(err error, want []bool) bool {
 // newTable binds the Set's query to f's header. A copying mode reads only
 // the file's head, more until the header ends inside it: the Table then
 // holds just that piece, and units are scanned through views (see stream).
-func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
+func (s *Set) newTable(f *shm.File, name string, sep byte) (*scan.Table, error) {
 	if !f.Copying() {
-		return scan.NewTable(name, f.Bytes(), &s.Query)
+		return scan.NewTableSep(name, f.Bytes(), sep, &s.Query)
 	}
 	limit := min(f.Size(), scan.MaxHeaderBytes+1) // (a longer header is an error: read no more)
 	for n := min(headBytes, limit); ; n = min(2*n, limit) {
@@ -184,7 +202,7 @@ func (s *Set) newTable(f *shm.File, name string) (*scan.Table, error) {
 		if n < limit && bytes.IndexByte(head, '\n') < 0 {
 			continue // no line ends in it: read more before binding
 		}
-		t, err := scan.NewTable(name, head, &s.Query)
+		t, err := scan.NewTableSep(name, head, sep, &s.Query)
 		if n == f.Size() {
 			return headOnly(t), err
 		}
@@ -227,13 +245,13 @@ const headBytes = 64 << 10
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
 func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
-	return openLazy(paths, q, mode, opt, names, nil)
+	return openLazy(paths, q, mode, opt, names, nil, nil)
 }
 
-func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, want []bool) (*Set, error) {
+func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, want []bool) (*Set, error) {
 	lazy := opt
 	lazy.Populate = false
-	s, err := open(paths, q, mode, lazy, names, want)
+	s, err := open(paths, q, mode, lazy, names, seps, want)
 	if err != nil {
 		return nil, err
 	}

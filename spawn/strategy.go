@@ -16,6 +16,9 @@ import (
 type Config struct {
 	Paths   []string
 	Names   []string // what messages call each path (Inputs.Names); nil: the paths
+	// Seps is each path's field delimiter (Inputs.Seps): a file in
+	// another than ',' is scanned in place in it. nil or 0: ','.
+	Seps    []byte
 	Query   scan.Query
 	Mode    shm.Mode
 	Opt     shm.Options
@@ -224,7 +227,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	t0 := time.Now()
-	set, err := Open(c.Paths, c.Query, c.Mode, c.Opt, c.Names...)
+	set, err := openConfig(&c, c.Mode, c.Opt, false)
 	if err != nil {
 		return nil, err
 	}

@@ -449,7 +449,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		t.Fatalf("a CSV and a semicolon file: %d streams, %v", len(in.Opens), err)
 	}
 	_, err = Goroutines{}.Run(context.Background(), Config{Opens: in.Opens, Names: in.Names, Query: q, Workers: 2, Split: SplitRows})
-	if want := badSemi + ":3:1: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
+	if want := badSemi + ":3:4: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a bad quote in a semicolon stream: %v, want %s…", err, want)
 	}
 }

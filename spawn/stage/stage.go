@@ -148,28 +148,31 @@ func hasSuffixFold(s, suffix string) bool {
 // Stdin is the PATH that names standard input.
 const Stdin = "-"
 
-// Inputs are a query's PATHs made ready to scan. A plain CSV file is
-// scanned where it is (Paths[i] is its path), and so is standard input
-// redirected from one (Paths[i] is /proc/PID/fd/0; see inPlace). Anything
-// else lands once in a
-// memory file (shm.NewMemFile) in the dialect scan reads, which every
+// Inputs are a query's PATHs made ready to scan. A plain file is scanned
+// where it is (Paths[i] is its path), and so is standard input redirected
+// from one (Paths[i] is /proc/PID/fd/0; see inPlace), in its own delimiter
+// (Seps[i]: the Dialect's Sep, a tab for .tsv and .tab, or the one its first
+// line has: scan.SniffDelimiter). Anything else lands once in a
+// memory file (shm.NewMemFile) in the dialect scan reads, with ',', which every
 // strategy then maps in place like a file, child processes included
 // (Paths[i] is /proc/PID/fd/N): standard input ("-") or a pipe (a FIFO,
 // bash's <(…)), a compressed file (.gz, .zst, or a stream that starts as
 // one), a file in UTF-16 or whose lines end in a CR alone (see readable),
-// a file with another delimiter (the Dialect's Sep, a tab for .tsv and
-// .tab, or the one its first line has: scan.SniffDelimiter), and every
-// file under a Dialect that rewrites lines or fields (decimal commas,
-// comments, skipped lines, null tokens, ragged rows: Dialect.readAll),
-// transcoded by scan.Transcode.
+// and every file under a Dialect that rewrites lines or fields (decimal
+// commas, comments, skipped lines, null tokens, ragged rows:
+// Dialect.readAll), transcoded by scan.Transcode.
 // Names[i] is what messages call input i (its PATH, or "standard input").
 type Inputs struct {
 	Paths, Names []string
+	// Seps is each of Paths' field delimiter (0 for ','; see Sep): a
+	// plain file whose delimiter is a tab, ';' or '|' is scanned where it
+	// is, in its own (scan.NewTableSep); a staged one is in ','.
+	Seps []byte
 	// Stream, from Stream only: the lone input's CSV bytes, read as they
 	// come (Paths is then empty, and Names[0] names it).
 	Stream io.Reader
 	// Opens, from Stream only: the PATHs, all files to read (compressed,
-	// or with another delimiter), each opened as a stream of its CSV
+	// say), each opened as a stream of its CSV
 	// bytes when a worker takes it (Names name them; Paths is empty). See
 	// spawn.Config.Opens.
 	Opens []func() (io.Reader, func(), error)
@@ -180,6 +183,14 @@ type Inputs struct {
 	Rest    error
 	mem     []*os.File
 	closers []func()
+}
+
+// Sep is the field delimiter of Paths[i]: ',' unless Seps says another.
+func (in *Inputs) Sep(i int) byte {
+	if i < len(in.Seps) && in.Seps[i] != 0 {
+		return in.Seps[i]
+	}
+	return ','
 }
 
 // Close releases the memory files, and the stream's file and
@@ -384,7 +395,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
-	in := &Inputs{Paths: make([]string, n), Names: make([]string, n)}
+	in := &Inputs{Paths: make([]string, n), Names: make([]string, n), Seps: make([]byte, n)}
 	errs := make([]error, n)
 	b := newBudget(d.MaxMemory)
 	var next atomic.Int64
@@ -401,6 +412,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 				src, err := openSource(paths[i], d, stdin)
 				in.Paths[i], in.Names[i], errs[i] = src.path, src.name, err
 				if err != nil || src.r == nil {
+					in.Seps[i] = src.sep // (in place: its own)
 					continue
 				}
 				if pk == nil && n > packOver {
@@ -434,7 +446,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 		}
 		// the PATHs before k are ready: the run's error is theirs, if
 		// any, else this one (Inputs.Rest)
-		in.Paths, in.Names, in.Rest = in.Paths[:k], in.Names[:k], err
+		in.Paths, in.Names, in.Seps, in.Rest = in.Paths[:k], in.Names[:k], in.Seps[:k], err
 		break
 	}
 	return in, nil
@@ -442,8 +454,8 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 
 // Stream is Stage for a strategy that scans a stream while it reads it
 // (spawn.Streams): a lone PATH that Stage would land in a memory file
-// (standard input or a pipe, perhaps compressed; a .gz or .zst file; a
-// file with another delimiter) is left a stream: Inputs.Stream reads its
+// (standard input or a pipe, perhaps compressed; a .gz or .zst file) is
+// left a stream: Inputs.Stream reads its
 // CSV bytes, decompressed and transcoded, Names[0] is what messages call
 // it, and Paths is empty. Several PATHs that are all files of that kind
 // are left streams too, opened one by one as the workers take them
@@ -477,7 +489,7 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 		return nil, err
 	}
 	if src.r == nil {
-		return &Inputs{Paths: []string{src.path}, Names: []string{src.name}}, nil
+		return &Inputs{Paths: []string{src.path}, Names: []string{src.name}, Seps: []byte{src.sep}}, nil
 	}
 	r, closeIt, err := streamOf(src)
 	if err != nil {
@@ -531,14 +543,8 @@ func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
 			return nil, false
 		}
 		seps[i] = delimiter(p, d.Sep)
-		if compression(p) == "" && !d.readAll() {
-			switch found := plainDelimiter(p, d.Sep); found {
-			case ',':
-				return nil, false
-			case 0: // read as a stream: delimiter's, or found there
-			default:
-				seps[i] = found
-			}
+		if compression(p) == "" && !d.readAll() && plainDelimiter(p, d.Sep) != 0 {
+			return nil, false // scanned in place (0: read as a stream)
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			return nil, false // (the error comes when Stage opens it)
@@ -759,8 +765,8 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 	}
 	if p != Stdin && !pipe && src.zip == "" {
 		if found := plainDelimiter(p, d.Sep); found != 0 {
-			if src.sep = found; src.sep == ',' && !d.readAll() {
-				return src, nil
+			if src.sep = found; !d.readAll() {
+				return src, nil // in place, in its delimiter
 			}
 		}
 	}
@@ -774,7 +780,7 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 			if src.sep == 0 {
 				src.sep = found
 			}
-			if found != 0 && src.sep == ',' && !d.readAll() {
+			if found != 0 && !d.readAll() {
 				src.r, src.path = nil, shm.MemFilePath(f)
 				return src, nil
 			}
