@@ -14,8 +14,8 @@ import (
 
 // Config is one query run: what to read, how, and with how many workers.
 type Config struct {
-	Paths   []string
-	Names   []string // what messages call each path (Inputs.Names); nil: the paths
+	Paths []string
+	Names []string // what messages call each path (Inputs.Names); nil: the paths
 	// Seps is each path's field delimiter (Inputs.Seps): a file in
 	// another than ',' is scanned in place in it. nil or 0: ','.
 	Seps    []byte
