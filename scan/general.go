@@ -575,7 +575,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	}
 	if h.key2 >= 0 { // (at most one later filter: span 2 is free)
 		h.hp.spanOn(2, h.key2, ncols)
-		h.hp.key2 = 1
+		h.hp.key2 = int(sep) // (the key's joiner: see twoKey)
 		h.all = h.all && h.hp.span[2] >= 0
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
@@ -599,9 +599,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val, sep)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	// (Slot mode joins a two-column key with a ',' (twoKey), which
-	// only a comma file's bare fields cannot hold.)
-	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest) && (h.key2 < 0 || sep == ',')
+	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need

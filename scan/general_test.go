@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -417,5 +418,24 @@ func TestWideNumbers(t *testing.T) {
 			[][]string{{"c", "2", "1000000000000000000000000000000"}, {"b", "2", "123456789012345678901234567890.5"}, {"a", "3", "1.5"}}},
 	} {
 		wantCells(t, "wide", files, c.q, c.want)
+	}
+}
+
+// A group-by of two columns in a tab file whose fields hold commas: the
+// fast path's joined key (twoKey, with the file's delimiter) keeps
+// ("a,b", "c") and ("a", "b,c") two groups, in every hot mode.
+func TestTwoKeysOtherDelimiter(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("k1\tk2\tn\n")
+	for i := range 600 {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "a,b\tc\t%d\n", i)
+		} else {
+			fmt.Fprintf(&b, "a\tb,c\t%d\n", i)
+		}
+	}
+	got, err := checkGen(t, "two keys", []refFile{{"k.tsv", []byte(b.String())}}, Query{By: []string{"k1", "k2"}, Sum: []string{"n"}})
+	if err != nil || len(got.cells) != 2 {
+		t.Fatalf("%d groups (%v), want 2", len(got.cells), err)
 	}
 }

@@ -129,7 +129,8 @@ type hotState struct {
 	chain int
 	// 504: hotPlan.skip
 	skip int
-	// 512: hotPlan.key2, for slot mode: not 0 if the key is two columns,
+	// 512: hotPlan.key2, for slot mode: not 0 if the key is two columns
+	// (then the delimiter, which joins them: twoKey),
 	// span 0's and span 2's (see twoKey)
 	key2 int
 	// 520, 528: slot mode's table size, as 64 minus its bits and as a
@@ -187,8 +188,8 @@ type hotPlan struct {
 	// skip: skipOf, kept up to date by each step that adds a value or a
 	// span field (newHotPlan, spanOn, numOn)
 	skip int
-	// key2: 1 if a group-by's key is two columns, span 0 and span 2
-	// (hotState.key2)
+	// key2: not 0 if a group-by's key is two columns, span 0 and span 2:
+	// the delimiter, which joins them (twoKey; hotState.key2)
 	key2 int
 }
 

@@ -280,7 +280,7 @@ func (t *Table) learnKey(keys *hotKeys, g *Groups, key []byte, s, end, s2, end2 
 		return
 	}
 	var tb [len(keySlot{}.key)]byte
-	if k, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2]); ok {
+	if k, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2], t.b.sep); ok {
 		keys.learn(k, i)
 	} else {
 		keys.miss()

@@ -1038,7 +1038,7 @@ recvalue:
 	// than 64 bytes, one less than 64 bytes before the window's readable
 	// end, or one not in the table leaves PACC 0 (premiss): the row goes
 	// out as a record (slotmiss). With a second group-by column (KEY2),
-	// the key is span 0, ',' and span 2, made in KBUF (see key2). The hash
+	// the key is span 0, the delimiter and span 2, made in KBUF (see key2). The hash
 	// is keyHash's, in a table of KMASK+1 slots.
 lookup:
 	MOVQ    SPS(SP), R8
@@ -1189,10 +1189,11 @@ keywhole:
 	JLT    keyflush
 	JMP    slotdone
 
-	// A two-column key (twoKey): span 0, ',' and span 2, at most 64
-	// bytes, in KBUF: each field's 64 bytes (readable) copied 16 at a
-	// time, the second's after the first's length and the ','. (Fields of
-	// a quote-free row hold no ',', so no two pairs make one key.) The
+	// A two-column key (twoKey): span 0, the delimiter (KEY2) and span
+	// 2, at most 64 bytes, in KBUF: each field's 64 bytes (readable)
+	// copied 16 at a time, the second's after the first's length and the
+	// delimiter. (Fields of a quote-free row hold no delimiter, so no two
+	// pairs make one key.) The
 	// bytes past the key are not its: the hash and the compare look under
 	// its length only.
 key2:
@@ -1216,7 +1217,8 @@ key2:
 	MOVOU   X1, (KBUF+16)(SP)
 	MOVOU   X2, (KBUF+32)(SP)
 	MOVOU   X3, (KBUF+48)(SP)
-	MOVB    $0x2C, KBUF(SP)(R12*1)
+	MOVQ    KEY2(R13), DX
+	MOVB    DX, KBUF(SP)(R12*1)
 	LEAQ    (KBUF+1)(SP)(R12*1), DX
 	MOVOU   (SI)(AX*1), X0
 	MOVOU   16(SI)(AX*1), X1

@@ -572,7 +572,7 @@ func TestSlotModeTwoKeys(t *testing.T) {
 	} {
 		q := c.q
 		tb, err := NewTable("two.csv", in[0].data, &q)
-		if err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot || tb.b.gen.hot.hp.key2 != 1 {
+		if err != nil || tb.b.gen.hot == nil || !tb.b.gen.hot.slot || tb.b.gen.hot.hp.key2 != ',' {
 			t.Fatalf("%+v does not take slot mode with two keys (%v)", q, err)
 		}
 		got, err := checkGen(t, fmt.Sprint(q.By), in, q)

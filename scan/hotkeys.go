@@ -210,15 +210,15 @@ func (k *hotKeys) miss() {
 
 // twoKey appends to dst the table's key for a group-by of two columns
 // whose fields are a and b, as slot mode makes it (hot_amd64.s, key2): a,
-// ',' and b. It reports false if that is longer than a slot's key. (A
-// field of a quote-free row holds no ',', so no two pairs make one key;
-// the Groups' own key is groupKey's.)
-func twoKey(dst, a, b []byte) ([]byte, bool) {
+// the delimiter sep and b. It reports false if that is longer than a
+// slot's key. (A field of a quote-free row holds no delimiter, so no two
+// pairs make one key; the Groups' own key is groupKey's.)
+func twoKey(dst, a, b []byte, sep byte) ([]byte, bool) {
 	if len(a)+1+len(b) > len(keySlot{}.key) {
 		return dst, false
 	}
 	dst = append(dst, a...)
-	dst = append(dst, ',')
+	dst = append(dst, sep)
 	return append(dst, b...), true
 }
 
