@@ -719,11 +719,12 @@ func TestDialectOptionsEveryWay(t *testing.T) {
 
 // A plain file with a tab, ';' or '|' between its fields is scanned where
 // it is, in its own delimiter (stage keeps its path, Inputs.Seps says the
-// delimiter), and every way answers as the same bytes read as a stream,
-// transcoded to commas (here: compressed): a TSV's bare quotes, a field
-// that starts with a quote but does not close as one, and quoted fields
-// holding a tab, a quote and a line end included, with row splits small
-// enough to cut rows everywhere.
+// delimiter), and so are its compressed copy and standard input, staged or
+// streamed in it; every way answers as the same bytes transcoded to commas
+// do (a null token that no field holds makes Transcode run): a TSV's bare
+// quotes, a field that starts with a quote but does not close as one, and
+// quoted fields holding a tab, a quote and a line end included, with row
+// splits and stream blocks small enough to cut rows everywhere.
 func TestOtherDelimitersInPlace(t *testing.T) {
 	dir := t.TempDir()
 	var tsv strings.Builder
@@ -760,11 +761,17 @@ func TestOtherDelimitersInPlace(t *testing.T) {
 			t.Errorf("%s: staged as %q, delimiter %q; want in place", c.name, in.Paths[0], in.Sep(0))
 		}
 		in.Close()
+		sep := in.Sep(0)
 		for _, q := range qs {
-			want, werr := runStaged(t, []string{zipped}, 0, nil, q)
-			got, err := runStaged(t, []string{plain}, 0, nil, q)
-			if werr != nil || err != nil || !got.Equal(&want) || got.Matched == 0 && c.name == "t.tsv" {
-				t.Errorf("%s %+v: %+v, %v; transcoded %+v, %v", c.name, q, got, err, want, werr)
+			want, werr := runDialect(t, []string{zipped}, stage.Dialect{Sep: sep, Null: []string{"no such null"}}, nil, q)
+			for _, in := range []struct {
+				paths []string
+				stdin []byte
+			}{{[]string{plain}, nil}, {[]string{zipped}, nil}, {[]string{"-"}, []byte(c.body)}} {
+				got, err := runStaged(t, in.paths, sep, in.stdin, q)
+				if werr != nil || err != nil || !got.Equal(&want) || got.Matched == 0 && c.name == "t.tsv" {
+					t.Errorf("%s %q %+v: %+v, %v; transcoded %+v, %v", c.name, in.paths, q, got, err, want, werr)
+				}
 			}
 		}
 	}

@@ -113,7 +113,7 @@ func (s *Set) sampleFile(d *scan.Decider, i int) error {
 	return nil
 }
 
-// sampleHead samples the head of stream r, input name, into *d (made from
+// sampleHead samples the head of stream r, input name in delimiter sep, into *d (made from
 // its header if nil), as sampleFile samples a file's head: it reads the
 // header and SampleHead+SampleSlack bytes more (or to the end), and
 // returns what it read, for the stream to be read again from its start
@@ -121,7 +121,7 @@ func (s *Set) sampleFile(d *scan.Decider, i int) error {
 // bytes. A header it cannot bind leaves *d as it was: the stream's own
 // read reports it. Its one error of its own (err) is a --types or
 // --date-format error (scan.NewDecider's), which ends the run.
-func sampleHead(r io.Reader, name string, q *scan.Query, d **scan.Decider) (head []byte, rerr error, err error) {
+func sampleHead(r io.Reader, name string, sep byte, q *scan.Query, d **scan.Decider) (head []byte, rerr error, err error) {
 	want := scan.SampleHead + scan.SampleSlack
 	buf := make([]byte, 0, 2*want)
 	for {
@@ -140,7 +140,7 @@ func sampleHead(r io.Reader, name string, q *scan.Query, d **scan.Decider) (head
 		}
 		cut := len(buf)
 		if !eof {
-			cut = rowEnd(buf)
+			cut = scan.RowEnd(buf, sep)
 		}
 		if cut < 0 {
 			if more() {
@@ -148,7 +148,7 @@ func sampleHead(r io.Reader, name string, q *scan.Query, d **scan.Decider) (head
 			}
 			return buf, nil, nil
 		}
-		t, terr := scan.NewTable(name, buf[:cut], q)
+		t, terr := scan.NewTableSep(name, buf[:cut], sep, q)
 		if terr != nil {
 			if (errors.Is(terr, scan.ErrOpenQuote) || errors.Is(terr, scan.ErrNoHeader)) && more() {
 				continue
@@ -206,7 +206,7 @@ func decideStreams(ctx context.Context, c Config) (Config, error) {
 			if i < len(c.Names) {
 				name = c.Names[i]
 			}
-			_, _, err = sampleHead(rd, name, &q, &d)
+			_, _, err = sampleHead(rd, name, delimiterOf(rd), &q, &d)
 			closeIt()
 			if err != nil {
 				done <- err

@@ -234,6 +234,15 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 	return rep
 }
 
+// delimiterOf is the field delimiter of stream r: its Delimiter method's
+// (a stream stage opened says its own), else ','.
+func delimiterOf(r io.Reader) byte {
+	if d, ok := r.(interface{ Delimiter() byte }); ok {
+		return d.Delimiter()
+	}
+	return ','
+}
+
 // newStreamRun is the run of c's query over r, input i of c.Names, for
 // workers workers, its clock started at t0.
 func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamRun {
@@ -242,7 +251,7 @@ func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamR
 		size = DefaultChunk
 	}
 	s := &streamRun{
-		t0: t0, r: r, name: "standard input", q: c.Query, size: size,
+		t0: t0, r: r, name: "standard input", sep: delimiterOf(r), q: c.Query, size: size,
 		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
 		bound: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -279,6 +288,7 @@ type streamRun struct {
 	t0   time.Time
 	r    io.Reader
 	name string
+	sep  byte // the stream's delimiter (delimiterOf)
 	q    scan.Query
 	size int
 	// decide: the reader decides q's kinds from the stream's head before
@@ -331,7 +341,7 @@ func (s *streamRun) read(ctx context.Context) {
 	defer close(s.blocks)
 	if s.decide {
 		var d *scan.Decider
-		head, rerr, err := sampleHead(s.r, s.name, &s.q, &d)
+		head, rerr, err := sampleHead(s.r, s.name, s.sep, &s.q, &d)
 		if err != nil {
 			s.err = err
 			return
@@ -365,10 +375,10 @@ func (s *streamRun) read(ctx context.Context) {
 		}
 		cut := have
 		if !eof {
-			cut = rowEnd(buf[:have])
+			cut = scan.RowEnd(buf[:have], s.sep)
 		}
 		if s.table == nil && cut > 0 {
-			t, err := scan.NewTable(s.name, buf[:cut], &s.q)
+			t, err := scan.NewTableSep(s.name, buf[:cut], s.sep, &s.q)
 			switch {
 			case err == nil:
 				s.table, s.setup = t, time.Since(s.t0)
@@ -528,33 +538,6 @@ func (s *streamRun) failure(outs []blockOutcome) error {
 		lines += o.lines
 	}
 	return s.err
-}
-
-// rowEnd is the end of the last whole row in b, bytes of a stream from a
-// row start: the index after the last newline outside every quoted field,
-// or -1 if there is none. A newline is outside if an even number of quotes
-// comes before it: in RFC 4180 every quote opens a field, closes one, or
-// is half of a doubled quote inside one, and the scanner refuses a quote
-// anywhere else (scan.ErrBareQuote), so on input it accepts the count
-// cannot mislead, and on input it refuses the refusal comes first.
-func rowEnd(b []byte) int {
-	k := bytes.LastIndexByte(b, '\n')
-	if k < 0 {
-		return -1
-	}
-	if bytes.IndexByte(b, '"') < 0 {
-		return k + 1
-	}
-	quotes := bytes.Count(b[:k], []byte{'"'})
-	for quotes%2 != 0 {
-		j := bytes.LastIndexByte(b[:k], '\n')
-		if j < 0 {
-			return -1
-		}
-		quotes -= bytes.Count(b[j:k], []byte{'"'})
-		k = j
-	}
-	return k + 1
 }
 
 // placeRejects gives rs, rejects this stream's blocks found (outs: every

@@ -435,7 +435,7 @@ func TestStreamsOfManyFiles(t *testing.T) {
 		t.Errorf("%q: streams %d, paths %d; want them staged", paths, len(in.Opens), len(in.Paths))
 	}
 	in.Close()
-	// Another delimiter in one of them: transcoded as it is read, and a
+	// Another delimiter in one of them: read in it, and a
 	// bad quote there named at its line (and, in runStaged, the staged
 	// answer)
 	tsv := gz("t.tsv.gz", "key\tn\nk1\t1\n\"k\t2\"\t5\n")

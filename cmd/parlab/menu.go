@@ -152,22 +152,20 @@ func menuColumns(pos []string) (columns, examples []string) {
 		return sales, salesEx
 	}
 	// its first bytes as a query reads them: decompressed, decoded, with
-	// its delimiter found (a stream's made ',')
+	// its delimiter found
 	in, err := stage.Stream(context.Background(), paths[:1], stage.Dialect{}, nil)
 	if err != nil {
 		return sales, salesEx
 	}
 	defer in.Close()
 	var head []byte
-	sep := byte(',')
+	sep := in.Sep(0)
 	if in.Stream != nil {
 		head = make([]byte, 64<<10)
 		n, _ := io.ReadFull(in.Stream, head)
 		head = head[:n]
 	} else if head, err = shm.Head(in.Paths[0], 64<<10); err != nil {
 		return sales, salesEx
-	} else {
-		sep = in.Sep(0)
 	}
 	recs, err := scan.Records(head, 2, sep)
 	if err != nil || len(recs) == 0 {

@@ -185,8 +185,12 @@ type Inputs struct {
 	closers []func()
 }
 
-// Sep is the field delimiter of Paths[i]: ',' unless Seps says another.
+// Sep is the field delimiter of Paths[i] (of Stream, for 0 where there is
+// one): ',' unless Seps (the stream's Delimiter) says another.
 func (in *Inputs) Sep(i int) byte {
+	if d, ok := in.Stream.(interface{ Delimiter() byte }); ok && i == 0 {
+		return d.Delimiter()
+	}
 	if i < len(in.Seps) && in.Seps[i] != 0 {
 		return in.Seps[i]
 	}
@@ -425,7 +429,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 					mu.Unlock()
 				}
 				var mem *os.File
-				mem, in.Paths[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.d, src.sep, src.name, b, pk)
+				mem, in.Paths[i], in.Seps[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.d, src.sep, src.name, b, pk)
 				src.close()
 				if mem != nil {
 					mu.Lock()
@@ -499,8 +503,9 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 }
 
 // streamOf is src (from openSource, its r not nil) as a stream of CSV
-// bytes in the comma dialect: decompressed, and transcoded if its
-// delimiter is another (scan.Transcode, in a goroutine of its own,
+// bytes in its delimiter (the stream's Delimiter method says it):
+// decompressed, and transcoded to the comma dialect only if the Dialect
+// rewrites lines or fields (scan.Transcode, in a goroutine of its own,
 // writing into a pipe that the stream reads), and the function that
 // closes it, safe while a Read is in flight (lateClose). The transcoder
 // alone reads the decompressor, so it closes it and the file when it
@@ -518,7 +523,9 @@ func streamOf(src source) (io.Reader, func(), error) {
 		return nil, nil, fmt.Errorf("%s: %w", src.name, err)
 	}
 	closers := []func(){zclose, src.close}
-	if o := src.d.transcoding(src.sep); !o.Plain() {
+	sep := src.sep
+	if o := src.d.transcoding(src.sep); src.d.readAll() {
+		sep = ','
 		pr, pw := io.Pipe()
 		go func(r io.Reader) {
 			pw.CloseWithError(scan.Transcode(pw, r, o, src.name))
@@ -527,7 +534,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 		}(r)
 		r, closers = pr, []func(){func() { pr.Close() }}
 	}
-	lc := &lateClose{r: r, closers: closers}
+	lc := &lateClose{r: r, sep: sep, closers: closers}
 	return lc, lc.close, nil
 }
 
@@ -572,11 +579,17 @@ func openStream(p string, d Dialect) (io.Reader, func(), error) {
 // close reads nothing. Safe for one reader and one closer at once.
 type lateClose struct {
 	r       io.Reader
+	sep     byte // the stream's field delimiter (Delimiter)
 	mu      sync.Mutex
 	reading bool
 	closed  bool
 	closers []func()
 }
+
+// Delimiter is the field delimiter of the stream's CSV bytes: ',', a tab,
+// ';' or '|' (a stream is transcoded only for what else it needs). A
+// scan of a stream reads it from here (spawn's delimiterOf).
+func (l *lateClose) Delimiter() byte { return l.sep }
 
 // errStreamClosed is a Read's error after Inputs.Close.
 var errStreamClosed = errors.New("the input was closed")
@@ -878,41 +891,43 @@ var pageSize = int64(os.Getpagesize())
 // inputs allocated one for each.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBytes); return &b }}
 
-// stage writes src, decompressed and transcoded to ',', into a new memory
-// file (returned, with its path), or at the end of pk if not nil (its
-// region's path), taking its bytes from b.
-func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budget, pk *pack) (*os.File, string, error) {
+// stage writes src, decompressed (and transcoded to ',' if d rewrites
+// lines or fields), into a new memory file (returned, with its path), or
+// at the end of pk if not nil (its region's path), taking its bytes from
+// b. It returns the delimiter of what it wrote: src's own (sep, or its
+// first line's), or ',' where it transcoded.
+func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budget, pk *pack) (*os.File, string, byte, error) {
 	src, zclose, err := decompress(src, zip, d.MaxRatio, name)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	defer zclose()
 	if src, sep, err = readable(src, sep); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", name, err)
+		return nil, "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var mem *os.File
 	var start int64
 	if pk == nil {
 		if mem, err = shm.NewMemFile("parlab-input"); err != nil {
-			return nil, "", err
+			return nil, "", 0, err
 		}
 	} else {
 		mem, start = pk.f, pk.end
 		if _, err := mem.Seek(start, io.SeekStart); err != nil {
-			return nil, "", err
+			return nil, "", 0, err
 		}
 	}
 	w := &memWriter{w: mem, b: b, name: name}
-	o := d.transcoding(sep)
-	if o.Plain() {
+	if d.readAll() {
+		err = scan.Transcode(w, src, d.transcoding(sep), name)
+		sep = ','
+	} else {
 		// read(2) and write(2) through a buffer of copyBytes, not
 		// io.Copy's splice(2) (what *os.File's ReadFrom does with a
 		// pipe): the struct wrappers hide ReadFrom and WriteTo.
 		bp := copyBufs.Get().(*[]byte)
 		_, err = io.CopyBuffer(w, struct{ io.Reader }{src}, *bp)
 		copyBufs.Put(bp)
-	} else {
-		err = scan.Transcode(w, src, o, name)
 	}
 	if err == nil && pk != nil { // the next input starts on a page
 		pk.end = (start + w.off + pageSize - 1) / pageSize * pageSize
@@ -926,14 +941,14 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 		}
 		var pe *scan.ParseError
 		if errors.As(err, &pe) || errors.Is(err, ErrMaxMemory) || errors.Is(err, errRowBound) {
-			return nil, "", err // (named already)
+			return nil, "", 0, err // (named already)
 		}
-		return nil, "", fmt.Errorf("%s: %w", name, err)
+		return nil, "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	if pk != nil {
-		return nil, shm.RegionPath(mem, start, w.off), nil
+		return nil, shm.RegionPath(mem, start, w.off), sep, nil
 	}
-	return mem, shm.MemFilePath(mem), nil
+	return mem, shm.MemFilePath(mem), sep, nil
 }
 
 // decompress is src decompressed as zip says (".gz", ".zst", or "" for
