@@ -36,10 +36,7 @@ type Table struct {
 // scan that skips bad rows, for the caller to read on, not a bad row.
 func (t *Table) Cut() { t.cut = true }
 
-var (
-	bom   = []byte{0xEF, 0xBB, 0xBF}
-	comma = []byte{','}
-)
+var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // NewTable reads the header of data (the whole file) and binds q to it.
 // name is used in errors only.
