@@ -78,11 +78,15 @@
 // walks the rows by their bits. A window with no quote and a filter on the
 // first column is taken by bulk: its rows are counted by popcount, and only
 // those whose first byte could start the value are looked at, by hotWalk
-// (amd64 assembly) or hit (Go), which parse cents directly. Any other row
-// goes to line (a quote-free row) or slowRow (the full record parser, for
-// any row that holds a quote), which give the exact answer or error for
-// anything the fast paths decline. The tests run every input through each
-// path and compare with a slow reference (ref_test.go).
+// (amd64 assembly) or hit (Go), which parse cents directly. A window with
+// a quote is first read by quoteBatch (quoted.go): its rows whose quotes
+// only enclose whole fields holding no delimiter or line end (what R,
+// Excel and most exporters write) are copied without those quotes and
+// scanned by the same fast paths. Any other row goes to line (a quote-free
+// row) or slowRow (the full record parser, for any row that holds a quote
+// out of that pattern), which give the exact answer or error for anything
+// the fast paths decline. The tests run every input through each path and
+// compare with a slow reference (ref_test.go).
 //
 // # Lifetimes
 //

@@ -235,6 +235,10 @@ type rowScratch struct {
 	// until its next batch. Here, not a local of groupsHot, which Go
 	// zeroed for every 4 KiB window (docs/experiments.md, 2026-12-03).
 	kbs [hotRecs][keyBuf]byte
+	// quotedBatch's copy of a batch's rows (64 bytes over for
+	// dequoteAVX512's whole-block stores), made at the first batch: a
+	// Table over an array here would make the whole scratch escape
+	qbuf *[winBytes + 64]byte
 	// span is the bytes this ScanPart was asked to scan: how big a key
 	// table a new Groups starts with (see firstKeyBits).
 	span int

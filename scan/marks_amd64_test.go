@@ -17,20 +17,33 @@ func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
 }
 
 // hotModes lists the ways bulk can take its rows on this CPU, each as a
-// func that switches to it and names it: the portable loop, and hotWalk if
-// the CPU runs it, first in compress mode wherever a plan allows it (see
-// hotPlan.compress), then as it runs (last, so that it stays on). Under
-// -short (the race run: these paths run on one goroutine, and the full
-// run checks them all) only the last, the one that runs.
+// func that switches to it and names it: the portable loop (with quoted
+// rows copied by the portable compress), and hotWalk if the CPU runs it,
+// first in compress mode wherever a plan allows it (see hotPlan.compress)
+// with every quoted row read by the full parser (no quotedBatch), then as
+// it runs (last, so that it stays on). Under -short (the race run: these
+// paths run on one goroutine, and the full run checks them all) only the
+// last, the one that runs.
 func hotModes() []func() string {
-	modes := []func() string{func() string { hotAsm = false; return "portable" }}
+	vector := hasDequote
+	modes := []func() string{func() string {
+		hotAsm, quotedBatches, hasDequote = false, true, false
+		return "portable"
+	}}
+	run := func() string {
+		hotAsm, compressRows, quotedBatches, hasDequote = true, minCompressRows, true, vector
+		return "hotWalk"
+	}
 	if testing.Short() && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
-		return []func() string{func() string { hotAsm, compressRows = true, minCompressRows; return "hotWalk" }}
+		return []func() string{run}
 	}
 	if cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {
 		modes = append(modes,
-			func() string { hotAsm, compressRows = true, 0; return "hotWalk, compress mode from the start" },
-			func() string { hotAsm, compressRows = true, minCompressRows; return "hotWalk" })
+			func() string {
+				hotAsm, compressRows, quotedBatches = true, 0, false
+				return "hotWalk, compress mode from the start, full parser for quotes"
+			},
+			run)
 	}
 	return modes
 }

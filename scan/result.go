@@ -22,9 +22,11 @@ const MaxSums = 8
 type Result struct {
 	Rows    int64 // data rows scanned (blank lines and headers are not rows)
 	Matched int64 // rows that passed the filter
-	// Quoted counts the rows that held a quote and so took the full parser.
-	// A row split relies on it: cuts moved to the next newline are only
-	// sure to be row starts in a file none of whose rows holds a quote.
+	// Quoted counts the rows that took the full parser: those whose
+	// quotes quotedBatch does not take (a quoted delimiter or line end, a
+	// doubled quote, a quote inside a bare field; see quoteBatch). A row
+	// split goes by QuotedLines, the part of them whose quotes held a line
+	// end.
 	Quoted int64
 	Sums   [MaxSums]Fixed
 	Mins   [MaxSums]Extreme

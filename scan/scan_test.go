@@ -608,8 +608,11 @@ func TestDifferentialGenerated(t *testing.T) {
 				files = append(files, refFile{variantFile(f.name, name), v(f.data)})
 			}
 			r, _ := check(t, name+" "+q.Where+"="+q.Equals, files, q)
-			if (r.Quoted > 0) != strings.Contains(name, "quoted") {
-				t.Errorf("%s: %d quoted rows", name, r.Quoted)
+			// A quote-free file takes no row to the full parser, and a
+			// quoted one only its rows that quotedBatch cannot copy:
+			// those with a quoted delimiter, here none.
+			if r.Quoted > 0 {
+				t.Errorf("%s: %d rows took the full parser", name, r.Quoted)
 			}
 			r.Quoted = 0 // how rows were parsed differs; the answer must not
 			if first == nil {

@@ -227,13 +227,16 @@ func skipBlank(data []byte, p int) int {
 //
 // Rows are found window by window (see marks.go). With a filter on the
 // first column, a window with no quote is taken whole by bulk, which counts
-// the rows by popcount and looks only at those that may match. Otherwise rows
-// are walked one by one: a row with no quote is taken straight from the
-// bitmaps; a row with a quote goes to the full RFC 4180 parser (slowRow), so
-// quoted input gives the same answers.
+// the rows by popcount and looks only at those that may match. A window
+// with a quote first gives its simple rows to quotedBatch, which scans them
+// without their quotes the same way. Otherwise rows are walked one by one:
+// a row with no quote is taken straight from the bitmaps; a row with a
+// quote goes to the full RFC 4180 parser (slowRow), so quoted input gives
+// the same answers.
 //
 // On error r holds the rows before the bad one, and the error is a
-// *ParseError. Scan allocates nothing unless it fails.
+// *ParseError. Scan allocates nothing unless it fails, but 4 KiB in a
+// step that meets a quote (quotedBatch's copy).
 func (t *Table) Scan(start, end int, r *Result) error {
 	_, err := t.ScanPart(start, end, r)
 	return err
@@ -286,8 +289,20 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
 	all := t.allRows() && !genQuick // bulk takes every row, by hotWalk
+	var view Table                  // quotedBatch's
+	quoted := false                 // the last window held a quote: try quotedBatch before classifying
 	for p < end {
 		if p >= we {
+			if quoted && quotedBatches {
+				next, q, err := t.quotedBatch(p, end, r, sc, &view)
+				if err != nil {
+					return p, err
+				}
+				if quoted = q; next > p {
+					p = next
+					continue
+				}
+			}
 			wb, we = p, min(p+winBytes, len(data))
 			cv := int(v0) // the row starts sp marks
 			if all {
@@ -295,6 +310,16 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			}
 			counts := classify(data[wb:we], &mk, cv, t.b.sep)
 			quotes = counts.qt > 0
+			if quotes && quotedBatches {
+				next, _, err := t.quotedBatch(p, end, r, sc, &view)
+				if err != nil {
+					return p, err
+				}
+				if quoted = true; next > p {
+					p, we = next, next // (the window goes on from there)
+					continue
+				}
+			}
 			if (quick || all) && !quotes { // (never both)
 				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, sc, lead, leadVal)
 				if err != nil {
@@ -337,7 +362,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			if err != nil {
 				return p, err
 			}
-			p = n
+			p, we = n, n // the rows after it may be simple (quotedBatch)
 			continue
 		}
 		if every && t.takeRow(p, e, r, &mk, wb, lead, leadVal) {

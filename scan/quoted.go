@@ -1,0 +1,240 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// Quoted rows at the plain rows' speed. Most quoted files quote whole
+// fields that hold no delimiter, line end or quote (R's write.csv, Excel,
+// pandas with QUOTE_NONNUMERIC): dropping those quotes leaves the same
+// values in a quote-free row. So a window with a quote is first read by
+// its bitmaps (quoteBatch): the in-quote mask is the prefix XOR of the
+// quote bits, as in simdjson and simdcsv, and the complete rows before the
+// first quote that is not such a field's own are copied without their
+// quotes (compress: VPCOMPRESSB where the CPU has AVX-512 VBMI2) into the
+// scan's scratch, where every quote-free fast path reads them. A row that
+// is not that simple (a quoted delimiter or line end, a doubled quote, a
+// quote inside a bare field) takes the full parser as before, and the
+// window after it is tried again.
+//
+// The copy changes no answer: a simple row's fields are its values, and a
+// batch's rows are its source's rows, line for line. Where the copy meets
+// an error, the source row is read again by the path it took before the
+// batches (slowRow, or line), so the error's file, line, column and words
+// are the same.
+
+// quotedBatches turns quotedBatch on; tests turn it off to read every
+// quoted row with the full parser.
+var quotedBatches = true
+
+// prefixXor is the inclusive prefix XOR of x's bits: bit i is the parity
+// of bits 0..i, so a quote mask becomes the mask of the bytes from each
+// opening quote (included) to its closing quote (excluded).
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	x ^= x << 32
+	return x
+}
+
+// dequote is the state of a batch (see quoteBatch) between blocks: the
+// carries of the masks into the next block, and how far the batch got.
+type dequote struct {
+	inq          uint64 // all ones where the next block starts inside quotes
+	prevD, prevN uint64 // bit 0: the byte before the next block is a delimiter or LF; is LF
+	prevC        uint64 // bit 0: the byte before the next block is CR
+	lastNL       int    // the last LF outside quotes so far (-1: none)
+	outNL        int    // the bytes kept up to lastNL, itself included
+	out          int    // the bytes kept so far
+	quotes       uint64 // not 0 if a quote was seen
+	stop         bool   // a quote that is not a simple field's was found
+}
+
+// block takes the masks of the 64-byte block at pos: q quotes, d
+// delimiters and LF, n LF, c CR; nd the bytes whose next byte is a
+// delimiter, LF or the data's end, ncl those whose next two are CR LF,
+// nq those whose next byte is a quote (or past the data); live the bytes
+// of the block that are data.
+// It returns the block's keep mask, and sets s.stop at the first quote out
+// of place.
+func (s *dequote) block(pos int, q, d, n, c, nd, ncl, nq, live uint64) (keep uint64) {
+	x := prefixXor(q) ^ s.inq
+	s.inq = uint64(int64(x) >> 63)
+	s.quotes |= q
+	open, close := q&x, q&^x
+	bad := x &^ open & d                // a delimiter or LF inside quotes
+	bad |= open &^ (d<<1 | s.prevD)     // a quote that opens no field
+	bad |= close &^ (nd | ncl)          // or closes none
+	bad |= close & (c<<1 | s.prevC)     // a CR the quotes keep from a line end
+	bad |= open & (n<<1 | s.prevN) & nq // a row that starts `""` (alone, a blank line once copied)
+	keep = ^q & live                    // every quote goes
+	rows := n &^ x
+	if bad != 0 {
+		rows &= bad&-bad - 1
+		s.stop = true
+	}
+	if rows != 0 {
+		b := 63 - bits.LeadingZeros64(rows)
+		s.lastNL = pos + b
+		s.outNL = s.out + bits.OnesCount64(keep<<(63-b))
+	}
+	s.out += bits.OnesCount64(keep)
+	s.prevD, s.prevN, s.prevC = d>>63, n>>63, c>>63
+	return keep
+}
+
+// masks computes block's masks for src[pos:pos+64] (or to src's end,
+// whose bits past it are 0) from the bytes, the portable way; sep is the
+// delimiter, final says src ends where the data does. A byte whose next
+// bytes lie past src is taken for the worst case: a quote there is not
+// shown to close a field, unless final shows the data's end.
+func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq uint64) {
+	at := func(i int) int {
+		if i < len(src) {
+			return int(src[i])
+		}
+		return -1
+	}
+	for i := pos; i < min(pos+64, len(src)); i++ {
+		bit := uint64(1) << (i - pos)
+		switch src[i] {
+		case '"':
+			q |= bit
+		case sep:
+			d |= bit
+		case '\n':
+			d |= bit
+			n |= bit
+		case '\r':
+			c |= bit
+		}
+		switch b := at(i + 1); {
+		case b == int(sep) || b == '\n' || b < 0 && final:
+			nd |= bit
+		case b == '\r' && at(i+2) == '\n':
+			ncl |= bit
+		}
+		if b := at(i + 1); b == '"' || b < 0 {
+			nq |= bit
+		}
+	}
+	return
+}
+
+// quoteBatch reads src, which starts at a row's start (final: src ends
+// where the data does; sep its delimiter), and copies to dst the complete
+// rows before the first one that is not simple, without their quotes. A
+// simple row's quotes each open a field (after a delimiter or at the row's
+// start) and close it (before a delimiter, LF or CR LF), and the field
+// between holds no delimiter or LF, no quote and no CR at its end; a row
+// that starts with an empty quoted field (`""`, which alone would copy as
+// a blank line) is not simple either. It returns ok, the length of those rows in src (0
+// when the first row is not simple or not complete in src), and n, the
+// length of their copy in dst, which must hold len(src)+64 bytes. quotes
+// says whether src held a quote before where it stopped looking.
+//
+// Every test is of the row's own bytes, so whether a row is simple does
+// not depend on where src starts.
+func quoteBatch(dst, src []byte, sep byte, final bool) (ok, n int, quotes bool) {
+	return quoteBatchWith(hasDequote, dst, src, sep, final)
+}
+
+func quoteBatchWith(vector bool, dst, src []byte, sep byte, final bool) (ok, n int, quotes bool) {
+	s := dequote{prevD: 1, prevN: 1, lastNL: -1}
+	pos := 0
+	if vector && len(src) >= 66 {
+		pos = vectorBlocks(dst, src, (len(src)-2)/64, sep, &s)
+		if !final && s.lastNL >= 0 {
+			// The rows in the last bytes go to the next batch: the
+			// portable masks cost more than a batch started earlier.
+			return s.lastNL + 1, s.outNL, s.quotes != 0
+		}
+	}
+	for ; pos < len(src) && !s.stop; pos += 64 {
+		q, d, nl, c, nd, ncl, nq := masks(src, pos, sep, final)
+		live := ^uint64(0)
+		if r := len(src) - pos; r < 64 {
+			live = 1<<r - 1
+		}
+		out := s.out
+		k := s.block(pos, q, d, nl, c, nd, ncl, nq, live)
+		for i, b := range src[pos:min(pos+64, len(src))] {
+			dst[out] = b
+			out += int(k >> i & 1)
+		}
+	}
+	if final && !s.stop && s.inq == 0 {
+		return len(src), s.out, s.quotes != 0
+	}
+	return s.lastNL + 1, s.outNL, s.quotes != 0
+}
+
+// quotedBatch takes the simple rows (see quoteBatch) that start at p
+// and before end, with at most a window's bytes: it copies them without
+// their quotes into sc.qbuf and scans the copy by view (a Table over it,
+// made once a scan and reused). It returns where the rows it took end (p
+// if it took none) and whether it saw a quote. The scan's first batch
+// allocates the copy's 4 KiB.
+func (t *Table) quotedBatch(p, end int, r *Result, sc *rowScratch, view *Table) (int, bool, error) {
+	data := t.data
+	lim := min(p+winBytes, len(data))
+	if end < lim { // the last row to take is the one that holds end-1
+		if i := bytes.IndexByte(data[end-1:lim], '\n'); i >= 0 {
+			lim = end + i
+		}
+	}
+	if sc.qbuf == nil {
+		sc.qbuf = new([winBytes + 64]byte)
+	}
+	ok, n, quotes := quoteBatch(sc.qbuf[:], data[p:lim], t.b.sep, lim == len(data) && !t.cut)
+	if ok == 0 {
+		return p, quotes, nil
+	}
+	if view.data == nil {
+		*view = t.View(nil, p)
+	}
+	view.data, view.base = sc.qbuf[:n], p
+	if _, err := view.scanPart(0, n, r, sc); err != nil {
+		return p, quotes, t.againAt(p, sc.qbuf[:n], err, r)
+	}
+	return p + ok, quotes, nil
+}
+
+// againAt is the error of the source row behind err, the error of a
+// batch's copy (from p, copied into cp): that row read again in place, as
+// it was before batches, gives the error its own file, line and column.
+func (t *Table) againAt(p int, cp []byte, err error, r *Result) error {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	row := p
+	for k := bytes.Count(cp[:min(pe.off, len(cp))], []byte{'\n'}); k > 0; k-- {
+		row += bytes.IndexByte(t.data[row:], '\n') + 1
+	}
+	e, next := len(t.data), len(t.data)
+	if i := bytes.IndexByte(t.data[row:], '\n'); i >= 0 {
+		e, next = row+i, row+i+1
+	}
+	var again error
+	if bytes.IndexByte(t.data[row:e], '"') >= 0 {
+		_, again = t.slowRow(row, r)
+	} else {
+		var sc rowScratch
+		again = t.anyLine(row, e, r, nil, 0, &sc)
+	}
+	if again == nil {
+		return fmt.Errorf("scan: %s: the row at byte %d of %d (%v) read again in place has no error: %w", t.name, t.base+row, t.base+next, err, errDisagree)
+	}
+	return again
+}
+
+// errDisagree marks a copied row whose error its source row does not
+// have: a fault of the scanner, never of the data.
+var errDisagree = errors.New("the quoted rows' fast path and the full parser disagree")

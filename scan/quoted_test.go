@@ -1,0 +1,197 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// refQuoteBatch is quoteBatch the slow, obvious way: row by row, field by
+// field, by the rule quoteBatch states.
+func refQuoteBatch(src []byte, sep byte, final bool) (ok int, out []byte) {
+	for i := 0; i < len(src); {
+		var row []byte
+		j, simple, complete := i, true, false
+	fields:
+		for first := true; ; first = false {
+			if j < len(src) && src[j] == '"' {
+				k := bytes.IndexByte(src[j+1:], '"')
+				if k < 0 {
+					simple = false
+					break
+				}
+				content := src[j+1 : j+1+k]
+				if bytes.IndexByte(content, sep) >= 0 || bytes.IndexByte(content, '\n') >= 0 ||
+					bytes.HasSuffix(content, []byte{'\r'}) || first && k == 0 {
+					simple = false
+					break
+				}
+				row = append(row, content...)
+				switch j += k + 2; {
+				case j == len(src):
+					complete = final
+					break fields
+				case src[j] == sep:
+					row = append(row, sep)
+					j++
+				case src[j] == '\n':
+					row = append(row, '\n')
+					j, complete = j+1, true
+					break fields
+				case src[j] == '\r' && j+1 < len(src) && src[j+1] == '\n':
+					row = append(row, '\r', '\n')
+					j, complete = j+2, true
+					break fields
+				default:
+					simple = false
+					break fields
+				}
+				continue
+			}
+			k := j
+			for k < len(src) && src[k] != sep && src[k] != '\n' {
+				k++
+			}
+			if bytes.IndexByte(src[j:k], '"') >= 0 {
+				simple = false
+				break
+			}
+			row = append(row, src[j:k]...)
+			if k == len(src) {
+				j, complete = k, final
+				break
+			}
+			row = append(row, src[k])
+			if j = k + 1; src[k] == '\n' {
+				complete = true
+				break
+			}
+		}
+		if !simple || !complete {
+			break
+		}
+		out = append(out, row...)
+		ok, i = j, j
+	}
+	return ok, out
+}
+
+// checkQuoteBatch compares quoteBatch, portable and (where the CPU has it)
+// vector, with the reference on src.
+func checkQuoteBatch(t testing.TB, src []byte, sep byte, final bool) {
+	t.Helper()
+	wantOK, want := refQuoteBatch(src, sep, final)
+	ways := []bool{false}
+	if hasDequote {
+		ways = append(ways, true)
+	}
+	for _, vector := range ways {
+		dst := make([]byte, len(src)+64)
+		ok, n, _ := quoteBatchWith(vector, dst, src, sep, final)
+		if vector && !final && ok < wantOK {
+			// The vector way leaves the rows in the last bytes to the
+			// next batch: its rows must be the reference's first ones.
+			wantOK2, want2 := refQuoteBatch(src[:ok], sep, true)
+			if ok != wantOK2 || !bytes.Equal(dst[:n], want2) || !bytes.HasPrefix(want, want2) {
+				t.Fatalf("vector %q (sep %q): took %d bytes %q, a prefix of the reference's %d %q?", src, sep, ok, dst[:n], wantOK, want)
+			}
+			continue
+		}
+		if ok != wantOK || !bytes.Equal(dst[:n], want) {
+			t.Fatalf("vector %v, final %v, %q (sep %q): took %d bytes as %q, the reference %d as %q", vector, final, src, sep, ok, dst[:n], wantOK, want)
+		}
+	}
+}
+
+func TestQuoteBatchCases(t *testing.T) {
+	for _, c := range []string{
+		"", "\n", "a,b\n", `"a",b` + "\n", `"a","b"` + "\r\n", `"a,b",c` + "\n", `"a""b",c` + "\n",
+		`a"b,c` + "\n", `"a"b,c` + "\n", `"a` + "\n" + `b",c` + "\n", `"a` + "\r" + `",c` + "\n",
+		`"",x` + "\n", `x,""` + "\n", `""` + "\n", `""` + "\r\n", `""`, `"a"` + "\r", `"a"` + "\rx\n",
+		`"a"`, `"a`, `a,"b"`, "a,b", "x\n\"y\"\n\"\",z\n", `"a\rb",c` + "\n", "\"a\"\r\n\"b\"\n",
+	} {
+		for _, sep := range []byte{',', '\t', ';', '|'} {
+			s := []byte(c)
+			if sep != ',' {
+				s = swapSep(s, sep)
+			}
+			for _, final := range []bool{false, true} {
+				checkQuoteBatch(t, s, sep, final)
+				// the same after rows that move it across a block's end
+				for pad := 1; pad < 70; pad++ {
+					lead := bytes.Repeat([]byte("\"ab\","), pad/5)
+					lead = append(lead, bytes.Repeat([]byte{'x'}, pad%5)...)
+					lead = append(lead, '\n')
+					if sep != ',' {
+						lead = swapSep(lead, sep)
+					}
+					checkQuoteBatch(t, append(lead, s...), sep, final)
+				}
+			}
+		}
+	}
+}
+
+// TestQuoteBatchRandom puts every kind of field, quote, CR and delimiter
+// at every place of 64-byte blocks.
+func TestQuoteBatchRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "bc", "", `"q"`, `""`, `"x,y"`, `"l` + "\n" + `f"`, `"d""q"`, `"cr` + "\r" + `"`, `"c` + "\r" + `r"`,
+		`b"q`, "\r", "\r\n", `"`, "\n"}
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for range n {
+		var b []byte
+		simple := rng.IntN(2) == 0 // mostly simple rows, the case that must go far
+		for len(b) < 200+rng.IntN(400) {
+			for f := range 1 + rng.IntN(5) {
+				if f > 0 {
+					b = append(b, ',')
+				}
+				k := rng.IntN(len(pieces))
+				if simple {
+					k = rng.IntN(4)
+				}
+				b = append(b, pieces[k]...)
+			}
+			if rng.IntN(4) == 0 {
+				b = append(b, '\r')
+			}
+			b = append(b, '\n')
+		}
+		if rng.IntN(3) == 0 {
+			b = b[:rng.IntN(len(b)+1)]
+		}
+		for _, sep := range []byte{',', '\t'} {
+			s := b
+			if sep != ',' {
+				s = swapSep(b, sep)
+			}
+			checkQuoteBatch(t, s, sep, rng.IntN(2) == 0)
+		}
+	}
+}
+
+func FuzzQuoteBatch(f *testing.F) {
+	f.Add([]byte("\"a\",b\n\"c,d\",e\n"), uint8(0), true)
+	f.Add([]byte("\"\"\r\n\"a\"\r\n"), uint8(1), false)
+	f.Fuzz(func(t *testing.T, src []byte, sepi uint8, final bool) {
+		sep := []byte{',', '\t', ';', '|'}[sepi%4]
+		checkQuoteBatch(t, src, sep, final)
+	})
+}
+
+// TestDequoteLayout checks the field offsets dequoteAVX512 uses
+// (quoted_amd64.s).
+func TestDequoteLayout(t *testing.T) {
+	var s dequote
+	got := fmt.Sprint(unsafe.Offsetof(s.inq), unsafe.Offsetof(s.prevD), unsafe.Offsetof(s.prevN), unsafe.Offsetof(s.prevC),
+		unsafe.Offsetof(s.lastNL), unsafe.Offsetof(s.outNL), unsafe.Offsetof(s.out), unsafe.Offsetof(s.quotes), unsafe.Offsetof(s.stop))
+	if want := "0 8 16 24 32 40 48 56 64"; got != want {
+		t.Errorf("dequote's offsets %s, quoted_amd64.s has %s", got, want)
+	}
+}
