@@ -236,9 +236,14 @@ type rowScratch struct {
 	// zeroed for every 4 KiB window (docs/experiments.md, 2026-12-03).
 	kbs [hotRecs][keyBuf]byte
 	// quotedBatch's copy of a batch's rows (64 bytes over for
-	// dequoteAVX512's whole-block stores), made at the first batch: a
-	// Table over an array here would make the whole scratch escape
+	// dequoteAVX512's whole-block stores) and the Table over it, made at
+	// the first batch (a Table over an array here would make the whole
+	// scratch escape)
 	qbuf *[winBytes + 64]byte
+	view *Table
+	// scanPart's marks, here so that a batch's scan does not zero 2 KiB
+	// (a batch's scan shares them: its caller classifies again after it)
+	mk marks
 	// span is the bytes this ScanPart was asked to scan: how big a key
 	// table a new Groups starts with (see firstKeyBits).
 	span int

@@ -177,11 +177,12 @@ func quoteBatchWith(vector bool, dst, src []byte, sep byte, final bool) (ok, n i
 
 // quotedBatch takes the simple rows (see quoteBatch) that start at p
 // and before end, with at most a window's bytes: it copies them without
-// their quotes into sc.qbuf and scans the copy by view (a Table over it,
-// made once a scan and reused). It returns where the rows it took end (p
-// if it took none) and whether it saw a quote. The scan's first batch
-// allocates the copy's 4 KiB.
-func (t *Table) quotedBatch(p, end int, r *Result, sc *rowScratch, view *Table) (int, bool, error) {
+// their quotes into sc.qbuf and scans the copy by sc.view (a Table over
+// it, made once a scan and reused). It returns where the rows it took end
+// (p if it took none) and whether it saw a quote. The scan's first batch
+// allocates the copy's 4 KiB and the view. The batch's scan uses sc.mk:
+// the caller's marks are gone once it took rows.
+func (t *Table) quotedBatch(p, end int, r *Result, sc *rowScratch) (int, bool, error) {
 	data := t.data
 	lim := min(p+winBytes, len(data))
 	if end < lim { // the last row to take is the one that holds end-1
@@ -196,9 +197,11 @@ func (t *Table) quotedBatch(p, end int, r *Result, sc *rowScratch, view *Table) 
 	if ok == 0 {
 		return p, quotes, nil
 	}
-	if view.data == nil {
-		*view = t.View(nil, p)
+	if sc.view == nil {
+		v := t.View(nil, p)
+		sc.view = &v
 	}
+	view := sc.view
 	view.data, view.base = sc.qbuf[:n], p
 	if _, err := view.scanPart(0, n, r, sc); err != nil {
 		return p, quotes, t.againAt(p, sc.qbuf[:n], err, r)

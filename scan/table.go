@@ -265,7 +265,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
-	var mk marks
+	mk := &sc.mk // (in the scratch: a local would be zeroed for every batch, see quotedBatch)
 	lead, leadVal := -1, []byte(nil) // see binding.lead
 	if g := t.b.gen; g != nil && g.lead >= 0 {
 		lead, leadVal = g.lead, g.conds[0].val
@@ -289,12 +289,11 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
 	all := t.allRows() && !genQuick // bulk takes every row, by hotWalk
-	var view Table                  // quotedBatch's
 	quoted := false                 // the last window held a quote: try quotedBatch before classifying
 	for p < end {
 		if p >= we {
 			if quoted && quotedBatches {
-				next, q, err := t.quotedBatch(p, end, r, sc, &view)
+				next, q, err := t.quotedBatch(p, end, r, sc)
 				if err != nil {
 					return p, err
 				}
@@ -308,10 +307,10 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			if all {
 				cv = everyRow
 			}
-			counts := classify(data[wb:we], &mk, cv, t.b.sep)
+			counts := classify(data[wb:we], mk, cv, t.b.sep)
 			quotes = counts.qt > 0
 			if quotes && quotedBatches {
-				next, _, err := t.quotedBatch(p, end, r, sc, &view)
+				next, _, err := t.quotedBatch(p, end, r, sc)
 				if err != nil {
 					return p, err
 				}
@@ -321,7 +320,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 				}
 			}
 			if (quick || all) && !quotes { // (never both)
-				next, err := t.bulk(end, r, &mk, counts, wb, we, v0, all, sc, lead, leadVal)
+				next, err := t.bulk(end, r, mk, counts, wb, we, v0, all, sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -331,7 +330,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 				}
 			}
 			if every && !quotes {
-				next, err := t.bulkEvery(end, r, &mk, wb, we, sc, lead, leadVal)
+				next, err := t.bulkEvery(end, r, mk, wb, we, sc, lead, leadVal)
 				if err != nil {
 					return p, err
 				}
@@ -365,7 +364,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			p, we = n, n // the rows after it may be simple (quotedBatch)
 			continue
 		}
-		if every && t.takeRow(p, e, r, &mk, wb, lead, leadVal) {
+		if every && t.takeRow(p, e, r, mk, wb, lead, leadVal) {
 			p = next
 			continue
 		}
@@ -377,12 +376,12 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 				p = next
 				continue
 			}
-			if t.b.hot && t.hit(p, e, r, &mk, wb) {
+			if t.b.hot && t.hit(p, e, r, mk, wb) {
 				p = next
 				continue
 			}
 		}
-		if err := t.anyLine(p, e, r, &mk, wb, sc); err != nil {
+		if err := t.anyLine(p, e, r, mk, wb, sc); err != nil {
 			return p, err
 		}
 		p = next
