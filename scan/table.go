@@ -265,7 +265,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	data := t.data
 	end = min(end, len(data))
 	p := max(start, t.body)
-	mk := &sc.mk // (in the scratch: a local would be zeroed for every batch, see quotedBatch)
+	mk := &sc.mk                     // (in the scratch: a local would be zeroed for every batch, see quotedBatch)
 	lead, leadVal := -1, []byte(nil) // see binding.lead
 	if g := t.b.gen; g != nil && g.lead >= 0 {
 		lead, leadVal = g.lead, g.conds[0].val
