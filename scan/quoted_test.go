@@ -111,6 +111,7 @@ func TestQuoteBatchCases(t *testing.T) {
 		`a"b,c` + "\n", `"a"b,c` + "\n", `"a` + "\n" + `b",c` + "\n", `"a` + "\r" + `",c` + "\n",
 		`"",x` + "\n", `x,""` + "\n", `""` + "\n", `""` + "\r\n", `""`, `"a"` + "\r", `"a"` + "\rx\n",
 		`"a"`, `"a`, `a,"b"`, "a,b", "x\n\"y\"\n\"\",z\n", `"a\rb",c` + "\n", "\"a\"\r\n\"b\"\n",
+		`"a"` + "\rb,c\n", `"a"` + "\r\r\n", "\"\"\n", `"a"b` + "\n",
 	} {
 		for _, sep := range []byte{',', '\t', ';', '|'} {
 			s := []byte(c)
@@ -119,15 +120,21 @@ func TestQuoteBatchCases(t *testing.T) {
 			}
 			for _, final := range []bool{false, true} {
 				checkQuoteBatch(t, s, sep, final)
-				// the same after rows that move it across a block's end
+				// the same after rows that move it across a block's end,
+				// and before more rows (which a batch must not take if
+				// it is not simple)
+				tail := bytes.Repeat([]byte("\"t\",u\n"), 40)
 				for pad := 1; pad < 70; pad++ {
 					lead := bytes.Repeat([]byte("\"ab\","), pad/5)
 					lead = append(lead, bytes.Repeat([]byte{'x'}, pad%5)...)
 					lead = append(lead, '\n')
+					all := append(append(lead, s...), '\n')
+					all = append(all, tail...)
 					if sep != ',' {
-						lead = swapSep(lead, sep)
+						lead, all = swapSep(lead, sep), swapSep(all, sep)
 					}
 					checkQuoteBatch(t, append(lead, s...), sep, final)
+					checkQuoteBatch(t, all, sep, final)
 				}
 			}
 		}
@@ -138,23 +145,25 @@ func TestQuoteBatchCases(t *testing.T) {
 // at every place of 64-byte blocks.
 func TestQuoteBatchRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	pieces := []string{"a", "bc", "", `"q"`, `""`, `"x,y"`, `"l` + "\n" + `f"`, `"d""q"`, `"cr` + "\r" + `"`, `"c` + "\r" + `r"`,
-		`b"q`, "\r", "\r\n", `"`, "\n"}
+	// the simple pieces first (a row of them is simple unless it
+	// starts `""`), then the others
+	pieces := []string{"a", "bc", "", `"q"`, `""`, `"c` + "\r" + `r"`, `"x,y"`, `"l` + "\n" + `f"`, `"d""q"`, `"cr` + "\r" + `"`,
+		`b"q`, "\r", "\r\n", `"`, "\n", `"q"x`, `"q"` + "\r" + "x", `"q"` + "\r"}
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
 	for range n {
 		var b []byte
-		simple := rng.IntN(2) == 0 // mostly simple rows, the case that must go far
+		simple := rng.IntN(2) == 0 // only simple rows, which a batch must take to the end
 		for len(b) < 200+rng.IntN(400) {
 			for f := range 1 + rng.IntN(5) {
 				if f > 0 {
 					b = append(b, ',')
 				}
-				k := rng.IntN(len(pieces))
-				if simple {
-					k = rng.IntN(4)
+				k := rng.IntN(6)
+				if !simple && rng.IntN(20) == 0 {
+					k = rng.IntN(len(pieces)) // now and then one of any kind
 				}
 				b = append(b, pieces[k]...)
 			}
