@@ -221,21 +221,25 @@ func (t *Table) againAt(p int, cp []byte, err error, r *Result) error {
 	for k := bytes.Count(cp[:min(pe.off, len(cp))], []byte{'\n'}); k > 0; k-- {
 		row += bytes.IndexByte(t.data[row:], '\n') + 1
 	}
+	var sc rowScratch
+	if _, again := t.oneRow(row, r, &sc); again != nil {
+		return again
+	}
+	return fmt.Errorf("scan: %s: the row at byte %d (%v) read again in place has no error: %w", t.name, t.base+row, err, errDisagree)
+}
+
+// oneRow reads the row at p as the row-by-row path of scanPart does,
+// without marks: by the full parser if it holds a quote, else by line. It
+// returns where the next row starts.
+func (t *Table) oneRow(p int, r *Result, sc *rowScratch) (int, error) {
 	e, next := len(t.data), len(t.data)
-	if i := bytes.IndexByte(t.data[row:], '\n'); i >= 0 {
-		e, next = row+i, row+i+1
+	if i := bytes.IndexByte(t.data[p:], '\n'); i >= 0 {
+		e, next = p+i, p+i+1
 	}
-	var again error
-	if bytes.IndexByte(t.data[row:e], '"') >= 0 {
-		_, again = t.slowRow(row, r)
-	} else {
-		var sc rowScratch
-		again = t.anyLine(row, e, r, nil, 0, &sc)
+	if bytes.IndexByte(t.data[p:e], '"') >= 0 {
+		return t.slowRow(p, r)
 	}
-	if again == nil {
-		return fmt.Errorf("scan: %s: the row at byte %d of %d (%v) read again in place has no error: %w", t.name, t.base+row, t.base+next, err, errDisagree)
-	}
-	return again
+	return next, t.anyLine(p, e, r, nil, 0, sc)
 }
 
 // errDisagree marks a copied row whose error its source row does not

@@ -301,6 +301,18 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 					p = next
 					continue
 				}
+				if quoted {
+					// The row at p is not simple: read it alone, not
+					// classifying a window (twice, for its quotes) for
+					// one row (files that quote a field only where it
+					// holds a comma have one every few rows).
+					n, err := t.oneRow(p, r, sc)
+					if err != nil {
+						return p, err
+					}
+					p = n
+					continue
+				}
 			}
 			wb, we = p, min(p+winBytes, len(data))
 			cv := int(v0) // the row starts sp marks
