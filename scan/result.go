@@ -24,9 +24,7 @@ type Result struct {
 	Matched int64 // rows that passed the filter
 	// Quoted counts the rows that took the full parser: those whose
 	// quotes quotedBatch does not take (a quoted delimiter or line end, a
-	// doubled quote, a quote inside a bare field; see quoteBatch). A row
-	// split goes by QuotedLines, the part of them whose quotes held a line
-	// end.
+	// doubled quote, a quote inside a bare field; see quoteBatch).
 	Quoted int64
 	Sums   [MaxSums]Fixed
 	Mins   [MaxSums]Extreme
@@ -44,13 +42,19 @@ type Result struct {
 	Groups *Groups
 	// QuotedLines counts the rows whose quoted fields hold a line end
 	// (of Quoted): a row split's cut, moved to a line start, can fall
-	// inside only such a row, which the unit before it scans whole; where
-	// no unit saw one, every cut was a row start (see spawn's merge).
+	// inside only such a row, which the unit before it scans whole (and
+	// says so in Over).
 	QuotedLines int64
 	// Bad counts the rows left out as bad (Query.SkipBad), Rejects keeps
 	// them (the first maxRejects), each with its place and reason.
 	Bad     int64
 	Rejects []Reject
+	// Over, for a unit of a row split (spawn sets it): how far the unit's
+	// last row ran past the rows it was given, 0 where they ended at a row's
+	// end. Past 0 the next unit's first line is inside that row (a quoted
+	// field holding a line end), and its answer is not the file's. Merge
+	// and Equal ignore it.
+	Over int64
 	// Part, for a key split: a group-by's scan into this Result keeps only
 	// the groups of the keys in Part (see KeyPart); every row still counts
 	// in Rows. Merge and Equal ignore it, and it is not in the binary
@@ -98,7 +102,7 @@ func (r *Result) Equal(o *Result) bool {
 }
 
 // ResultSize is the length of the binary form of a Result's fixed part.
-const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums + 2)
+const ResultSize = 8 * (3 + sumWords*MaxSums + 4*MaxSums + MaxSums + 3)
 
 // sumWords is a sum's length in ResultSize's words: V, Scale and C.
 const sumWords = 2 + wideWords
@@ -107,7 +111,8 @@ const sumWords = 2 + wideWords
 // every field a little-endian 64-bit word in declaration order (Rows,
 // Matched, Quoted, then per sum V, Scale, C[0] to C[4], then per minimum
 // and then per maximum M and S, S being -1 for no value, then per slot
-// Skipped). Words and Groups are not in it: see AppendVar.
+// Skipped, then Bad, QuotedLines and Over). Words and Groups are not in it:
+// see AppendVar.
 func (r *Result) AppendBinary(b []byte) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint64(b, uint64(r.Rows))
@@ -134,7 +139,8 @@ func (r *Result) AppendBinary(b []byte) []byte {
 		b = le.AppendUint64(b, uint64(n))
 	}
 	b = le.AppendUint64(b, uint64(r.Bad))
-	return le.AppendUint64(b, uint64(r.QuotedLines))
+	b = le.AppendUint64(b, uint64(r.QuotedLines))
+	return le.AppendUint64(b, uint64(r.Over))
 }
 
 // Present is how many matching rows had slot k's value.
@@ -179,8 +185,8 @@ func DecodeResult(b []byte) (Result, error) {
 		}
 		k++
 	}
-	if r.Bad, r.QuotedLines = int64(word(k)), int64(word(k+1)); r.Bad < 0 || r.QuotedLines < 0 || r.QuotedLines > r.Quoted {
-		return r, fmt.Errorf("result: %d bad rows, %d quoted rows over lines of %d", r.Bad, r.QuotedLines, r.Quoted)
+	if r.Bad, r.QuotedLines, r.Over = int64(word(k)), int64(word(k+1)), int64(word(k+2)); r.Bad < 0 || r.QuotedLines < 0 || r.QuotedLines > r.Quoted || r.Over < 0 {
+		return r, fmt.Errorf("result: %d bad rows, %d quoted rows over lines of %d, %d bytes past the unit", r.Bad, r.QuotedLines, r.Quoted, r.Over)
 	}
 	return r, nil
 }

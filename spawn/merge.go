@@ -25,12 +25,15 @@ type unitOutcome struct {
 // cut inside a quoted field that holds a newline is not a row start. The
 // row that holds it starts before the cut, in a unit whose own start was
 // a row start (by induction from the file's first unit), which scans it
-// whole and counts it (scan.Result.QuotedLines); so a cut file where no
-// unit counted one, or failed, was cut at row starts only, and any other
-// is scanned again whole, here, and only that answer counts. Files whose
-// quoted fields hold no line end (nearly all: R's and Excel's exports
-// quote every text field) cost nothing extra (before 2026-12-07 any quote
-// rescanned the file). It returns the files it rescanned.
+// whole and says how far it ran past its own rows (scan.Result.Over). So
+// the units of a file are taken in order, each sure of its start while the
+// one before ended where its rows did; a unit after one that ran over is
+// read again from where that one's last row ended (scanRows), and only
+// that answer counts. A unit sure of its start that failed is read again
+// too (a copying mode's unit stops at a quoted field open at its buffer's
+// end, see stream), which gives the file's own error. A file whose cuts
+// all fell at row starts costs nothing extra, whatever its quotes. It
+// returns the files it read a unit of again.
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
 	if p.Split == SplitKeys { // whole files only: nothing to rescan
 		r, err := s.mergeKeys(p, out, owned, runtime.GOMAXPROCS(0))
@@ -51,17 +54,15 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 	for f, units := range perFile {
 		whole := s.WholeFile(f)
 		cut := len(units) > 1 || (len(units) == 1 && p.Units[units[0]] != whole)
-		suspect := false
-		for _, i := range units {
-			suspect = suspect || out[i].err != nil || out[i].res.QuotedLines > 0
-		}
-		if cut && suspect { // (no unit of a cut file was folded)
-			var r scan.Result
-			if err := s.scanUnit(ctx, whole, &r); err != nil {
+		if cut { // (no unit of a cut file was folded)
+			got, again, err := s.mergeCut(ctx, p, units, out)
+			if again {
+				rescanned = append(rescanned, f)
+			}
+			if err != nil {
 				return scan.Result{}, rescanned, err
 			}
-			rescanned = append(rescanned, f)
-			parts = append(parts, &r)
+			parts = append(parts, got...)
 			continue
 		}
 		for _, i := range units {
@@ -76,4 +77,42 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 	parts = append(parts, owned...)
 	r := scan.MergeAll(parts, runtime.GOMAXPROCS(0))
 	return r, rescanned, s.placeRejects(ctx, &r)
+}
+
+// mergeCut takes the units of one cut file (in order, each starting where
+// the one before ends) as merge says: their results, each unit after one
+// whose last row ran over read again from that row's end. again says
+// whether it read one again; the error is the file's first.
+func (s *Set) mergeCut(ctx context.Context, p *Plan, units []int, out []unitOutcome) (parts []*scan.Result, again bool, err error) {
+	over := 0 // how far the last unit's last row ran past its rows: 0 where the next unit starts at a row
+	for k, i := range units {
+		u := p.Units[i]
+		if k > 0 && p.Units[units[k-1]].End != u.Start {
+			return nil, again, fmt.Errorf("%w: the units of %s do not meet (bytes %d and %d)", ErrBug, s.Names[u.File], p.Units[units[k-1]].End, u.Start)
+		}
+		if over == 0 && out[i].err == nil {
+			parts = append(parts, &out[i].res)
+			over = int(out[i].res.Over)
+			continue
+		}
+		a, b, err := s.rows(u)
+		if err != nil {
+			return nil, again, err
+		}
+		if a += over; a >= b { // that row holds every line of this unit
+			over = a - b
+			continue
+		}
+		r := scan.Result{Part: u.Part}
+		again = true
+		stop := a
+		if err := s.guard(u, func() (err error) {
+			stop, err = s.scanRows(ctx, u.File, a, b, &r, true)
+			return err
+		}); err != nil {
+			return nil, again, err
+		}
+		parts, over = append(parts, &r), max(stop-b, 0)
+	}
+	return parts, again, nil
 }

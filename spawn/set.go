@@ -327,7 +327,8 @@ func (s *Set) rowStart(i, off int) (int, error) {
 // scanUnit scans the rows of one unit into r, under guard, and checks ctx
 // between steps of at most stepBytes (a copying mode's buffer is one step),
 // so a deadline ends even a scan of one huge file. r holds the rows of the
-// steps done when it fails.
+// steps done when it fails; else r.Over says how far its last row ran past
+// the unit (see Set.merge).
 func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
 	r.Part = u.Part
 	return s.guard(u, func() error {
@@ -335,20 +336,35 @@ func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
 		if err != nil {
 			return err
 		}
-		if s.Files[u.File].Copying() {
-			return s.stream(ctx, u.File, a, b, r)
-		}
-		t := s.Tables[u.File]
-		for p := a; p < b; {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if p, err = t.ScanPart(p, min(p+stepBytes, b), r); err != nil {
-				return err
-			}
-		}
-		return nil
+		start, _ := s.body(u.File)
+		stop, err := s.scanRows(ctx, u.File, a, b, r, a == start)
+		r.Over = int64(max(stop-b, 0))
+		return err
 	})
+}
+
+// scanRows scans the rows of file i that start in [a, b), a a row's
+// start, into r, and returns where the row after them starts (b, or past
+// it where the last one runs on). sure says that a is known to be a row's
+// start (the file's first, or one a scan found): a copying mode then reads
+// on through a quoted field open at the end of its buffer, where a unit
+// that may have started inside one stops with its error.
+func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bool) (int, error) {
+	if s.Files[i].Copying() {
+		return s.stream(ctx, i, a, b, r, sure)
+	}
+	t := s.Tables[i]
+	p := a
+	for p < b {
+		if err := ctx.Err(); err != nil {
+			return p, err
+		}
+		var err error
+		if p, err = t.ScanPart(p, min(p+stepBytes, b), r); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
 }
 
 // stepBytes is how much a mapped scan does between two looks at its
@@ -379,7 +395,8 @@ func (s *Set) getBuffer() ([]byte, func()) {
 	return *bp, func() { streamBufs.Put(bp) }
 }
 
-// stream scans the rows of file i that start in [a, b) in a copying mode:
+// stream is scanRows in a copying mode: it scans the rows of file i that
+// start in [a, b):
 // it reads a buffer's worth at a time, scans the whole lines in it through
 // a view of the Table, and goes on from where that scan stopped. A row that
 // a piece ends inside (a quoted field holding newlines: the view's scan says
@@ -387,25 +404,26 @@ func (s *Set) getBuffer() ([]byte, func()) {
 // buffer of streamBytes, or up to twice the longest row if that is larger
 // (at most maxRowBytes). An error's line is counted from the start of the
 // file.
-func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
+func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool) (int, error) {
 	f, t := s.Files[i], s.Tables[i]
-	start, size := s.body(i)
+	_, size := s.body(i)
 	buf, put := s.getBuffer()
 	defer put()
-	for p := a; p < b; {
+	p := a
+	for p < b {
 		if err := ctx.Err(); err != nil {
-			return err
+			return p, err
 		}
 		n := min(len(buf), size-p)
 		if err := f.ReadAt(buf[:n], p); err != nil {
-			return err
+			return p, err
 		}
 		piece, eof := buf[:n], p+n == size
 		if !eof {
 			k := bytes.LastIndexByte(piece, '\n')
 			if k < 0 { // a line longer than the buffer
 				if len(buf) >= maxRowBytes {
-					return fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; the mmap mode does not)",
+					return p, fmt.Errorf("%s: a line longer than %d MiB starts at byte %d (the copying modes hold a whole line in memory; the mmap mode does not)",
 						s.Names[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))
@@ -420,13 +438,13 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 		part := scan.Result{Part: r.Part}
 		next, err := v.ScanPart(0, b-p, &part)
 		if err != nil {
-			// A cut unit (one that does not start at the file's first row)
-			// may start inside a quoted field, and then every quote after
-			// looks open: its error makes the merge rescan the file whole
-			// (see Set.merge), so it need not read on.
-			if !eof && errors.Is(err, scan.ErrOpenQuote) && a == start {
+			// A unit not sure to start at a row may start inside a quoted
+			// field, and then every quote after looks open: its error
+			// makes the merge read it again from a sure start (see
+			// Set.merge), so it need not read on.
+			if !eof && errors.Is(err, scan.ErrOpenQuote) && sure {
 				if len(buf) >= maxRowBytes {
-					return fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; the mmap mode does not)",
+					return p, fmt.Errorf("%s: a row longer than %d MiB starts at byte %d (the copying modes hold a whole row in memory; the mmap mode does not)",
 						s.Names[i], maxRowBytes>>20, p)
 				}
 				buf = make([]byte, min(2*len(buf), maxRowBytes))
@@ -436,17 +454,17 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result) error {
 			if errors.As(err, &pe) {
 				lines, lerr := s.linesBefore(i, p)
 				if lerr != nil {
-					return lerr
+					return p, lerr
 				}
 				pe.Shift(lines)
 			}
 			r.Merge(&part)
-			return err
+			return p, err
 		}
 		r.Merge(&part)
 		p += next
 	}
-	return nil
+	return p, nil
 }
 
 // linesBefore counts the newlines in file i before offset off, for an error
