@@ -127,7 +127,7 @@ func Workers(w io.Writer, rep *spawn.Report) {
 		fmt.Fprintf(w, "  workers started from %s\n", rep.Child)
 	}
 	if len(rep.Rescanned) > 0 {
-		fmt.Fprintf(w, "  rescanned whole (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
+		fmt.Fprintf(w, "  rescanned in part (a row cut fell in a quoted field): %d files\n", len(rep.Rescanned))
 	}
 }
 
