@@ -136,6 +136,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzDate$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzRowEnd$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzQuoteBatch$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzPlainNumber$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 	$(GO) test -run XXX -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) ./spawn
 	$(GO) test -run XXX -fuzz '^FuzzTranscode$$' -fuzztime $(FUZZTIME) ./scan

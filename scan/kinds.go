@@ -537,7 +537,7 @@ func UniteKeys(r *Result, s *Spec) error {
 		kinds[j], whys[j] = s.kindOf(col)
 		typed = typed || kinds[j] == KindNumber || kinds[j] == KindDate
 	}
-	if !typed {
+	if !typed || allPlain(g, s.By, kinds) {
 		return nil
 	}
 	dr, err := newDateReader(s.DateFormats)
@@ -583,6 +583,52 @@ func UniteKeys(r *Result, s *Spec) error {
 	}
 	r.Groups = out
 	return nil
+}
+
+// allPlain says whether every key of g is plain (plainNumber) in every
+// number column of by, and no column is a date one: no two such keys are
+// one number, and each is a number, so UniteKeys has nothing to do. The
+// keys of an ID column are all so; without this, uniting 4M of them took
+// 2 s of a 2.2 s group-by (canonField's strings and a map of them).
+func allPlain(g *Groups, by []string, kinds []Kind) bool {
+	for _, k := range kinds {
+		if k == KindDate {
+			return false
+		}
+	}
+	for i := range g.Len() {
+		key := g.keyBytes(i)
+		for j, k := range kinds {
+			f := key
+			if len(by) > 1 {
+				f = keyField(key, j)
+			}
+			if k == KindNumber && len(f) > 0 && !plainNumber(f) { // (an empty key, missing, is its own group)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainNumber says whether f is the one spelling canonField gives its
+// number: an integer of at most 18 digits without a leading zero, a plus
+// sign or spaces ("0", "-7", not "-0" or "007").
+func plainNumber(f []byte) bool {
+	if len(f) > 1 && f[0] == '-' {
+		if f = f[1:]; f[0] == '0' {
+			return false
+		}
+	}
+	if len(f) == 0 || len(f) > 18 || f[0] == '0' && len(f) > 1 {
+		return false
+	}
+	for _, c := range f {
+		if c-'0' > 9 {
+			return false
+		}
+	}
+	return true
 }
 
 // canonField is a key field's value as UniteKeys compares it: a number's

@@ -320,3 +320,36 @@ func TestInAndContains(t *testing.T) {
 		t.Errorf("n in (1, one): %v, want ErrFilter", err)
 	}
 }
+
+// FuzzPlainNumber checks that a key plainNumber passes is its own
+// canonical spelling (canonField's), so that two such keys are never one
+// number and UniteKeys may leave them.
+func FuzzPlainNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "7", "-7", "007", "+7", "7.0", "1e3", "123456789012345678", "1234567890123456789", " 7", "-", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !plainNumber([]byte(s)) {
+			return
+		}
+		if c, err := canonField([]byte(s), KindNumber, nil); err != nil || c != "n"+s {
+			t.Fatalf("plainNumber(%q), but canonField gives %q %v", s, c, err)
+		}
+	})
+}
+
+// FuzzFieldFits checks fieldFits against canonField's error, in every
+// kind.
+func FuzzFieldFits(f *testing.F) {
+	for _, s := range []string{"0", "-0", "7", "007", "+7", "7.0", "1e3", "x", "", "1/31/2015", "2015-02-30", "99999999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, k := range []Kind{KindAuto, KindNumber, KindDate, KindText} {
+			_, err := canonField([]byte(s), k, nil)
+			if got := fieldFits([]byte(s), k, nil); got != (err == nil) {
+				t.Fatalf("fieldFits(%q, %v) = %v, canonField's error %v", s, k, got, err)
+			}
+		}
+	})
+}
