@@ -204,3 +204,46 @@ func TestDequoteLayout(t *testing.T) {
 		t.Errorf("dequote's offsets %s, quoted_amd64.s has %s", got, want)
 	}
 }
+
+// TestQuotedBatchPauses scans files whose quoted fields hold a delimiter
+// (every quoted row one the full parser must read, as pandas' minimal
+// quoting writes them), long enough that batches pause and start again,
+// and the same with simple quoted rows between such stretches, in every
+// mode, against the reference.
+func TestQuotedBatchPauses(t *testing.T) {
+	oneGoroutine(t)
+	base := generated(t, 3000, 1)[0]
+	lines := bytes.SplitAfter(base.data, []byte("\n"))
+	var minimal, mixed bytes.Buffer
+	for i, l := range lines {
+		minimal.Write(l)
+		if i == 0 {
+			mixed.Write(l)
+			continue
+		}
+		if i%7 == 3 { // a quoted comma in the Country field, one row in 7
+			f := bytes.SplitN(l, []byte(","), 3)
+			if len(f) == 3 {
+				minimal.Truncate(minimal.Len() - len(l))
+				fmt.Fprintf(&minimal, "%s,\"%s, the\",%s", f[0], f[1], f[2])
+			}
+		}
+		// mixed: stretches of 600 rows, every text field quoted (simple)
+		// then quoted minimally
+		if f := bytes.SplitN(l, []byte(","), 3); (i/600)%2 == 0 && len(f) == 3 {
+			fmt.Fprintf(&mixed, "\"%s\",\"%s\",%s", f[0], f[1], f[2])
+		} else if len(f) == 3 && i%5 == 0 {
+			fmt.Fprintf(&mixed, "%s,\"%s, the\",%s", f[0], f[1], f[2])
+		} else {
+			mixed.Write(l)
+		}
+	}
+	for name, d := range map[string][]byte{"minimal": minimal.Bytes(), "mixed": mixed.Bytes()} {
+		files := []refFile{{"m.csv", d}}
+		r, _ := check(t, name, files, Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}})
+		if r.Quoted == 0 {
+			t.Errorf("%s: no row took the full parser", name)
+		}
+		checkGen(t, name, files, Query{By: []string{"Country"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}})
+	}
+}

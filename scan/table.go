@@ -289,19 +289,20 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
 	all := t.allRows() && !genQuick // bulk takes every row, by hotWalk
-	quoted := false                 // the last window held a quote: try quotedBatch before classifying
+	bs := batches{on: quotedBatches} // when quotedBatch takes a window
 	for p < end {
 		if p >= we {
-			if quoted && quotedBatches {
+			if bs.quoted && bs.ok() {
 				next, q, err := t.quotedBatch(p, end, r, sc)
 				if err != nil {
 					return p, err
 				}
-				if quoted = q; next > p {
+				bs.took(next - p)
+				if bs.quoted = q; next > p {
 					p = next
 					continue
 				}
-				if quoted {
+				if bs.quoted {
 					// The row at p is not simple: read it alone, not
 					// classifying a window (twice, for its quotes) for
 					// one row (files that quote a field only where it
@@ -321,12 +322,14 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			}
 			counts := classify(data[wb:we], mk, cv, t.b.sep)
 			quotes = counts.qt > 0
-			if quotes && quotedBatches {
+			bs.window()
+			if quotes && bs.ok() {
 				next, _, err := t.quotedBatch(p, end, r, sc)
 				if err != nil {
 					return p, err
 				}
-				if quoted = true; next > p {
+				bs.took(next - p)
+				if bs.quoted = true; next > p {
 					p, we = next, next // (the window goes on from there)
 					continue
 				}
@@ -373,7 +376,9 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			if err != nil {
 				return p, err
 			}
-			p, we = n, n // the rows after it may be simple (quotedBatch)
+			if p = n; bs.ok() {
+				we = n // the rows after it may be simple (quotedBatch)
+			}
 			continue
 		}
 		if every && t.takeRow(p, e, r, mk, wb, lead, leadVal) {
