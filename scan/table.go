@@ -288,7 +288,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
-	all := t.allRows() && !genQuick // bulk takes every row, by hotWalk
+	all := t.allRows() && !genQuick  // bulk takes every row, by hotWalk
 	bs := batches{on: quotedBatches} // when quotedBatch takes a window
 	for p < end {
 		if p >= we {
