@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -293,10 +292,7 @@ func (t *Table) slowGen(p int, r *Result) (int, error) {
 		return 0, err
 	}
 	r.Rows++
-	r.Quoted++
-	if bytes.IndexByte(t.data[p:end], '\n') >= 0 {
-		r.QuotedLines++
-	}
+	t.countQuoted(r, p, i, end)
 	var fields [MaxFields][]byte
 	var offs [MaxFields]int
 	var buf [512]byte

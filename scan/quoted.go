@@ -228,6 +228,61 @@ func (t *Table) againAt(p int, cp []byte, err error, r *Result) error {
 	return fmt.Errorf("scan: %s: the row at byte %d (%v) read again in place has no error: %w", t.name, t.base+row, err, errDisagree)
 }
 
+// countQuoted counts the row data[p:next] (end: its line end), which the
+// full parser read, in r.Quoted if it is not simple (rowSimple), and in
+// r.QuotedLines too if a quoted field of it holds a line end. So the
+// counts are the same whichever path a scan took (a batch, a paused
+// window, a row longer than a window): they are the data's.
+func (t *Table) countQuoted(r *Result, p, next, end int) {
+	if rowSimple(t.data[p:next], t.b.sep) {
+		return
+	}
+	r.Quoted++
+	if bytes.IndexByte(t.data[p:end], '\n') >= 0 {
+		r.QuotedLines++
+	}
+}
+
+// rowSimple says whether row, one record the full parser read with its
+// line end, has only quotes that quoteBatch would take (its rule, read
+// field by field as refQuoteBatch reads it). It is sure only of the
+// other: a row it calls not simple no batch takes, so such a row always
+// reaches the full parser, and is counted wherever it is scanned.
+func rowSimple(row []byte, sep byte) bool {
+	for i, first := 0, true; ; first = false {
+		if i < len(row) && row[i] == '"' {
+			k := bytes.IndexByte(row[i+1:], '"')
+			if k < 0 {
+				return false
+			}
+			c := row[i+1 : i+1+k]
+			if first && k == 0 || bytes.IndexByte(c, sep) >= 0 || bytes.IndexByte(c, '\n') >= 0 || k > 0 && c[k-1] == '\r' {
+				return false
+			}
+			switch j := i + k + 2; {
+			case j == len(row) || row[j] == '\n' || row[j] == '\r' && j+1 < len(row) && row[j+1] == '\n':
+				return true
+			case row[j] == sep:
+				i = j + 1
+			default:
+				return false
+			}
+			continue
+		}
+		k := i
+		for k < len(row) && row[k] != sep && row[k] != '\n' {
+			if row[k] == '"' {
+				return false
+			}
+			k++
+		}
+		if k == len(row) || row[k] == '\n' {
+			return true
+		}
+		i = k + 1
+	}
+}
+
 // oneRow reads the row at p as the row-by-row path of scanPart does,
 // without marks: by the full parser if it holds a quote, else by line. It
 // returns where the next row starts.

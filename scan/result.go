@@ -22,9 +22,10 @@ const MaxSums = 8
 type Result struct {
 	Rows    int64 // data rows scanned (blank lines and headers are not rows)
 	Matched int64 // rows that passed the filter
-	// Quoted counts the rows that took the full parser: those whose
-	// quotes quotedBatch does not take (a quoted delimiter or line end, a
-	// doubled quote, a quote inside a bare field; see quoteBatch).
+	// Quoted counts the rows whose quotes are not all simple fields'
+	// (rowSimple: a quoted delimiter or line end, a doubled quote, a quote
+	// inside a bare field; see quoteBatch): rows that only the full parser
+	// reads. It is the data's, the same whichever path took a row.
 	Quoted int64
 	Sums   [MaxSums]Fixed
 	Mins   [MaxSums]Extreme

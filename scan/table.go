@@ -588,10 +588,7 @@ func (t *Table) slowRow(p int, r *Result) (int, error) {
 	}
 	matched := b.filter < 0 || (fi > b.filter && equalField(t.data[fsp.s:fsp.e], fsp.quoted, b.value))
 	r.Rows++
-	r.Quoted++
-	if bytes.IndexByte(t.data[p:end], '\n') >= 0 {
-		r.QuotedLines++
-	}
+	t.countQuoted(r, p, i, end)
 	if fi <= b.filter {
 		return i, t.shortRow(end, b.fname, b.filter, fi)
 	}
