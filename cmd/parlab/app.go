@@ -53,17 +53,35 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-const helpText = `parlab: one analytic query over CSV files, run every way the machine allows,
+// helpText is parlab's overview: helpTemplate with the strategies and
+// splits filled in from spawn's registries (TestHelpFromRegistries checks
+// that every query flag, strategy and split is in it).
+var helpText = strings.NewReplacer(
+	"{strategies}", strings.Join(registryNames(spawn.Strategies(), spawn.Strategy.Name), "|"),
+	"{splits}", strings.Join(registryNames(spawn.Splits(), spawn.Split.String), "|"),
+).Replace(helpTemplate)
+
+// registryNames is each entry's name.
+func registryNames[T any](entries []T, name func(T) string) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = name(e)
+	}
+	return out
+}
+
+const helpTemplate = `parlab: one analytic query over CSV files, run every way the machine allows,
 and an FTP server whose concurrency model is a flag.
 
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
   parlab query [--where 'COLUMN OP VALUE']... [--by COL,COL] [--sum COL,COL] [--min COL,COL]
                [--max COL,COL] [--avg COL,COL] [--sort 'COL[:desc]'] [--limit N]
-               [--io mmap|readat|read] [--populate] [--strategy seq|goroutines|processes]
-               [--workers N] [--split auto|rows|keys|dynamic|file|file-naive] [--timeout 3s] [--max-memory 8GiB]
-               [--delimiter ,|;|'|'|tab] [--comment '#'] [--skip N] [--null NA,NULL] [--ragged]
-               [--json | --csv] [--verbose] PATH...
+               [--io mmap|readat|read] [--populate] [--strategy {strategies}]
+               [--workers N] [--split {splits}] [--timeout 3s] [--max-memory 8GiB]
+               [--delimiter ,|;|'|'|tab] [--no-header] [--comment '#'] [--skip N] [--null NA,NULL] [--ragged]
+               [--types COL=KIND,…] [--date-format '%d/%m/%Y'] [--decimal-comma] [--max-ratio 1000]
+               [--skip-bad-rows] [--rejects FILE] [--format text|csv|json | --json | --csv] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic,keys]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]

@@ -1280,6 +1280,28 @@ func TestHelpFromRegistries(t *testing.T) {
 			t.Errorf("ftp serve --help lacks the model %s", m)
 		}
 	}
+	// The overview (parlab help): every query flag in its query lines, and
+	// every strategy and split in their lists.
+	_, overview, _ := run(t, "", "help")
+	usage := overview[strings.Index(overview, "parlab query"):strings.Index(overview, "parlab bench")]
+	for _, l := range strings.Split(qhelp, "\n") {
+		if name, ok := strings.CutPrefix(l, "  --"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			if !strings.Contains(usage, "--"+name) {
+				t.Errorf("parlab help's query lines lack --%s", name)
+			}
+		}
+	}
+	for _, st := range spawn.Strategies() {
+		if !strings.Contains(usage, "|"+st.Name()+"|") && !strings.Contains(usage, " "+st.Name()+"|") && !strings.Contains(usage, "|"+st.Name()+"]") {
+			t.Errorf("parlab help lacks the strategy %s", st.Name())
+		}
+	}
+	for _, sp := range spawn.Splits() {
+		if !strings.Contains(usage, sp.String()) {
+			t.Errorf("parlab help lacks the split %s", sp)
+		}
+	}
 }
 
 // privateCopy copies the files of directory src into a fresh directory
