@@ -171,10 +171,9 @@ func anyDate(b []byte) (int64, bool) {
 
 // plainDay is parseDate for the two forms most files hold, M/D/YYYY and
 // YYYY-MM-DD with nothing after the day, read straight from their digits
-// (a date filter or a minimum reads one a row: the general reading cost a
-// third of a date range's scan). sure says b has one of those shapes; if
-// not, parseDate reads it the general way (anyDate). FuzzDate checks that
-// the two agree.
+// (a date filter or a minimum reads one a row). sure says b has one of
+// those shapes; if not, parseDate reads it the general way (anyDate).
+// FuzzDate checks that the two agree.
 func plainDay(b []byte) (day int64, ok, sure bool) {
 	n := len(b)
 	if n < 8 || n > 10 {

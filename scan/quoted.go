@@ -306,8 +306,8 @@ var errDisagree = errors.New("the quoted rows' fast path and the full parser dis
 // file that quotes only the fields holding a delimiter or a line end
 // (pandas' and Python's default, QUOTE_MINIMAL) has no simple quoted row:
 // its batches end every few rows at one the full parser must read, and
-// cost more than the plain walk of the window's rows (pypi so: 102 ms a
-// scan against 81). After shortRun batches in a row shorter than
+// cost more than the plain walk of the window's rows (docs/experiments.md,
+// 2026-12-07). After shortRun batches in a row shorter than
 // shortBatch, pauseWindows windows are walked the plain way, twice as many
 // each time again (up to 64 times), until a batch is long; then batches
 // are tried again.
