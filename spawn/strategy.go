@@ -31,11 +31,12 @@ type Config struct {
 	Timeout time.Duration
 	Exe     string // processes: the binary to start; "": child.WorkerExe()
 	// Stream, if not nil, is the input instead of Paths: one CSV stream
-	// (comma-separated, decompressed), named by Names[0], scanned while
-	// it is read (see Streams; stage.Stream). A run reads it once.
+	// (decompressed, in its delimiter: see delimiterOf), named by
+	// Names[0], scanned while it is read (see Streams; stage.Stream). A
+	// run reads it once.
 	Stream io.Reader
 	// Opens, if not empty, are the inputs instead of Paths: each opens one
-	// CSV stream (comma-separated, decompressed), named by Names[i], and
+	// CSV stream (decompressed, in its delimiter), named by Names[i], and
 	// returns the function that closes it (safe while a Read is in
 	// flight, see stage.Stream). Workers take them a whole stream each,
 	// and each reads and scans its own (see Streams).
@@ -148,7 +149,8 @@ type Report struct {
 	// each was read, through a descriptor opened for each read.
 	Transient bool
 	// Rescanned lists the files a row split had cut inside a quoted field,
-	// found out after the scan and scanned again whole (see Set.merge).
+	// found out after the scan, whose units after such a cut were read
+	// again from the row's end (see Set.merge).
 	Rescanned []int
 }
 
