@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 	"strings"
@@ -50,12 +51,20 @@ func FuzzScan(f *testing.F) {
 }
 
 func fuzzScanOnce(t *testing.T, name string, in, body []byte, q Query) {
-	// each of bulk's ways to take rows (see hotModes)
-	for _, mode := range hotModes() {
+	// each of bulk's ways to take rows (see hotModes), every one with the
+	// same error, word for word and place for place (a quoted batch's
+	// error is its source row's: quotedBatch's againAt)
+	first := ""
+	for k, mode := range hotModes() {
 		m := name + ", " + mode()
 		got, err := scanAll([]refFile{{name, in}}, q)
 		var want refAnswer
 		werr := refQuery([]refFile{{name, in}}, q, &want)
+		if es := fmt.Sprint(err); k == 0 {
+			first = es
+		} else if es != first {
+			t.Fatalf("%s: error %s, the first way's %s", m, es, first)
+		}
 		if err != nil || werr != nil {
 			if err == nil || werr == nil || !sameKind(err, werr) {
 				t.Fatalf("%s: scanner error %v, reference error %v", m, err, werr)
