@@ -137,6 +137,8 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzRowEnd$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzQuoteBatch$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzPlainNumber$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzFieldFits$$' -fuzztime $(FUZZTIME) ./scan
+	$(GO) test -run XXX -fuzz '^FuzzContainsFold$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzSession$$' -fuzztime $(FUZZTIME) ./ftp
 	$(GO) test -run XXX -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME) ./spawn
 	$(GO) test -run XXX -fuzz '^FuzzTranscode$$' -fuzztime $(FUZZTIME) ./scan

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Op is a filter's comparison.
@@ -16,19 +18,20 @@ type Op uint8
 
 // The comparisons a filter can make.
 const (
-	OpEq       Op = iota // =
-	OpNe                 // !=
-	OpLt                 // <
-	OpLe                 // <=
-	OpGt                 // >
-	OpGe                 // >=
-	OpIn                 // in (a list: Cond.Values)
-	OpNotIn              // not in
-	OpContains           // ~: the field's bytes hold the value's
-	OpPrefix             // ^=: the field's bytes start with the value's
+	OpEq           Op = iota // =
+	OpNe                     // !=
+	OpLt                     // <
+	OpLe                     // <=
+	OpGt                     // >
+	OpGe                     // >=
+	OpIn                     // in (a list: Cond.Values)
+	OpNotIn                  // not in
+	OpContains               // ~: the field's bytes hold the value's
+	OpPrefix                 // ^=: the field's bytes start with the value's
+	OpContainsFold           // ~*: the field holds the value, letter case aside (containsFold)
 )
 
-var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "in", "not in", "~", "^="}
+var opNames = [...]string{"=", "!=", "<", "<=", ">", ">=", "in", "not in", "~", "^=", "~*"}
 
 // ordered reports whether o is an order comparison (< <= > >=).
 func (o Op) ordered() bool { return o >= OpLt && o <= OpGe }
@@ -145,7 +148,7 @@ func ParseCondDates(s string, decimalComma bool, formats []string) (Cond, error)
 }
 
 // opList is the operators, for messages.
-const opList = "= != < <= > >= ~ ^="
+const opList = "= != < <= > >= ~ ~* ^="
 
 // parseIn reads the list of COLUMN [not] in (V1, V2, …) (s the whole
 // filter, for messages): values separated by commas, spaces around each
@@ -204,6 +207,8 @@ func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 	switch {
 	case strings.HasPrefix(rest, "^="):
 		c.Op, rest = OpPrefix, rest[2:]
+	case strings.HasPrefix(rest, "~*"):
+		c.Op, rest = OpContainsFold, rest[2:]
 	case strings.HasPrefix(rest, "~"):
 		c.Op, rest = OpContains, rest[1:]
 	case strings.HasPrefix(rest, "!="):
@@ -372,7 +377,7 @@ func bindCond(c Cond) (cond, error) { return bindKind(c, KindAuto, "", nil) }
 func bindKind(c Cond, ck Kind, why string, dr *dateReader) (cond, error) {
 	k := cond{op: c.Op, val: []byte(c.Value), ckind: ck, why: why, dates: dr}
 	switch c.Op {
-	case OpContains, OpPrefix: // the field's bytes as written, in any column
+	case OpContains, OpPrefix, OpContainsFold: // the field's bytes as written, in any column
 		k.ckind = KindAuto
 		if len(k.val) == 0 {
 			return k, fmt.Errorf("%w %s: %s needs a value", ErrFilter, clipQuote(c.String()), c.Op)
@@ -487,6 +492,8 @@ func (c *cond) test(f []byte) (bool, error) {
 	switch c.op {
 	case OpContains:
 		return bytes.Contains(f, c.val), nil
+	case OpContainsFold:
+		return containsFold(f, c.val), nil
 	case OpPrefix:
 		return bytes.HasPrefix(f, c.val), nil
 	case OpIn, OpNotIn:
@@ -653,4 +660,65 @@ func cmpDec(a int64, sa int, b int64, sb int) int {
 		return -r
 	}
 	return r
+}
+
+// containsFold reports whether f holds v, letter case aside: from some
+// rune of f on, each of v's runes equals f's next one under Unicode's
+// simple case folding (as strings.EqualFold compares; "straße" holds
+// "STRASSE" not, "ſ" and "s" and "S" are one letter). A byte that is not
+// UTF-8 equals only itself.
+func containsFold(f, v []byte) bool {
+	for i := 0; ; {
+		if prefixFold(f[i:], v) {
+			return true
+		}
+		if i >= len(f) {
+			return false
+		}
+		_, n := utf8.DecodeRune(f[i:])
+		i += n
+	}
+}
+
+// prefixFold reports whether f starts with v, letter case aside (see
+// containsFold).
+func prefixFold(f, v []byte) bool {
+	for len(v) > 0 {
+		if len(f) == 0 {
+			return false
+		}
+		a, b := f[0], v[0]
+		if a < utf8.RuneSelf && b < utf8.RuneSelf { // ASCII: its letters fold only to each other
+			if a != b && (a|0x20 != b|0x20 || a|0x20 < 'a' || a|0x20 > 'z') {
+				return false
+			}
+			f, v = f[1:], v[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(f)
+		s, m := utf8.DecodeRune(v)
+		if r == utf8.RuneError && n == 1 || s == utf8.RuneError && m == 1 {
+			if n != m || a != b { // a byte that is not UTF-8: itself only
+				return false
+			}
+		} else if !runeFold(r, s) {
+			return false
+		}
+		f, v = f[n:], v[m:]
+	}
+	return true
+}
+
+// runeFold reports whether r and s are one letter under simple case
+// folding: s is in r's orbit of unicode.SimpleFold.
+func runeFold(r, s rune) bool {
+	if r == s {
+		return true
+	}
+	for t := unicode.SimpleFold(r); t != r; t = unicode.SimpleFold(t) {
+		if t == s {
+			return true
+		}
+	}
+	return false
 }

@@ -354,3 +354,32 @@ func TestNotQuiteReference(t *testing.T) {
 		t.Fatalf("only %d values declined: the generator misses the near misses", declined)
 	}
 }
+
+// TestContainsFold checks containsFold on letters that fold across scripts
+// and widths, and on bytes that are not UTF-8, against refContainsFold.
+func TestContainsFold(t *testing.T) {
+	for _, c := range []struct {
+		f, v string
+		want bool
+	}{
+		{"Cisco Systems", "cisco", true}, {"CISCO", "Cisco", true}, {"Cis co", "cisco", false},
+		{"KELVIN \u212a", "k", true}, {"ſtop", "STOP", true}, {"Straße", "STRASSE", false},
+		{"ÉCOLE", "école", true}, {"Σίσυφος", "ΣΊΣΥΦΟΣ", true}, {"a\xffb", "A\xffB", true},
+		{"a\xffb", "a\xfeb", false}, {"@", "`", false}, {"[", "{", false}, {"x", "", true}, {"", "x", false},
+		{"\ufffd", "\ufffd", true}, {"\xef\xbf", "\ufffd", false},
+	} {
+		if got := containsFold([]byte(c.f), []byte(c.v)); got != c.want || got != refContainsFold(c.f, c.v) {
+			t.Errorf("containsFold(%q, %q) = %v, want %v (reference %v)", c.f, c.v, got, c.want, refContainsFold(c.f, c.v))
+		}
+	}
+}
+
+func FuzzContainsFold(f *testing.F) {
+	f.Add("Cisco Systems", "SYS")
+	f.Add("ſ\u212a\xff", "SK\xff")
+	f.Fuzz(func(t *testing.T, s, v string) {
+		if got, want := containsFold([]byte(s), []byte(v)), refContainsFold(s, v); got != want {
+			t.Fatalf("containsFold(%q, %q) = %v, reference %v", s, v, got, want)
+		}
+	})
+}

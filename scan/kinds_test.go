@@ -265,6 +265,8 @@ func TestInAndContains(t *testing.T) {
 		`Country NOT IN ("Bonaire, Sint Eustatius", Chad)`: {Col: "Country", Op: OpNotIn, Values: []string{"Bonaire, Sint Eustatius", "Chad"}},
 		`"a in (b)" in (1)`:                                {Col: "a in (b)", Op: OpIn, Values: []string{"1"}},
 		"name~Cisco":                                       {Col: "name", Op: OpContains, Value: "Cisco"},
+		"name ~* cisco":                                    {Col: "name", Op: OpContainsFold, Value: "cisco"},
+		`name~"*x"`:                                        {Col: "name", Op: OpContains, Value: "*x", Quoted: true},
 		"name ^= Sys":                                      {Col: "name", Op: OpPrefix, Value: "Sys"},
 	} {
 		got, err := ParseCond(in)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // refCol resolves a query's column name the documented way: exact, then
@@ -279,7 +280,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			k := refKindOf(q, header, i)
 			switch c.Op {
-			case OpContains, OpPrefix:
+			case OpContains, OpPrefix, OpContainsFold:
 				if c.Value == "" {
 					return out, ErrFilter
 				}
@@ -961,12 +962,15 @@ func refValueKind(text string, k Kind) (refExt, error) {
 // and compares as one.
 func refTestKind(c Cond, k Kind, field string) (bool, error) {
 	switch c.Op {
-	case OpContains, OpPrefix: // bytes as written, any kind; missing: no
+	case OpContains, OpPrefix, OpContainsFold: // bytes as written, any kind; missing: no
 		if field == "" {
 			return false, nil
 		}
-		if c.Op == OpContains {
+		switch c.Op {
+		case OpContains:
 			return strings.Contains(field, c.Value), nil
+		case OpContainsFold:
+			return refContainsFold(field, c.Value), nil
 		}
 		return strings.HasPrefix(field, c.Value), nil
 	case OpIn, OpNotIn: // = of each value; missing: neither
@@ -1032,4 +1036,40 @@ func refKeyLess(a, b []string) bool {
 		return out
 	}
 	return bytes.Compare(enc(a), enc(b)) < 0
+}
+
+// refContainsFold is containsFold the slow way: f and v cut into their
+// runes and stray bytes, and v's sequence looked for at every place of
+// f's, a rune equal to another where strings.EqualFold says so, a stray
+// byte only to itself.
+func refContainsFold(f, v string) bool {
+	tokens := func(s string) []string {
+		var out []string
+		for len(s) > 0 {
+			_, n := utf8.DecodeRuneInString(s)
+			out = append(out, s[:n])
+			s = s[n:]
+		}
+		return out
+	}
+	same := func(a, b string) bool {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) {
+			return a == b
+		}
+		return strings.EqualFold(a, b)
+	}
+	ft, vt := tokens(f), tokens(v)
+	for i := 0; i+len(vt) <= len(ft); i++ {
+		ok := true
+		for j := range vt {
+			if !same(ft[i+j], vt[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

@@ -62,7 +62,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
-	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >= ~ (contains) ^= (starts with), or COLUMN in (V1,V2,…) / not in (…); give it again for more (all must hold); it compares as the column's kind (number, date or text, decided from a sample: --verbose, --types); a quoted value is text; an empty cell is missing (docs/query.md); none: every row")
+	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >= ~ (contains) ~* (contains, any case) ^= (starts with), or COLUMN in (V1,V2,…) / not in (…); give it again for more (all must hold); it compares as the column's kind (number, date or text, decided from a sample: --verbose, --types); a quoted value is text; an empty cell is missing (docs/query.md); none: every row")
 	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
 	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again); with no aggregate named, a plain count (and \"Total Revenue,Total Profit\" where the files have both)")
 	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
