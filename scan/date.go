@@ -179,25 +179,30 @@ func plainDay(b []byte) (day int64, ok, sure bool) {
 	if n < 8 || n > 10 {
 		return 0, false, false
 	}
+	whole := func(b []byte) (int, bool) { // b's digits, all of it
+		v, rest, ok := dateDigits(b, len(b), len(b))
+		return v, ok && len(rest) == 0
+	}
 	var y, m, d int
+	var yok, mok, dok bool
 	switch {
 	case n == 10 && b[4] == '-' && b[7] == '-':
-		var yok bool
-		if y, yok = year4(b[:4]); !yok || !allDigits(b[5:7]) || !allDigits(b[8:]) {
-			return 0, false, false
-		}
-		m, d = num(b[5:7]), num(b[8:])
+		y, yok = year4(b[:4])
+		m, mok = whole(b[5:7])
+		d, dok = whole(b[8:])
 	case b[n-5] == '/':
 		i := 1 // the first '/'
 		if b[1] != '/' {
 			i = 2
 		}
-		var yok bool
-		if y, yok = year4(b[n-4:]); b[i] != '/' || n-5-i-1 < 1 || n-5-i-1 > 2 || !allDigits(b[:i]) || !allDigits(b[i+1:n-5]) || !yok {
+		if b[i] != '/' || n-5-i-1 < 1 || n-5-i-1 > 2 {
 			return 0, false, false
 		}
-		m, d = num(b[:i]), num(b[i+1:n-5])
-	default:
+		y, yok = year4(b[n-4:])
+		m, mok = whole(b[:i])
+		d, dok = whole(b[i+1 : n-5])
+	}
+	if !yok || !mok || !dok {
 		return 0, false, false
 	}
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
@@ -216,24 +221,6 @@ func year4(b []byte) (int, bool) {
 	x := v - 0x30303030
 	x = (x*10 + x>>8) & 0x00FF00FF // two-digit numbers in lanes 0 and 2
 	return int((x*100 + x>>16) & 0xFFFF), true
-}
-
-// allDigits says whether b is all decimal digits; num is their value.
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c-'0' > 9 {
-			return false
-		}
-	}
-	return true
-}
-
-func num(b []byte) int {
-	n := 0
-	for _, c := range b {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // instant is parseDate's number for day y-m-d at us microseconds past its

@@ -103,7 +103,7 @@ func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq u
 		return -1
 	}
 	for i := pos; i < min(pos+64, len(src)); i++ {
-		bit := uint64(1) << (i - pos)
+		bit, b := uint64(1)<<(i-pos), at(i+1) // b: the next byte
 		switch src[i] {
 		case '"':
 			q |= bit
@@ -115,13 +115,13 @@ func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq u
 		case '\r':
 			c |= bit
 		}
-		switch b := at(i + 1); {
+		switch {
 		case b == int(sep) || b == '\n' || b < 0 && final:
 			nd |= bit
 		case b == '\r' && at(i+2) == '\n':
 			ncl |= bit
 		}
-		if b := at(i + 1); b == '"' || b < 0 {
+		if b == '"' || b < 0 {
 			nq |= bit
 		}
 	}
@@ -135,10 +135,11 @@ func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq u
 // start) and close it (before a delimiter, LF or CR LF), and the field
 // between holds no delimiter or LF, no quote and no CR at its end; a row
 // that starts with an empty quoted field (`""`, which alone would copy as
-// a blank line) is not simple either. It returns ok, the length of those rows in src (0
-// when the first row is not simple or not complete in src), and n, the
-// length of their copy in dst, which must hold len(src)+64 bytes. quotes
-// says whether src held a quote before where it stopped looking.
+// a blank line) is not simple either. It returns ok, the length of those
+// rows in src (0 when the first row is not simple or not complete in src),
+// and n, the length of their copy in dst, which must hold len(src)+64
+// bytes. quotes says whether src held a quote before where it stopped
+// looking.
 //
 // Every test is of the row's own bytes, so whether a row is simple does
 // not depend on where src starts.
@@ -285,8 +286,9 @@ func rowSimple(row []byte, sep byte) bool {
 }
 
 // oneRow reads the row at p as the row-by-row path of scanPart does,
-// without marks: by the full parser if it holds a quote, else by line. It
-// returns where the next row starts.
+// without marks (a row longer than a window, or one a batch cannot take):
+// by the full parser if it holds a quote, else by line. It returns where
+// the next row starts.
 func (t *Table) oneRow(p int, r *Result, sc *rowScratch) (int, error) {
 	e, next := len(t.data), len(t.data)
 	if i := bytes.IndexByte(t.data[p:], '\n'); i >= 0 {

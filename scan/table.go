@@ -364,7 +364,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			we = p // the row runs past the window: classify again from its start
 			continue
 		} else {
-			n, err := t.longRow(p, r) // a row longer than a window
+			n, err := t.oneRow(p, r, sc) // a row longer than a window
 			if err != nil {
 				return p, err
 			}
@@ -446,18 +446,6 @@ func fieldIs(data []byte, f, e int, v []byte, sep byte) bool {
 	}
 	n := f + len(v)
 	return n <= end && string(data[f:n]) == string(v) && (n == end || data[n] == sep)
-}
-
-// longRow takes a row longer than a window, finding its end the plain way.
-func (t *Table) longRow(p int, r *Result) (int, error) {
-	e, next := len(t.data), len(t.data)
-	if i := bytes.IndexByte(t.data[p:], '\n'); i >= 0 {
-		e, next = p+i, p+i+1
-	}
-	if bytes.IndexByte(t.data[p:e], '"') >= 0 {
-		return t.slowRow(p, r)
-	}
-	return next, t.line(p, e, r, nil, 0)
 }
 
 // line takes the quote-free line data[p:e] (e is its '\n' or the end of
