@@ -198,6 +198,14 @@ func FuzzQuery(f *testing.F) {
 			q.Sum = []string{"x", "y"}
 		}
 		checkGen(t, "fuzz", []refFile{{"fuzz.csv", in}}, q)
+		if q.Min == nil && q.Max == nil && q.Avg == nil && q.By == nil { // its rows out too
+			sq := q
+			sq.Sum, sq.Select, sq.Out, sq.Limit = nil, []string{"x", "f"}, OutFormat(op%3), int(shape&3)
+			if shape&32 != 0 {
+				sq.Select = []string{"*"}
+			}
+			checkGen(t, "fuzz, rows out", []refFile{{"fuzz.csv", in}}, sq)
+		}
 		for _, name := range []string{"fuzz.tsv", "fuzz.ssv", "fuzz.psv"} {
 			sep := sepOf(name)
 			q := q

@@ -37,6 +37,9 @@ type general struct {
 	// dates reads a date column's values (nil: parseDate's forms)
 	dates    *dateReader
 	keyKinds []ColumnKind
+	// sel, if not nil: the query selects rows, which emit writes (no
+	// group-by, no aggregate)
+	sel *selector
 }
 
 // aggSlot is one aggregated column: where it is in cols and which
@@ -101,7 +104,7 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		need  Need
 	}{{"sum", q.Sum, NeedSum}, {"min", q.Min, NeedMin}, {"max", q.Max, NeedMax}, {"avg", q.Avg, NeedSum}}
 	if !q.named() {
-		lists[0].names = defaultSums(header)
+		lists[0].names = q.defaultSums(header)
 		b.spec.Sales = lists[0].names != nil
 	}
 	slotOf := map[int]int{} // column → slot
@@ -132,6 +135,12 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 			b.spec.Aggs = append(b.spec.Aggs, Agg{Func: l.fn, Col: header[i], Slot: slot})
 		}
 	}
+	if q.Select != nil {
+		if g.sel, err = bindSelect(q, header, hk, sep, use); err != nil {
+			return b, err
+		}
+		b.spec.Select = g.sel.names
+	}
 	for _, sl := range g.slots {
 		if sl.need&NeedSum != 0 && (sl.kind == KindText || sl.kind == KindDate) {
 			return b, fmt.Errorf("%s is %s (%s): %w", clipQuote(header[at[sl.fi]]), articled(sl.kind), sl.why, errSumKind)
@@ -157,6 +166,11 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 	}
 	for i := range g.slots {
 		g.slots[i].fi = place(g.slots[i].fi)
+	}
+	if g.sel != nil {
+		for i := range g.sel.fi {
+			g.sel.fi[i] = place(g.sel.fi[i])
+		}
 	}
 	for _, c := range g.cols {
 		g.names = append(g.names, header[c])
@@ -278,7 +292,7 @@ func (t *Table) lineGen(p, e int, r *Result, mk *marks, wb int, sc *rowScratch) 
 	}
 	return t.rowGen(r, fields, offs, found, func(k int) error {
 		return t.shortRow(p+len(line), g.names[k], g.cols[k], have)
-	})
+	}, p, line)
 }
 
 // slowGen is slowRow for the general binding: the record at p, parsed by
@@ -302,19 +316,14 @@ func (t *Table) slowGen(p int, r *Result) (int, error) {
 		c := t.data[sp.s:sp.e]
 		if sp.quoted {
 			from := len(scratch)
-			for j := 0; j < len(c); j++ {
-				scratch = append(scratch, c[j])
-				if c[j] == '"' {
-					j++ // doubled in quoted content
-				}
-			}
+			scratch = appendUnquoted(scratch, c)
 			c = scratch[from:len(scratch):len(scratch)]
 		}
 		fields[k], offs[k] = c, sp.s
 	}
 	return i, t.rowGen(r, &fields, &offs, got, func(k int) error {
 		return t.shortRow(end, g.names[k], g.cols[k], fi)
-	})
+	}, p, stripCR(t.data[p:end]))
 }
 
 // rowGen tests a row's fields (fields[k] is column g.cols[k], at offset
@@ -327,8 +336,9 @@ func (t *Table) slowGen(p int, r *Result) (int, error) {
 // passes every other filter (the first such in query order), so that the
 // answer, or the error, never depends on the order of the filters; a
 // missing group-by or aggregated field is one only in a row that passes
-// every filter.
-func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]int, found int, short func(k int) error) error {
+// every filter. A query that selects rows writes a passing row (emit):
+// row is its bytes without the line end, at offset at.
+func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]int, found int, short func(k int) error, at int, row []byte) error {
 	g := t.b.gen
 	var pending error
 	for i := range g.conds {
@@ -355,6 +365,15 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	}
 	if found < len(g.cols) {
 		return short(found)
+	}
+	if g.sel != nil {
+		if g.sel.limit == 0 || r.Matched < g.sel.limit {
+			if err := t.emit(r, fields, at, row); err != nil {
+				return err
+			}
+		}
+		r.Matched++
+		return nil
 	}
 	var ms [MaxSums]int64
 	var ss [MaxSums]int
@@ -544,7 +563,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if g.lead >= 0 {
 		rest = g.conds[1:]
 	}
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil {
 		return nil
 	}
 	for _, s := range g.slots {

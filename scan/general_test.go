@@ -30,6 +30,12 @@ var generalQueries = []Query{
 	{Filters: []Cond{{"Total Profit", OpLt, "100", false, nil}}, Min: []string{"Total Profit"}},
 	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
 	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
+	// rows out, in every format; the reference reads them back (readOut)
+	{Where: "Region", Equals: "Europe", Select: []string{"Order ID", "Total Profit"}},
+	{Filters: []Cond{{"Country", OpContains, "stan", false, nil}}, Select: []string{"*"}, Limit: 7},
+	{Filters: []Cond{{"Units Sold", OpGt, "9000", false, nil}}, Select: []string{"Country", "Unit Price", "Order Date", "Country"}, Out: OutTSV},
+	{Filters: []Cond{{"Unit Price", OpLe, "100.5", false, nil}}, Select: []string{"Total Profit", "Region"}, Out: OutJSON, Limit: 40},
+	{Select: []string{"*"}, Out: OutJSON, Limit: 25},
 }
 
 func TestGeneralGenerated(t *testing.T) {

@@ -264,7 +264,7 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 	}
 	sums := q.Sum
 	if !q.named() {
-		sums = defaultSums(t.header)
+		sums = q.defaultSums(t.header)
 	}
 	for _, l := range []struct {
 		what  string
@@ -286,6 +286,11 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 	}
 	for _, n := range append(append(slices.Clone(q.By), q.Min...), q.Max...) {
 		find(n)
+	}
+	if q.Out == OutJSON { // (a number column's values are written as JSON numbers)
+		for _, n := range q.Select {
+			find(n)
+		}
 	}
 	return d, nil
 }

@@ -21,7 +21,13 @@ import (
 func MergeAll(rs []*Result, workers int) Result {
 	var total Result
 	var srcs []*Groups
-	n := 0
+	n, out := 0, 0
+	for _, r := range rs {
+		out += len(r.Out)
+	}
+	if out > 0 {
+		total.Out = make([]byte, 0, out) // (one copy of the rows out, not one a doubling)
+	}
 	for _, r := range rs {
 		g := r.Groups
 		if g != nil {

@@ -17,6 +17,12 @@ import (
 // the count, rounded half to even to AvgScale or the column's scale if that
 // is larger. Sort and Limit order and cut the groups of a group-by; they
 // change nothing the scan does.
+//
+// Select asks for the matching rows themselves instead of figures (see
+// rowsout.go): those columns, in that order, "*" for every column of the
+// header in its order, each row written in format Out to Result.Out in
+// file order; Limit then stops a scan once it has written that many rows.
+// It takes no group-by, aggregate or Sort.
 type Query struct {
 	Where   string
 	Equals  string
@@ -28,6 +34,8 @@ type Query struct {
 	Avg     []string
 	Sort    []SortKey
 	Limit   int
+	Select  []string
+	Out     OutFormat
 	// Types are the kinds the user gave columns (--types), for a
 	// Decider. Kinds are the kinds decided for the query's columns (see
 	// Kind): set before the query is bound (spawn does it once, for every
@@ -62,7 +70,10 @@ var DefaultSums = []string{"Total Revenue", "Total Profit"}
 
 // defaultSums is the sums of a query that names no aggregate, over header:
 // DefaultSums if both resolve in it, else none.
-func defaultSums(header []string) []string {
+func (q *Query) defaultSums(header []string) []string {
+	if q.Select != nil {
+		return nil // (rows out: no figures)
+	}
 	for _, n := range DefaultSums {
 		if _, err := resolve(n, header); err != nil {
 			return nil
@@ -104,6 +115,9 @@ type Spec struct {
 	Aggs    []Agg
 	Sort    []sortBy
 	Limit   int
+	// Select is the columns a query that selects rows writes, as the
+	// header spells them (every column for "*").
+	Select []string
 	// Kinds are the decided kinds of the query's columns (Query.Kinds),
 	// each named as this header spells it; DateFormats the query's.
 	Kinds       []ColumnKind
@@ -258,7 +272,11 @@ func (q *Query) Validate() error {
 			return fmt.Errorf("%w: a filter names no column", ErrFilter)
 		}
 	}
-	if len(q.By) == 0 && (len(q.Sort) > 0 || q.Limit != 0) {
+	if q.Select != nil {
+		if err := q.validateSelect(); err != nil {
+			return err
+		}
+	} else if len(q.By) == 0 && (len(q.Sort) > 0 || q.Limit != 0) {
 		return fmt.Errorf("--sort and --limit order and cut the groups of a group-by: give --by")
 	}
 	if q.Limit < 0 {
@@ -281,7 +299,7 @@ func (q *Query) conds() []Cond {
 // group-by.
 func (q *Query) simple(header []string, hk headerKinds) bool {
 	cs := q.conds()
-	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 {
+	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 || q.Select != nil {
 		return false
 	}
 	if len(cs) == 0 {
@@ -383,7 +401,7 @@ func bindShape(q *Query, header []string, hk headerKinds, sep byte) (binding, er
 	}
 	sums := q.Sum
 	if !q.named() {
-		sums = defaultSums(header)
+		sums = q.defaultSums(header)
 		b.spec.Sales = sums != nil
 	}
 	b.nsum = len(sums)

@@ -262,7 +262,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				header[i] = fmt.Sprintf("column%d", i)
 			}
 		}
-		if !named { // the Sales sums if the header has both, else a plain count
+		if !named && q.Select == nil { // the Sales sums if the header has both, else a plain count
 			aggs = nil
 			_, e1 := refCol(header, "Total Revenue")
 			_, e2 := refCol(header, "Total Profit")
@@ -340,6 +340,23 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			seen[[2]any{a.fn, i}] = true
 			aggCols, need = append(aggCols, i), max(need, i)
 		}
+		var selCols []int // the columns a query selecting rows writes
+		for _, n := range q.Select {
+			if n == "*" {
+				for i := range header {
+					selCols = append(selCols, i)
+				}
+				continue
+			}
+			i, err := refCol(header, n)
+			if err != nil {
+				return out, err
+			}
+			selCols = append(selCols, i)
+		}
+		for _, i := range selCols {
+			need = max(need, i)
+		}
 		numeric := map[int]bool{} // the columns that a sum or an average reads: numbers only
 		for k, a := range aggs {
 			if a.fn == "sum" || a.fn == "avg" {
@@ -405,6 +422,24 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					continue
 				}
 				return out, ErrShortRow
+			}
+			if q.Select != nil {
+				var row []string
+				for _, c := range selCols {
+					v := rec[c]
+					if q.Out == OutJSON && v != "" { // JSON's strings are UTF-8, a number column's values JSON's numbers
+						v = string([]rune(v))
+						if n, sc, err := refNum(v); err == nil && refKindOf(q, header, c) == KindNumber && !refJSONNumber(v) {
+							v = n.FloatString(sc)
+						}
+					}
+					row = append(row, v)
+				}
+				if q.Limit == 0 || out.matched < int64(q.Limit) {
+					out.cells = append(out.cells, row)
+				}
+				out.matched++
+				continue
 			}
 			// every aggregated value must parse, in the order of the columns'
 			// first appearance (the scanner's slots); vals[k] is aggregate
@@ -499,6 +534,9 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				}
 			}
 		}
+	}
+	if q.Select != nil {
+		return out, nil
 	}
 	if q.By == nil && len(groups) == 0 {
 		g := &refGroup{}
@@ -839,6 +877,10 @@ func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 		return out, nil, err
 	}
 	out.rows, out.matched, out.bad = r.Rows, r.Matched, r.Bad
+	if q.Select != nil {
+		out.cells, err = readOut(r.Out, q.Out, len(a.Spec.Select))
+		return out, a, err
+	}
 	if gt := a.Groups(); gt != nil {
 		for i := range gt.Len() {
 			out.cells = append(out.cells, gt.Row(nil, i, false))

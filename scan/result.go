@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -61,6 +62,12 @@ type Result struct {
 	// in Rows. Merge and Equal ignore it, and it is not in the binary
 	// form: the parent of a key split knows each unit's part.
 	Part KeyPart
+	// Out, for a query that selects rows: the matching rows, written in
+	// its format (see OutFormat), in the order scanned; a scan that stops
+	// at Query.Limit writes that many and counts the rest in Matched.
+	// Merge appends o's after r's, so results merged in file order hold
+	// the file's order.
+	Out []byte
 }
 
 // Merge adds o into r. Sums are exact and cannot overflow (see Fixed), so
@@ -84,6 +91,7 @@ func (r *Result) Merge(o *Result) {
 	r.Quoted += o.Quoted
 	r.QuotedLines += o.QuotedLines
 	r.Bad += o.Bad
+	r.Out = append(r.Out, o.Out...)
 	r.Rejects = append(r.Rejects, o.Rejects[:min(len(o.Rejects), maxRejects-min(len(r.Rejects), maxRejects))]...)
 }
 
@@ -91,7 +99,7 @@ func (r *Result) Merge(o *Result) {
 // Equal sums (however each sum is split between its parts).
 func (r *Result) Equal(o *Result) bool {
 	if r.Rows != o.Rows || r.Matched != o.Matched || r.Quoted != o.Quoted || r.QuotedLines != o.QuotedLines || r.Skipped != o.Skipped || r.Bad != o.Bad ||
-		!equalWords(r.Words, o.Words) {
+		!equalWords(r.Words, o.Words) || !bytes.Equal(r.Out, o.Out) {
 		return false
 	}
 	for i := range r.Sums {
@@ -193,9 +201,11 @@ func DecodeResult(b []byte) (Result, error) {
 }
 
 // AppendVar appends the binary form of r's variable part, its Words and
-// Groups, to b; it appends nothing if r has neither. The form is a byte of
-// flags (1 words, 2 groups), then the words (appendWords), then the
-// groups (Groups.AppendBinary) to the end.
+// Groups, its Rejects and Out, to b; it appends nothing if r has none. The
+// form is a byte of flags (1 words, 2 groups, 4 rejects, 8 rows out), then
+// the words (appendWords), the rejects (appendRejects), the rows out (a
+// uvarint length and the bytes), then the groups (Groups.AppendBinary) to
+// the end.
 func (r *Result) AppendVar(b []byte) []byte {
 	var flags byte
 	if len(r.Words) > 0 {
@@ -207,6 +217,9 @@ func (r *Result) AppendVar(b []byte) []byte {
 	if len(r.Rejects) > 0 {
 		flags |= 4
 	}
+	if len(r.Out) > 0 {
+		flags |= 8
+	}
 	if flags == 0 {
 		return b
 	}
@@ -217,6 +230,10 @@ func (r *Result) AppendVar(b []byte) []byte {
 	if flags&4 != 0 {
 		b = appendRejects(b, r.Rejects)
 	}
+	if flags&8 != 0 {
+		b = binary.AppendUvarint(b, uint64(len(r.Out)))
+		b = append(b, r.Out...)
+	}
 	if flags&2 != 0 {
 		b = r.Groups.AppendBinary(b)
 	}
@@ -226,7 +243,7 @@ func (r *Result) AppendVar(b []byte) []byte {
 // DecodeVar reads into r what AppendVar wrote (b not empty); the bytes are
 // copied out of b.
 func (r *Result) DecodeVar(b []byte) error {
-	if len(b) == 0 || b[0] == 0 || b[0] > 7 {
+	if len(b) == 0 || b[0] == 0 || b[0] > 15 {
 		return fmt.Errorf("result: malformed variable part")
 	}
 	flags := b[0]
@@ -244,6 +261,13 @@ func (r *Result) DecodeVar(b []byte) error {
 			return err
 		}
 		r.Rejects, b = rs, rest
+	}
+	if flags&8 != 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n == 0 || n > uint64(len(b)-k) {
+			return fmt.Errorf("result: malformed rows out")
+		}
+		r.Out, b = bytes.Clone(b[k:k+int(n)]), b[k+int(n):]
 	}
 	if flags&2 == 0 {
 		if len(b) != 0 {

@@ -737,7 +737,7 @@ func equalField(c []byte, quoted bool, want []byte) bool {
 
 func unquote(c []byte, quoted bool) string {
 	if quoted {
-		return string(bytes.ReplaceAll(c, []byte(`""`), []byte(`"`)))
+		return string(appendUnquoted(nil, c))
 	}
 	return string(c)
 }
