@@ -120,21 +120,23 @@ func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(c
 		stats: make([]paddedStat, len(ws)),
 		own:   make([]paddedResult, len(ws)),
 	}
+	first := newFirstRows(r.set, r.plan)
 	var wg sync.WaitGroup
 	for k, w := range ws {
 		wg.Go(func() {
 			st := &wk.stats[k].WorkerStat
 			st.Start = time.Since(r.t0)
-			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil; i = r.plan.next(w, st.Units, take) {
+			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil && !first.enough(); i = r.plan.next(w, st.Units, take) {
 				u := r.plan.Units[i]
 				o := &wk.out[i].unitOutcome
 				dst := &o.res
-				if r.set.whole(u) {
+				if r.set.fold(u) {
 					dst, o.folded = &wk.own[k].Result, true
 				}
 				rows := dst.Rows
 				o.err = body(ctx, r.set, u, dst)
 				o.done = true
+				first.add(i, o)
 				st.Units++
 				st.Bytes += int64(u.End - u.Start)
 				st.Rows += dst.Rows - rows
@@ -186,6 +188,7 @@ func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitO
 	if err != nil {
 		return nil, err
 	}
+	cutRows(&r.set.Query, &res)
 	if r.set.Rest != nil { // a later file's error: none came before it
 		return nil, r.set.Rest
 	}

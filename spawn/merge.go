@@ -45,10 +45,11 @@ func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*sc
 	var parts []*scan.Result // in unit order; merged at the end, the groups in parallel
 	var rescanned []int
 	perFile := make([][]int, len(s.Tables))
-	for i, u := range p.Units {
-		if !out[i].done {
-			return scan.Result{}, nil, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Names[u.File], u.Start, u.End)
-		}
+	n, err := s.donePrefix(p, out)
+	if err != nil {
+		return scan.Result{}, nil, err
+	}
+	for i, u := range p.Units[:n] {
 		perFile[u.File] = append(perFile[u.File], i)
 	}
 	for f, units := range perFile {

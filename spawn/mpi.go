@@ -507,7 +507,8 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 		return nil, noData(names)
 	}
 	rep.phases(joined)
-	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0))
+	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0)) // (in rank order: each rank's files follow the one's before)
+	cutRows(&c.Query, &rep.Result)
 	rep.Merge = time.Since(t0) - joined
 	rep.Total = time.Since(t0)
 	return rep, ctx.Err()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -131,6 +132,9 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 				break
 			}
 			return nil, err
+		}
+		if len(s.Tables) == 0 && want == nil {
+			s.selectAll(t)
 		}
 		s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
 		s.Files = append(s.Files, f)
@@ -284,6 +288,31 @@ func (s *Set) whole(u Unit) bool {
 	return u.Start == a && u.End == b
 }
 
+// fold reports whether unit u's result may be added to its worker's own
+// result (see runGoroutines): u is a whole file, which no merge needs
+// apart, and the query writes no rows, whose order is the units'.
+func (s *Set) fold(u Unit) bool { return s.Query.Select == nil && s.whole(u) }
+
+// selectAll makes a Select of "*" the columns of t's header, the Set's
+// first file's, by name, so that every file writes its rows in that
+// order: by their names in its own header. A header that names no column,
+// or one twice, keeps "*" (each file then writes its own columns).
+func (s *Set) selectAll(t *scan.Table) {
+	q := &s.Query
+	if len(q.Select) != 1 || q.Select[0] != "*" {
+		return
+	}
+	h := t.Header()
+	seen := make(map[string]bool, len(h))
+	for _, n := range h {
+		if n == "" || seen[n] {
+			return
+		}
+		seen[n] = true
+	}
+	q.Select = slices.Clone(h)
+}
+
 // WholeFile is the unit that covers file i's data rows.
 func (s *Set) WholeFile(i int) Unit {
 	a, b := s.body(i)
@@ -355,12 +384,16 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 	}
 	t := s.Tables[i]
 	p := a
-	for p < b {
+	step := stepBytes
+	if s.Query.Limit > 0 && s.Query.Select != nil {
+		step = limitStepBytes
+	}
+	for p < b && !s.enough(r) {
 		if err := ctx.Err(); err != nil {
 			return p, err
 		}
 		var err error
-		if p, err = t.ScanPart(p, min(p+stepBytes, b), r); err != nil {
+		if p, err = t.ScanPart(p, min(p+step, b), r); err != nil {
 			return p, err
 		}
 	}
@@ -368,8 +401,26 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 }
 
 // stepBytes is how much a mapped scan does between two looks at its
-// context: a few milliseconds.
-const stepBytes = 8 << 20
+// context: a few milliseconds. limitStepBytes is the step of a query that
+// selects at most Limit rows, which looks as often whether it has them.
+const (
+	stepBytes      = 8 << 20
+	limitStepBytes = 64 << 10
+)
+
+// cutRows cuts the rows a query selecting at most q.Limit rows wrote to
+// that many: each unit of a parallel run writes up to Limit of its own.
+func cutRows(q *scan.Query, r *scan.Result) {
+	if q.Select != nil && q.Limit > 0 {
+		r.Out = scan.CutRows(r.Out, q.Out, q.Limit)
+	}
+}
+
+// enough reports whether r holds every row that a query selecting at most
+// Limit rows writes: a scan into r can stop.
+func (s *Set) enough(r *scan.Result) bool {
+	return s.Query.Limit > 0 && s.Query.Select != nil && r.Matched >= int64(s.Query.Limit)
+}
 
 // streamBytes is a copying mode's buffer: each worker holds one while it
 // scans (more only for a row longer than that, see stream). maxRowBytes
@@ -410,7 +461,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool
 	buf, put := s.getBuffer()
 	defer put()
 	p := a
-	for p < b {
+	for p < b && !s.enough(r) {
 		if err := ctx.Err(); err != nil {
 			return p, err
 		}

@@ -250,6 +250,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if err := set.placeRejects(ctx, &rep.Result); err != nil {
 		return nil, err
 	}
+	cutRows(&set.Query, &rep.Result)
 	w.End = time.Since(t0)
 	w.Rows = rep.Result.Rows
 	rep.PerWorker = []WorkerStat{w}

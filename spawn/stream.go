@@ -68,6 +68,9 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 		return nil, err
 	}
 	workers = max(workers, 1)
+	if c.Query.Select != nil {
+		workers = 1 // (the rows in the order read: one worker takes every block)
+	}
 	t0 := time.Now()
 	if c.Stream == nil {
 		if c.Query.Kinds == nil {
@@ -103,7 +106,7 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	for w := range own {
 		s.placeRejects(own[w].Rejects, all)
 	}
-	return rep.streamed(name, joined, own, t0, c.Names), nil
+	return rep.streamed(name, joined, own, t0, &c), nil
 }
 
 // runStreams is runStream over c.Opens: each worker takes the next input
@@ -162,7 +165,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	for _, w := range rep.PerWorker {
 		rep.Setup = min(rep.Setup, w.Start)
 	}
-	return rep.streamed(name, joined, own, t0, c.Names), nil
+	return rep.streamed(name, joined, own, t0, &c), nil
 }
 
 // streamOne opens input i of c.Opens, and reads and scans it into r (its
@@ -211,7 +214,8 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 
 // streamed closes a streamed run's report: its phases, bytes and merged
 // result.
-func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, names []string) *Report {
+func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, c *Config) *Report {
+	names := c.Names
 	if name == NameSeq {
 		rep.Split = ""
 	}
@@ -229,6 +233,7 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 		}
 	}
 	scan.SortRejects(rep.Result.Rejects, order)
+	cutRows(&c.Query, &rep.Result)
 	rep.Merge = time.Since(t0) - joined
 	rep.Total = time.Since(t0)
 	return rep

@@ -147,7 +147,7 @@ func runWorker(region *shm.Region, w int, entered int64) int {
 		us := b[l.unit(i) : l.unit(i)+unitSlot]
 		le.PutUint64(us[uWorker:], uint64(w))
 		res := new(scan.Result)
-		if set.whole(u) {
+		if set.fold(u) {
 			res = &own
 		}
 		before := res.Rows

@@ -1,0 +1,91 @@
+package spawn
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"parlab/data"
+	"parlab/scan"
+	"parlab/shm"
+	"parlab/spawn/stage"
+)
+
+// A query that selects rows writes the same bytes every way (strategy,
+// split, worker count, I/O mode), in file order, also where a row split
+// cuts inside a quoted field that holds a newline and units are read
+// again; with a limit, every way writes the first rows of the sequential
+// answer, however early its workers stopped. The rows themselves are
+// checked against the slow reference in package scan.
+func TestSelectEveryWay(t *testing.T) {
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 1500, Files: 3, Seed: 6}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := stage.ExpandPaths([]string{dir})
+	qdir := t.TempDir()
+	for _, p := range plain {
+		b, _ := os.ReadFile(p)
+		b = bytes.ReplaceAll(b, []byte(",Chad,"), []byte(",\"Ch\nad, \"\"the\"\"\","))
+		writeFile(t, filepath.Join(qdir, filepath.Base(p)), string(b))
+	}
+	quoted, _ := stage.ExpandPaths([]string{qdir})
+	europe := scan.Cond{Col: "Region", Op: scan.OpEq, Value: "Sub-Saharan Africa"}
+	queries := []scan.Query{
+		{Filters: []scan.Cond{europe}, Select: []string{"Order ID", "Country", "Total Profit"}},
+		{Filters: []scan.Cond{{Col: "Units Sold", Op: scan.OpGt, Value: "8000"}}, Select: []string{"*"}, Out: scan.OutJSON},
+		{Filters: []scan.Cond{europe}, Select: []string{"*"}, Out: scan.OutTSV},
+	}
+	for _, q := range queries {
+		for _, paths := range [][]string{plain, quoted} {
+			seq, err := Sequential{}.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 1, Timeout: time.Minute})
+			if err != nil {
+				t.Fatalf("%+v: %v", q, err)
+			}
+			if seq.Result.Matched < 50 || int64(bytes.Count(seq.Result.Out, []byte("\n"))) < seq.Result.Matched {
+				t.Fatalf("%+v: a weak test: %d rows, %d bytes", q, seq.Result.Matched, len(seq.Result.Out))
+			}
+			agree(t, "rows out", paths, q, &seq.Result)
+			for _, limit := range []int{1, 40} {
+				lq := q
+				lq.Limit = limit
+				want := scan.CutRows(seq.Result.Out, q.Out, limit)
+				for _, w := range everyWay(false) {
+					rep, err := w.st.Run(context.Background(), Config{Paths: paths, Query: lq, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+						Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute})
+					if err != nil {
+						t.Fatalf("%+v %s: %v", lq, w, err)
+					}
+					if !bytes.Equal(rep.Result.Out, want) {
+						t.Fatalf("%+v %s:\n%q\nwant\n%q", lq, w, rep.Result.Out, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A limit stops the scan: the goroutines read the units they need and
+// not the rest of a large file.
+func TestSelectLimitStops(t *testing.T) {
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 200000, Files: 1, Seed: 2}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := stage.ExpandPaths([]string{dir})
+	q := scan.Query{Select: []string{"Order ID"}, Limit: 10}
+	for _, st := range []Strategy{Sequential{}, Goroutines{}} {
+		for _, split := range []Split{SplitDynamic, SplitRows} {
+			rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 2, Split: split, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Result.Rows >= 100000 || bytes.Count(rep.Result.Out, []byte("\n")) != 10 {
+				t.Errorf("%s %s: read %d rows of 200,000 for 10, wrote %q", st.Name(), split, rep.Result.Rows, rep.Result.Out)
+			}
+		}
+	}
+}
