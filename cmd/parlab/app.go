@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"golang.org/x/term"
 
@@ -171,8 +172,8 @@ func (a *app) main(args []string) (code int) {
 	default:
 		err = unknownCommand(cmd)
 	}
-	if err == nil || errors.Is(err, errHelp) {
-		return exitOK
+	if err == nil || errors.Is(err, errHelp) || errors.Is(err, syscall.EPIPE) {
+		return exitOK // (EPIPE: a reader closed standard output, as head does once it has its lines)
 	}
 	fmt.Fprintf(a.stderr, "parlab: %v\n", err)
 	if errors.Is(err, spawn.ErrBug) {

@@ -5,6 +5,8 @@ package main
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 
 	"parlab/internal/child"
 	"parlab/spawn"
@@ -17,7 +19,14 @@ func main() {
 	if code, ok := child.Run(os.Args); ok {
 		os.Exit(code)
 	}
+	pipeAsError()
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	spawn.EndMPI(code) // an MPI rank: finalise, or abort the job if this rank failed
 	os.Exit(code)
 }
+
+// pipeAsError makes standard output closed early (| head) an error that a
+// write returns, EPIPE, which a command ends on quietly (app.main), not a
+// signal that kills the process: Go's runtime raises SIGPIPE for fd 1 and
+// 2 only while no channel is notified of it.
+func pipeAsError() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) }

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 	// The test binary as parlab itself, for tests that need a real process
 	// (signals): see runParlab.
 	if os.Getenv("PARLAB_TEST_MAIN") == "1" {
+		pipeAsError()
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testrun.LessGC()
@@ -100,6 +101,10 @@ func TestQueryGolden(t *testing.T) {
 		{"query_top", []string{"query", "--by", "Country,Item Type", "--sort", "Total Profit:desc", "--limit", "3", "--csv", "testdata/sales"}},
 		{"query_by_json", []string{"query", "--where", "Order Date>=2014-01-01", "--by", "Sales Channel", "--max", "Unit Price", "--json", "testdata/sales"}},
 		{"query_csv", []string{"query", "--where", "Item Type!=Fruits", "--where", `Country<"M"`, "--avg", "Total Profit", "--csv", "testdata/sales"}},
+		{"query_select", []string{"query", "--where", "Region=Europe", "--select", "Order ID,Country,Total Profit", "testdata/sales"}},
+		{"query_select_all_tsv", []string{"query", "--where", "Units Sold>9000", "--select", "*", "--format", "tsv", "--strategy", "processes", "--limit", "3", "testdata/sales"}},
+		{"query_select_json", []string{"query", "--where", "Country~an", "--select", "Country,Unit Price,Order Date", "--json", "--limit", "4", "testdata/sales"}},
+		{"query_select_text", []string{"query", "--where", "Region in (Asia,Europe)", "--select", "Region,Country,Units Sold", "--format", "text", "--limit", "5", "testdata/sales"}},
 	}
 	for _, tt := range tests {
 		code, out, errs := run(t, "", tt.args...)
@@ -235,6 +240,12 @@ func TestErrors(t *testing.T) {
 		{"sum twice, two spellings", []string{"query", "--sum", "Total Revenue,total_revenue", "testdata/sales"}, exitFail, "summed twice"},
 		{"glob characters", []string{"query", "testdata/sa*"}, exitFail, "no such file"},
 		{"not a regular file", []string{"query", "--io", "readat", "/dev/zero"}, exitFail, "/dev/zero: not a regular file"},
+		{"select and by", []string{"query", "--select", "Country", "--by", "Region", "testdata/sales"}, exitUsage, "--select prints rows and --by answers per group"},
+		{"select and sum", []string{"query", "--select", "Country", "--sum", "Units Sold", "testdata/sales"}, exitUsage, "give one or the other"},
+		{"select and sort", []string{"query", "--select", "Country", "--sort", "Country", "testdata/sales"}, exitUsage, "file order"},
+		{"select unknown column", []string{"query", "--select", "Country,Planet", "testdata/sales"}, exitFail, `no such column in the header: "Planet"`},
+		{"select bad format", []string{"query", "--select", "Country", "--format", "xml", "testdata/sales"}, exitUsage, "rows are written as csv, tsv, json"},
+		{"tsv without select", []string{"query", "--format", "tsv", "testdata/sales"}, exitUsage, `--format "tsv"`},
 		{"gen args", []string{"gen", "somewhere"}, exitUsage, "takes no arguments"},
 		{"gen bad rows", []string{"gen", "--rows", "-5"}, exitUsage, "--rows"},
 	}
@@ -785,6 +796,34 @@ func parlabCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "PARLAB_TEST_MAIN=1")
 	return cmd
+}
+
+// Rows out to a reader that closes early (| head) end quietly with exit 0,
+// as grep's do, in the real binary, whose runtime would otherwise die of
+// SIGPIPE.
+func TestSelectClosedPipe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	if code, _, errs := run(t, "", "gen", "--rows", "30000", "--files", "1", "--out", dir); code != exitOK {
+		t.Fatal(errs)
+	}
+	cmd := parlabCmd(t, "query", "--select", "*", dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Region,Country,") {
+		t.Fatalf("first line %q: %v", line, err)
+	}
+	out.Close()
+	if err := cmd.Wait(); err != nil || errb.Len() > 0 {
+		t.Fatalf("after its reader closed: %v, stderr %q; want exit 0 and nothing said", err, errb.String())
+	}
 }
 
 // SIGINT or SIGTERM during gen removes its unfinished files.

@@ -22,6 +22,8 @@ type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
 	where, by, sum, min, max, avg, sort listFlag
+	sel                                 listFlag // --select: query's alone
+	out                                 scan.OutFormat
 	types, dateFormats                  listFlag
 	limit                               int
 	io                                  shm.Mode
@@ -70,7 +72,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.Var(&q.dateFormats, "date-format", "the form of the files' dates, strftime's (%Y-%m-%d, %d/%m/%Y %H:%M, %b %d %Y …; give it again for more; DuckDB's dateformat): read before parlab's own forms, of which only the year-first and month-name ones stay (docs/query.md)")
-	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; 0: all")
+	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; with --select: the first N rows, and read no further than they need; 0: all")
 	fs.Var(&q.types, "types", "column kinds, COL=KIND comma-separated (or the flag given again), KIND number, date or text: overrides the kind parlab decides from a sample of rows (a column is a number or date column if every sampled value is one, else text; see --verbose)")
 	fs.StringVar(&q.delimiter, "delimiter", "", "the field delimiter: , ; | or tab (default: tab for .tsv and .tab files, else the first line's: , if it has one outside quotes, else the tab, ; or | it has most)")
 	fs.BoolVar(&q.decimalComma, "decimal-comma", false, "numbers are written with a decimal comma (1,5 is 1.5; quoted in a comma-separated file), as in much of Europe's spreadsheets, in the files and in --where values alike; 1.234,5 stays no number")
@@ -117,7 +119,7 @@ func (q *queryFlags) query() (scan.Query, error) {
 		flag string
 		vals listFlag
 		to   *[]string
-	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}, {"sort", q.sort, &sort}} {
+	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}, {"sort", q.sort, &sort}, {"select", q.sel, &sq.Select}} {
 		for _, v := range l.vals {
 			names, err := scan.ParseList(v)
 			if err != nil {
@@ -145,7 +147,7 @@ func (q *queryFlags) query() (scan.Query, error) {
 		}
 		sq.Types = append(sq.Types, ts...)
 	}
-	sq.Limit, sq.NoHeader, sq.SkipBad = q.limit, q.noHeader, q.skipBad
+	sq.Limit, sq.NoHeader, sq.SkipBad, sq.Out = q.limit, q.noHeader, q.skipBad, q.out
 	if err := sq.Validate(); err != nil {
 		return sq, usagef("%v", err)
 	}
@@ -242,7 +244,8 @@ func (a *app) query(args []string) error {
 	qf.registerStrategy(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	asCSV := fs.Bool("csv", false, "print the answer as CSV (a header, then one row per group, or one row) instead of text")
-	format := fs.String("format", "", "text (the default), csv or json: the output, as --csv and --json say")
+	format := fs.String("format", "", "text (the default), csv or json: the output, as --csv and --json say; with --select also tsv (and csv is its default)")
+	fs.Var(&qf.sel, "select", "print the matching rows, these columns (comma-separated, or the flag given again; * for every column) in file order, as CSV (--format tsv, json for JSON lines, text for an aligned table), instead of figures")
 	verbose := fs.Bool("verbose", false, "print what each worker did")
 	rejects := fs.String("rejects", "", "write the bad rows to this CSV file (file, line, column, field, reason, row), as DuckDB's store_rejects; implies --skip-bad-rows")
 	pos, err := a.parseFlags(fs, args)
@@ -250,6 +253,13 @@ func (a *app) query(args []string) error {
 		return err
 	}
 	qf.skipBad = qf.skipBad || *rejects != ""
+	text := false
+	if len(qf.sel) > 0 {
+		if qf.out, text, err = rowsFormat(*format, *asJSON, *asCSV); err != nil {
+			return err
+		}
+		*format, *asJSON, *asCSV = "", false, false
+	}
 	switch *format {
 	case "", "text":
 	case "csv":
@@ -297,6 +307,9 @@ func (a *app) query(args []string) error {
 	}
 	if a.fixTimes != nil {
 		a.fixTimes(rep)
+	}
+	if len(qf.sel) > 0 {
+		return a.rows(rep, qf.out, text, *verbose, c.Mode)
 	}
 	switch {
 	case *asJSON:
