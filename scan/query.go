@@ -36,6 +36,10 @@ type Query struct {
 	Limit   int
 	Select  []string
 	Out     OutFormat
+	// MaxOut bounds the bytes of rows out (Result.Out) that a run holds,
+	// all its scans in one process together (0: no bound): spawn stops a
+	// run past it with ErrMaxOut rather than let it exhaust memory.
+	MaxOut int64
 	// Types are the kinds the user gave columns (--types), for a
 	// Decider. Kinds are the kinds decided for the query's columns (see
 	// Kind): set before the query is bound (spawn does it once, for every

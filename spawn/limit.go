@@ -1,10 +1,29 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"parlab/scan"
 )
+
+// ErrMaxOut: a query's rows out would hold more than Query.MaxOut bytes
+// (they are held until the run ends, to be written in file order).
+var ErrMaxOut = errors.New("the rows out are more than --max-memory")
+
+// holdOut counts the bytes r.Out grew by since it was n long against q's
+// MaxOut, held the bytes held by every scan of the run in this process.
+func holdOut(q *scan.Query, held *atomic.Int64, r *scan.Result, n int) error {
+	if q.MaxOut <= 0 || len(r.Out) == n {
+		return nil
+	}
+	if held.Add(int64(len(r.Out)-n)) > q.MaxOut {
+		return fmt.Errorf("%w: the matching rows are held in memory until the scan ends; --limit N writes the first N, fewer columns hold less, or give a larger --max-memory", ErrMaxOut)
+	}
+	return nil
+}
 
 // firstRows follows, for a query that selects at most Limit rows, the
 // units that a run's workers have scanned, from the plan's first on: once

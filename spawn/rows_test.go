@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,27 @@ func TestSelectEveryWay(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Rows out past Query.MaxOut fail the run, every way, before they fill
+// memory.
+func TestSelectMaxOut(t *testing.T) {
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 3000, Files: 2, Seed: 4}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := stage.ExpandPaths([]string{dir})
+	q := scan.Query{Select: []string{"*"}, MaxOut: 64 << 10}
+	for _, w := range everyWay(false) {
+		_, err := w.st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split, Timeout: time.Minute})
+		if err == nil || !strings.Contains(err.Error(), ErrMaxOut.Error()) {
+			t.Fatalf("%s: %v, want %v", w, err, ErrMaxOut)
+		}
+	}
+	q.MaxOut = 1 << 30
+	if _, err := (Goroutines{}).Run(context.Background(), Config{Paths: paths, Query: q, Workers: 2, Timeout: time.Minute}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -245,6 +245,7 @@ func TestErrors(t *testing.T) {
 		{"select and sort", []string{"query", "--select", "Country", "--sort", "Country", "testdata/sales"}, exitUsage, "file order"},
 		{"select unknown column", []string{"query", "--select", "Country,Planet", "testdata/sales"}, exitFail, `no such column in the header: "Planet"`},
 		{"select bad format", []string{"query", "--select", "Country", "--format", "xml", "testdata/sales"}, exitUsage, "rows are written as csv, tsv, json"},
+		{"rows out past max-memory", []string{"query", "--select", "*", "--max-memory", "2KiB", "testdata/sales"}, exitFail, "the rows out are more than --max-memory"},
 		{"tsv without select", []string{"query", "--format", "tsv", "testdata/sales"}, exitUsage, `--format "tsv"`},
 		{"gen args", []string{"gen", "somewhere"}, exitUsage, "takes no arguments"},
 		{"gen bad rows", []string{"gen", "--rows", "-5"}, exitUsage, "--rows"},
