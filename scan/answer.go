@@ -112,6 +112,9 @@ func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extre
 
 // appendValue appends value's rendering to dst.
 func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, w *Words, group bool) []byte {
+	if _, ok := holisticFunc(g.Func); ok {
+		return appendHolisticValue(dst, g, w, group)
+	}
 	k := g.Slot
 	var x Extreme
 	switch g.Func {
@@ -467,6 +470,9 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 	g := a.Result.Groups
 	k := ag.Slot
 	ix, iy := x*g.Slots+k, y*g.Slots+k
+	if _, ok := holisticFunc(ag.Func); ok {
+		return cmpHolistic(ag, g.Words[ix], g.Words[iy])
+	}
 	switch ag.Func {
 	case "sum":
 		return cmpFixed(g.Sums[ix], g.Sums[iy])

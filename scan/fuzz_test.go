@@ -198,6 +198,13 @@ func FuzzQuery(f *testing.F) {
 			q.Sum = []string{"x", "y"}
 		}
 		checkGen(t, "fuzz", []refFile{{"fuzz.csv", in}}, q)
+		hq := q // and holistic aggregates
+		hq.Sum, hq.Min, hq.Max, hq.Avg = nil, nil, nil, nil
+		hq.Holistic = []Holistic{{"count_distinct", "x", ""}, {"quantile", "y", []string{"0.5", "0", "1", "0.25", "0.999"}[op%5]}}
+		if shape&2 != 0 {
+			hq.Holistic = append(hq.Holistic, Holistic{"median", "x", ""})
+		}
+		checkGen(t, "fuzz, holistic", []refFile{{"fuzz.csv", in}}, hq)
 		if q.Min == nil && q.Max == nil && q.Avg == nil && q.By == nil { // its rows out too
 			sq := q
 			sq.Sum, sq.Select, sq.Out, sq.Limit = nil, []string{"x", "f"}, OutFormat(op%3), int(shape&3)

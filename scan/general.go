@@ -108,6 +108,19 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		b.spec.Sales = lists[0].names != nil
 	}
 	slotOf := map[int]int{} // column → slot
+	slotFor := func(i int) (int, error) {
+		slot, ok := slotOf[i]
+		if !ok {
+			if len(g.slots) == MaxSums {
+				return 0, fmt.Errorf("at most %d distinct columns can be aggregated", MaxSums)
+			}
+			slot = len(g.slots)
+			slotOf[i] = slot
+			ck, why := hk.of(i)
+			g.slots = append(g.slots, aggSlot{fi: use(i), kind: ck, why: why})
+		}
+		return slot, nil
+	}
 	for _, l := range lists {
 		seen := map[int]string{}
 		for _, name := range l.names {
@@ -120,20 +133,37 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 					clipQuote(prev), clipQuote(name), i+1, clipQuote(header[i]))
 			}
 			seen[i] = name
-			slot, ok := slotOf[i]
-			if !ok {
-				if len(g.slots) == MaxSums {
-					return b, fmt.Errorf("at most %d distinct columns can be aggregated", MaxSums)
-				}
-				slot = len(g.slots)
-				slotOf[i] = slot
-				ck, why := hk.of(i)
-				g.slots = append(g.slots, aggSlot{fi: use(i), kind: ck, why: why})
+			slot, err := slotFor(i)
+			if err != nil {
+				return b, err
 			}
 			g.slots[slot].need |= l.need
 			g.need |= l.need
 			b.spec.Aggs = append(b.spec.Aggs, Agg{Func: l.fn, Col: header[i], Slot: slot})
 		}
+	}
+	seenH := map[Holistic]bool{}
+	for _, h := range q.Holistic {
+		f, _ := holisticFunc(h.Func)
+		i, err := resolve(h.Col, header)
+		if err != nil {
+			return b, err
+		}
+		if key := (Holistic{h.Func, header[i], h.P}); seenH[key] {
+			return b, fmt.Errorf("%w: %s is asked for twice", ErrDupSum, clipQuote(key.label(header[i])))
+		} else {
+			seenH[key] = true
+		}
+		slot, err := slotFor(i)
+		if err != nil {
+			return b, err
+		}
+		if sl := g.slots[slot]; f.numbers && (sl.kind == KindText || sl.kind == KindDate) {
+			return b, fmt.Errorf("%s is %s (%s): %w (--types '%s=number' reads it as numbers)", clipQuote(header[i]), articled(sl.kind), sl.why, errSumKind, header[i])
+		}
+		g.slots[slot].need |= f.need
+		g.need |= f.need
+		b.spec.Aggs = append(b.spec.Aggs, Agg{Func: h.Func, Col: header[i], Slot: slot, P: h.P})
 	}
 	if q.Select != nil {
 		if g.sel, err = bindSelect(q, header, hk, sep, use); err != nil {
@@ -376,6 +406,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		return nil
 	}
 	var ms [MaxSums]int64
+	var dks [MaxSums]string // a distinct value's key, but in a text column (see distinctKey)
 	var ss [MaxSums]int
 	missing := 0 // a bit a slot whose value is missing (an empty field)
 	words := 0   // a bit a slot whose value is a date or text (see Word)
@@ -386,6 +417,16 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 		if len(fields[s.fi]) == 0 {
 			missing |= 1 << k
 			continue
+		}
+		if s.need&NeedDistinct != 0 && s.kind != KindText {
+			key, err := distinctKey(fields[s.fi], s.kind, g.dates)
+			if err != nil {
+				return t.errAt(offs[s.fi], g.names[s.fi], fields[s.fi], kindError(g.names[s.fi], s.kind, s.why))
+			}
+			dks[k] = key
+		}
+		if s.need == NeedDistinct {
+			continue // (its value's key is all it needs)
 		}
 		switch s.kind {
 		case KindText:
@@ -400,13 +441,15 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			continue
 		}
 		m, sc, err := ParseFixed(fields[s.fi])
-		if errors.Is(err, ErrOverflow) {
+		if errors.Is(err, ErrOverflow) && s.need&NeedValues != 0 {
+			err = fmt.Errorf("%w: a median or quantile reads numbers of at most 18 digits", ErrOverflow)
+		} else if errors.Is(err, ErrOverflow) {
 			if _, _, err = parseWide(fields[s.fi]); err == nil {
 				wides |= 1 << k // read again below: rare
 				continue
 			}
 		}
-		if err != nil && s.need&NeedSum == 0 && s.kind == KindAuto {
+		if err != nil && s.need&(NeedSum|NeedValues) == 0 && s.kind == KindAuto {
 			var isDate bool
 			if days[k], isDate, err = wordValue(fields[s.fi], err); err == nil {
 				words |= 1 << k
@@ -475,6 +518,29 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 				r.Skipped[k]++
 			}
 			continue
+		}
+		if s.need&(NeedDistinct|NeedValues) != 0 {
+			wm, at := &r.Words, k
+			if group >= 0 {
+				wm, at = &r.Groups.Words, group*n+k
+			}
+			w := slotWords(wm, at)
+			if s.need&NeedDistinct != 0 {
+				v := fields[s.fi]
+				if s.kind != KindText {
+					v = []byte(dks[k])
+				}
+				if w.addDistinct(v) {
+					r.Held += int64(len(v)) + distinctCost
+				}
+			}
+			if s.need&NeedValues != 0 {
+				w.Nums = append(w.Nums, Extreme{ms[k], int8(ss[k]), true})
+				r.Held += valueCost
+			}
+			if s.need&(NeedSum|NeedMin|NeedMax) == 0 {
+				continue
+			}
 		}
 		if (words|wides)&(1<<k) != 0 {
 			w := &r.Words
@@ -563,7 +629,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if g.lead >= 0 {
 		rest = g.conds[1:]
 	}
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&(NeedDistinct|NeedValues) != 0 {
 		return nil
 	}
 	for _, s := range g.slots {

@@ -30,6 +30,12 @@ var generalQueries = []Query{
 	{Filters: []Cond{{"Total Profit", OpLt, "100", false, nil}}, Min: []string{"Total Profit"}},
 	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
 	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
+	// holistic aggregates, with and without a group-by, sorted by one
+	{Holistic: []Holistic{{"count_distinct", "Country", ""}, {"median", "Unit Price", ""}, {"quantile", "Total Profit", "0.9"}}},
+	{By: []string{"Region"}, Holistic: []Holistic{{"count_distinct", "Item Type", ""}, {"median", "Units Sold", ""}, {"quantile", "Unit Cost", "0.25"}, {"quantile", "Unit Cost", "1"}},
+		Sort: []SortKey{{"median(Units Sold)", true}}},
+	{Where: "Region", Equals: "Europe", By: []string{"Sales Channel"}, Max: []string{"Unit Price"}, Holistic: []Holistic{{"count_distinct", "Order Date", ""}, {"median", "Unit Price", ""}}},
+	{By: []string{"Item Type"}, Holistic: []Holistic{{"count_distinct", "Total Profit", ""}}, Sort: []SortKey{{"count_distinct(Total Profit)", false}}, Limit: 4},
 	// rows out, in every format; the reference reads them back (readOut)
 	{Where: "Region", Equals: "Europe", Select: []string{"Order ID", "Total Profit"}},
 	{Filters: []Cond{{"Country", OpContains, "stan", false, nil}}, Select: []string{"*"}, Limit: 7},

@@ -438,7 +438,7 @@ func (g *Groups) Equal(o *Groups) bool {
 				return false
 			}
 			if words {
-				if wa, wb := g.Words[a+k], o.Words[b+k]; (wa == nil) != (wb == nil) || wa != nil && *wa != *wb {
+				if wa, wb := g.Words[a+k], o.Words[b+k]; (wa == nil) != (wb == nil) || wa != nil && !wa.equal(wb) {
 					return false
 				}
 			}
@@ -521,7 +521,7 @@ func DecodeGroups(b []byte) (*Groups, error) {
 		return v
 	}
 	slots, need, n := uv(), uv(), uv()
-	if b == nil || slots > MaxSums || need > 7 {
+	if b == nil || slots > MaxSums || need >= uint64(NeedValues)<<1 {
 		return nil, bad
 	}
 	// A group takes at least a byte for its key's length and one for its

@@ -124,7 +124,7 @@ func ParseTypes(s string) ([]ColumnKind, error) {
 }
 
 // errSumKind is a sum or average of a text or date column.
-var errSumKind = errors.New("only numbers are summed or averaged")
+var errSumKind = errors.New("only numbers are summed, averaged or have a median")
 
 // ErrKind is a present value that does not read as its column's kind.
 var ErrKind = errors.New("value does not fit its column's kind")
@@ -169,7 +169,7 @@ func (hk headerKinds) of(i int) (Kind, string) {
 // kindError is ErrKind for a value of column col, of kind k (a number or
 // a date column) decided as why says, with the flags that would read it.
 func kindError(col string, k Kind, why string) error {
-	if why == "summed" || why == "averaged" {
+	if why == "summed" || why == "averaged" || why == "read by a median" {
 		return kindErr(fmt.Sprintf("not a decimal number, in a column that is %s; --null VALUE makes VALUE mean missing", why))
 	}
 	return kindErr(fmt.Sprintf("not a %s, in %s (%s); --types '%s=text' reads it as text, or --null VALUE makes VALUE mean missing",
@@ -266,17 +266,23 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 	if !q.named() {
 		sums = q.defaultSums(t.header)
 	}
+	var medians []string // (a median's or quantile's column is a number column, as a sum's)
+	for _, h := range q.Holistic {
+		if f, _ := holisticFunc(h.Func); f.numbers {
+			medians = append(medians, h.Col)
+		}
+	}
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"summed", sums}, {"averaged", q.Avg}} {
+	}{{"summed", sums}, {"averaged", q.Avg}, {"read by a median", medians}} {
 		for _, n := range l.names {
 			c := find(n)
 			if c == nil || c.kind == KindNumber {
 				continue // (a name the binding reports)
 			}
 			if c.kind != KindAuto {
-				return nil, fmt.Errorf("--types: %s is %s, but the query %s it: only numbers are", clipQuote(c.name), articled(c.kind), map[string]string{"summed": "sums", "averaged": "averages"}[l.what])
+				return nil, fmt.Errorf("--types: %s is %s, but the query %s it: only numbers are", clipQuote(c.name), articled(c.kind), map[string]string{"summed": "sums", "averaged": "averages", "read by a median": "takes a median of"}[l.what])
 			}
 			c.kind, c.why = KindNumber, l.what
 		}
@@ -286,6 +292,9 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 	}
 	for _, n := range append(append(slices.Clone(q.By), q.Min...), q.Max...) {
 		find(n)
+	}
+	for _, h := range q.Holistic {
+		find(h.Col)
 	}
 	if q.Out == OutJSON { // (a number column's values are written as JSON numbers)
 		for _, n := range q.Select {

@@ -32,14 +32,18 @@ type Query struct {
 	Min     []string
 	Max     []string
 	Avg     []string
-	Sort    []SortKey
-	Limit   int
-	Select  []string
-	Out     OutFormat
-	// MaxOut bounds the bytes of rows out (Result.Out) that a run holds,
+	// Holistic are the aggregates that need every value: count_distinct,
+	// median, quantile (see Holistic), after Sum, Min, Max and Avg.
+	Holistic []Holistic
+	Sort     []SortKey
+	Limit    int
+	Select   []string
+	Out      OutFormat
+	// MaxHeld bounds the bytes of rows out (Result.Out) and of holistic
+	// aggregates' state (Result.Held) that a run holds,
 	// all its scans in one process together (0: no bound): spawn stops a
-	// run past it with ErrMaxOut rather than let it exhaust memory.
-	MaxOut int64
+	// run past it with ErrMaxHeld rather than let it exhaust memory.
+	MaxHeld int64
 	// Types are the kinds the user gave columns (--types), for a
 	// Decider. Kinds are the kinds decided for the query's columns (see
 	// Kind): set before the query is bound (spawn does it once, for every
@@ -87,7 +91,9 @@ func (q *Query) defaultSums(header []string) []string {
 }
 
 // named reports whether q names an aggregate.
-func (q *Query) named() bool { return q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil }
+func (q *Query) named() bool {
+	return q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil || q.Holistic != nil
+}
 
 // MaxFields is how many distinct columns one query can read (filters,
 // group-by columns and aggregates together).
@@ -100,6 +106,7 @@ type Agg struct {
 	Func string
 	Col  string
 	Slot int
+	P    string // a quantile's fraction (see Holistic)
 }
 
 // Label is the aggregate's column in an answer: a sum is labelled by its
@@ -107,6 +114,9 @@ type Agg struct {
 func (a Agg) Label() string {
 	if a.Func == "sum" {
 		return a.Col
+	}
+	if _, ok := holisticFunc(a.Func); ok {
+		return Holistic{Func: a.Func, P: a.P}.label(a.Col)
 	}
 	return a.Func + "(" + a.Col + ")"
 }
@@ -271,6 +281,11 @@ func (q *Query) Validate() error {
 			}
 		}
 	}
+	for _, h := range q.Holistic {
+		if err := h.check(); err != nil {
+			return err
+		}
+	}
 	for _, c := range q.Filters {
 		if strings.TrimSpace(c.Col) == "" {
 			return fmt.Errorf("%w: a filter names no column", ErrFilter)
@@ -303,7 +318,7 @@ func (q *Query) conds() []Cond {
 // group-by.
 func (q *Query) simple(header []string, hk headerKinds) bool {
 	cs := q.conds()
-	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 || q.Select != nil {
+	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 || q.Select != nil || q.Holistic != nil {
 		return false
 	}
 	if len(cs) == 0 {

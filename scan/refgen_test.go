@@ -147,6 +147,55 @@ type refGroup struct {
 	present  []int64 // per aggregate, the rows that had its value
 	sums     []refSum
 	min, max []refExt
+	dist     []map[string]bool // per count_distinct, its values' keys (refDistinct)
+	nums     [][]refExt        // per median or quantile, its values
+}
+
+// refDistinct is a count_distinct's key for a present value of a column
+// of kind k: a number by its value, a date by its instant, text by its
+// bytes (a column of no decided kind: each value by what it reads as).
+func refDistinct(v string, k Kind) (refExt, error) {
+	n, _, nerr := refNum(v)
+	d, dok := refDate(v)
+	switch {
+	case k == KindText:
+	case k == KindNumber && nerr != nil, k == KindDate && !dok:
+		return refExt{}, ErrKind
+	case k != KindDate && nerr == nil:
+		return refExt{text: "n" + n.RatString()}, nil
+	case dok:
+		return refExt{text: "d" + d.UTC().Format(time.RFC3339Nano)}, nil
+	}
+	return refExt{text: "b" + v}, nil
+}
+
+// refQuantile is the quantile p ("" for the median) of xs, SQL's
+// quantile_cont in big rationals: written with the fewest digits after the
+// point that hold it, but no fewer than the most its values have.
+func refQuantile(xs []refExt, p string) (string, *big.Rat) {
+	if len(xs) == 0 {
+		return "", nil
+	}
+	pr := big.NewRat(1, 2)
+	if p != "" {
+		pr, _, _ = refNum(p)
+	}
+	s := slices.Clone(xs)
+	slices.SortFunc(s, func(a, b refExt) int { return a.v.Cmp(b.v) })
+	scale := 0
+	for _, x := range s {
+		scale = max(scale, x.scale)
+	}
+	h := new(big.Rat).Mul(big.NewRat(int64(len(s)-1), 1), pr)
+	lo := new(big.Int).Quo(h.Num(), h.Denom())
+	v := new(big.Rat).Set(s[lo.Int64()].v)
+	if f := new(big.Rat).Sub(h, new(big.Rat).SetInt(lo)); f.Sign() > 0 {
+		v.Add(v, new(big.Rat).Mul(f, new(big.Rat).Sub(s[lo.Int64()+1].v, v)))
+	}
+	for !new(big.Rat).Mul(v, new(big.Rat).SetInt(pow10big(scale))).IsInt() {
+		scale++
+	}
+	return v.FloatString(scale), v
 }
 
 // refExt is a minimum or maximum: a number (kind 0, v at scale), a date
@@ -224,14 +273,17 @@ type refTable struct {
 
 func refGeneral(files []refFile, q Query) (refTable, error) {
 	var out refTable
-	type agg struct{ fn, name string }
+	type agg struct{ fn, name, p string }
 	var aggs []agg
 	lists := [][2]any{{"sum", q.Sum}, {"min", q.Min}, {"max", q.Max}, {"avg", q.Avg}}
-	named := q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil
+	named := q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil || q.Holistic != nil
 	for _, l := range lists {
 		for _, n := range l[1].([]string) {
-			aggs = append(aggs, agg{l[0].(string), n})
+			aggs = append(aggs, agg{l[0].(string), n, ""})
 		}
+	}
+	for _, h := range q.Holistic {
+		aggs = append(aggs, agg{h.Func, h.Col, h.P})
 	}
 	conds := q.Filters
 	if q.Where != "" {
@@ -267,7 +319,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			_, e1 := refCol(header, "Total Revenue")
 			_, e2 := refCol(header, "Total Profit")
 			if e1 == nil && e2 == nil {
-				aggs = []agg{{"sum", "Total Revenue"}, {"sum", "Total Profit"}}
+				aggs = []agg{{"sum", "Total Revenue", ""}, {"sum", "Total Profit", ""}}
 			}
 		}
 		var condCols, byCols, aggCols []int
@@ -328,16 +380,16 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			byCols, need = append(byCols, i), max(need, i)
 		}
-		seen := map[[2]any]bool{}
+		seen := map[[3]any]bool{}
 		for _, a := range aggs {
 			i, err := refCol(header, a.name)
 			if err != nil {
 				return out, err
 			}
-			if seen[[2]any{a.fn, i}] {
+			if seen[[3]any{a.fn, i, a.p}] {
 				return out, ErrDupSum
 			}
-			seen[[2]any{a.fn, i}] = true
+			seen[[3]any{a.fn, i, a.p}] = true
 			aggCols, need = append(aggCols, i), max(need, i)
 		}
 		var selCols []int // the columns a query selecting rows writes
@@ -359,6 +411,11 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		}
 		numeric := map[int]bool{} // the columns that a sum or an average reads: numbers only
 		for k, a := range aggs {
+			if a.fn == "median" || a.fn == "quantile" {
+				if k := refKindOf(q, header, aggCols[k]); k == KindText || k == KindDate {
+					return out, errRefSumKind
+				}
+			}
 			if a.fn == "sum" || a.fn == "avg" {
 				numeric[aggCols[k]] = true
 				if k := refKindOf(q, header, aggCols[k]); k == KindText || k == KindDate {
@@ -458,6 +515,20 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				if err == nil && (aggs[k].fn == "min" || aggs[k].fn == "max") {
 					vals[k], err = refValueKind(rec[c], kind)
 				}
+				if err == nil && (aggs[k].fn == "median" || aggs[k].fn == "quantile") {
+					var v *big.Rat
+					var sc int
+					if v, sc, err = refNum(rec[c]); err == nil && (sc > 18 || new(big.Int).Abs(new(big.Int).Mul(v.Num(), new(big.Int).Quo(pow10big(sc), v.Denom()))).BitLen() > 63) {
+						err = ErrOverflow // (at most 18 digits)
+					}
+					if err != nil && kind == KindNumber && !errors.Is(err, ErrOverflow) {
+						err = ErrKind
+					}
+					vals[k] = refExt{set: true, v: v, scale: sc}
+				}
+				if err == nil && aggs[k].fn == "count_distinct" {
+					vals[k], err = refDistinct(rec[c], kind)
+				}
 				if err != nil {
 					rowErr = fmt.Errorf("%s: %w", f.name, err)
 					break
@@ -511,6 +582,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 					g.max = append(g.max, refExt{})
 					g.present = append(g.present, 0)
 				}
+				g.dist, g.nums = make([]map[string]bool, len(aggs)), make([][]refExt, len(aggs))
 				groups[id] = g
 				order = append(order, id)
 			}
@@ -523,6 +595,17 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				g.present[k]++
 				if numeric[c] {
 					g.sums[k].add(text)
+				}
+				switch aggs[k].fn {
+				case "count_distinct":
+					if g.dist[k] == nil {
+						g.dist[k] = map[string]bool{}
+					}
+					g.dist[k][vals[k].text] = true
+					continue
+				case "median", "quantile":
+					g.nums[k] = append(g.nums[k], vals[k])
+					continue
 				}
 				if e := vals[k]; e.set {
 					if m := g.min[k]; !m.set || refLess(e, m, false) {
@@ -546,10 +629,15 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			g.max = append(g.max, refExt{})
 			g.present = append(g.present, 0)
 		}
+		g.dist, g.nums = make([]map[string]bool, len(aggs)), make([][]refExt, len(aggs))
 		groups[""], order = g, []string{""}
 	}
 	cell := func(g *refGroup, k int) (string, *big.Rat) {
 		switch aggs[k].fn {
+		case "count_distinct":
+			return strconv.Itoa(len(g.dist[k])), big.NewRat(int64(len(g.dist[k])), 1)
+		case "median", "quantile":
+			return refQuantile(g.nums[k], aggs[k].p)
 		case "sum":
 			if g.count > 0 && g.present[k] == 0 {
 				return "", nil // every row lacked the value

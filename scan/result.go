@@ -68,6 +68,10 @@ type Result struct {
 	// Merge appends o's after r's, so results merged in file order hold
 	// the file's order.
 	Out []byte
+	// Held estimates the bytes the holistic aggregates' state holds (see
+	// distinctCost): what a run bounds by Query.MaxHeld. Merge adds it;
+	// Equal and the binary form leave it out.
+	Held int64
 }
 
 // Merge adds o into r. Sums are exact and cannot overflow (see Fixed), so
@@ -92,6 +96,7 @@ func (r *Result) Merge(o *Result) {
 	r.QuotedLines += o.QuotedLines
 	r.Bad += o.Bad
 	r.Out = append(r.Out, o.Out...)
+	r.Held += o.Held
 	r.Rejects = append(r.Rejects, o.Rejects[:min(len(o.Rejects), maxRejects-min(len(r.Rejects), maxRejects))]...)
 }
 

@@ -51,6 +51,12 @@ type Words struct {
 	// (takeNum, merge, decodeWords), so that a row compares without
 	// parsing them.
 	minNum, maxNum numVal
+	// Distinct and Nums are the holistic aggregates' (see Holistic): a
+	// count_distinct's values, each once (distinctKey), and a median's or
+	// quantile's values, each M·10^-S, in no order. Every group of a
+	// holistic slot has them.
+	Distinct map[string]struct{}
+	Nums     []Extreme
 }
 
 // numVal is a number as parseWide reads it.
@@ -152,6 +158,7 @@ func (w *Words) merge(o *Words) {
 	if o.MaxNum.Text != "" {
 		w.takeNum(o.maxNum.m, o.maxNum.sc)
 	}
+	w.mergeHolistic(o)
 }
 
 // Kinds of a minimum's or maximum's value, in their order (see above).
@@ -297,7 +304,7 @@ func equalWords(a, b map[int]*Words) bool {
 		return false
 	}
 	for at, w := range a {
-		if v, ok := b[at]; !ok || *v != *w {
+		if v, ok := b[at]; !ok || !v.equal(w) {
 			return false
 		}
 	}
@@ -307,7 +314,7 @@ func equalWords(a, b map[int]*Words) bool {
 // appendWords appends m's binary form: uvarint the entries, then each in
 // key order: uvarint its key, then per word (MinDate, MaxDate, MinText,
 // MaxText, MinNum, MaxNum) uvarint its length, its bytes and, for the
-// dates, varint Day.
+// dates, varint Day; then its distinct set and values (appendHolistic).
 func appendWords(b []byte, m map[int]*Words) []byte {
 	b = binary.AppendUvarint(b, uint64(len(m)))
 	for _, at := range slices.Sorted(maps.Keys(m)) {
@@ -320,6 +327,7 @@ func appendWords(b []byte, m map[int]*Words) []byte {
 				b = binary.AppendVarint(b, x.Day)
 			}
 		}
+		b = appendHolistic(b, w)
 	}
 	return b
 }
@@ -366,6 +374,10 @@ func decodeWords(b []byte, limit int) (map[int]*Words, []byte, error) {
 				x.Day = d
 				b = b[k:]
 			}
+		}
+		var err error
+		if b, err = decodeHolistic(b, w); err != nil {
+			return nil, nil, err
 		}
 	}
 	return m, b, nil
