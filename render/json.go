@@ -41,6 +41,11 @@ type QueryDoc struct {
 	Min     *bench.Ordered[*string] `json:"min,omitempty"`
 	Max     *bench.Ordered[*string] `json:"max,omitempty"`
 	Avg     *bench.Ordered[*string] `json:"avg,omitempty"`
+	// CountDistinct, Median and Quantile: the holistic aggregates
+	// (scan.Holistic), by column; a quantile's by COLUMN:P
+	CountDistinct *bench.Ordered[*string] `json:"count_distinct,omitempty"`
+	Median        *bench.Ordered[*string] `json:"median,omitempty"`
+	Quantile      *bench.Ordered[*string] `json:"quantile,omitempty"`
 	// Skipped: per aggregate (by its label), the matching rows whose value
 	// was missing (an empty field), which it left out.
 	Skipped *bench.Ordered[int64] `json:"skipped,omitempty"`
@@ -235,7 +240,8 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 			j.By, nkeys = ans.By, len(ans.By)
 		} else {
 			for i, v := range ans.Values() {
-				to := map[string]**bench.Ordered[*string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg}[ans.Aggs[i].Func]
+				to := map[string]**bench.Ordered[*string]{"sum": &j.Sums, "min": &j.Min, "max": &j.Max, "avg": &j.Avg,
+					"count_distinct": &j.CountDistinct, "median": &j.Median, "quantile": &j.Quantile}[ans.Aggs[i].Func]
 				if *to == nil {
 					*to = &bench.Ordered[*string]{}
 				}
@@ -243,7 +249,11 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 				if v.Value != "" {
 					value = &v.Value
 				}
-				(*to).Add(ans.Aggs[i].Col, value)
+				key := ans.Aggs[i].Col
+				if p := ans.Aggs[i].P; p != "" {
+					key += ":" + p
+				}
+				(*to).Add(key, value)
 			}
 		}
 		if len(ans.Aggs) > 0 {

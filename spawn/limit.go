@@ -9,18 +9,22 @@ import (
 	"parlab/scan"
 )
 
-// ErrMaxOut: a query's rows out would hold more than Query.MaxOut bytes
-// (they are held until the run ends, to be written in file order).
-var ErrMaxOut = errors.New("the rows out are more than --max-memory")
+// ErrMaxHeld: what a query holds until its run ends would be more than
+// Query.MaxHeld bytes: its rows out (written at the end, in file order),
+// its distinct values and its medians' values.
+var ErrMaxHeld = errors.New("what the query holds is more than --max-memory")
 
-// holdOut counts the bytes r.Out grew by since it was n long against q's
-// MaxOut, held the bytes held by every scan of the run in this process.
-func holdOut(q *scan.Query, held *atomic.Int64, r *scan.Result, n int) error {
-	if q.MaxOut <= 0 || len(r.Out) == n {
+// heldBytes is what r holds that Query.MaxHeld bounds.
+func heldBytes(r *scan.Result) int64 { return int64(len(r.Out)) + r.Held }
+
+// hold counts what r holds beyond n (heldBytes before a step) against q's
+// MaxHeld, held the bytes that every scan of the run in this process holds.
+func hold(q *scan.Query, held *atomic.Int64, r *scan.Result, n int64) error {
+	if q.MaxHeld <= 0 || heldBytes(r) == n {
 		return nil
 	}
-	if held.Add(int64(len(r.Out)-n)) > q.MaxOut {
-		return fmt.Errorf("%w: the matching rows are held in memory until the scan ends; --limit N writes the first N, fewer columns hold less, or give a larger --max-memory", ErrMaxOut)
+	if held.Add(heldBytes(r)-n) > q.MaxHeld {
+		return fmt.Errorf("%w: rows out, distinct values and the values of a median are held in memory until the scan ends; --limit N writes the first N rows, fewer columns or groups hold less, or give a larger --max-memory", ErrMaxHeld)
 	}
 	return nil
 }

@@ -58,8 +58,8 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	// the children's clock base: the run's start on CLOCK_MONOTONIC
 	t0mono := monotonic() - int64(time.Since(t0))
 	q := set.Query
-	if q.MaxOut > 0 { // (each child holds its own rows out: a share of the bound each)
-		q.MaxOut = max(q.MaxOut/int64(max(c.Workers, 1)), 1)
+	if q.MaxHeld > 0 { // (each child holds its own rows out and values: a share of the bound each)
+		q.MaxHeld = max(q.MaxHeld/int64(max(c.Workers, 1)), 1)
 	}
 	j := &job{Paths: set.Paths, Names: set.Names, Seps: set.Seps, Query: q, Mode: int(c.Mode), Populate: c.Opt.Populate, Buffer: c.Opt.Buffer, Plan: *plan}
 	for _, f := range set.Files {

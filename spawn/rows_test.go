@@ -69,24 +69,34 @@ func TestSelectEveryWay(t *testing.T) {
 	}
 }
 
-// Rows out past Query.MaxOut fail the run, every way, before they fill
+// Rows out past Query.MaxHeld fail the run, every way, before they fill
 // memory.
-func TestSelectMaxOut(t *testing.T) {
+func TestSelectMaxHeld(t *testing.T) {
 	dir := t.TempDir()
 	if err := data.Generate(dir, data.Options{Rows: 3000, Files: 2, Seed: 4}, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	paths, _ := stage.ExpandPaths([]string{dir})
-	q := scan.Query{Select: []string{"*"}, MaxOut: 64 << 10}
+	q := scan.Query{Select: []string{"*"}, MaxHeld: 64 << 10}
 	for _, w := range everyWay(false) {
 		_, err := w.st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split, Timeout: time.Minute})
-		if err == nil || !strings.Contains(err.Error(), ErrMaxOut.Error()) {
-			t.Fatalf("%s: %v, want %v", w, err, ErrMaxOut)
+		if err == nil || !strings.Contains(err.Error(), ErrMaxHeld.Error()) {
+			t.Fatalf("%s: %v, want %v", w, err, ErrMaxHeld)
 		}
 	}
-	q.MaxOut = 1 << 30
+	q.MaxHeld = 1 << 30
 	if _, err := (Goroutines{}).Run(context.Background(), Config{Paths: paths, Query: q, Workers: 2, Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
+	}
+	// and a median's values, a distinct set
+	for _, h := range []scan.Holistic{{Func: "median", Col: "Units Sold"}, {Func: "count_distinct", Col: "Order ID"}} {
+		q := scan.Query{By: []string{"Region"}, Holistic: []scan.Holistic{h}, MaxHeld: 32 << 10}
+		for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}} {
+			_, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Workers: 2, Timeout: time.Minute})
+			if err == nil || !strings.Contains(err.Error(), ErrMaxHeld.Error()) {
+				t.Fatalf("%s %s: %v, want %v", st.Name(), h.Func, err, ErrMaxHeld)
+			}
+		}
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 
 // Set is a data set opened for one query: each file's bytes and its Table.
 type Set struct {
-	outHeld atomic.Int64 // the rows out its scans hold (holdOut)
+	outHeld atomic.Int64 // the rows out its scans hold (hold)
 	Paths   []string
 	Names   []string // what messages call each file (Inputs.Names; else its path)
 	// Seps is each file's field delimiter, as it is scanned in place
@@ -395,11 +395,11 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 			return p, err
 		}
 		var err error
-		n := len(r.Out)
+		n := heldBytes(r)
 		if p, err = t.ScanPart(p, min(p+step, b), r); err != nil {
 			return p, err
 		}
-		if err := holdOut(&s.Query, &s.outHeld, r, n); err != nil {
+		if err := hold(&s.Query, &s.outHeld, r, n); err != nil {
 			return p, err
 		}
 	}
@@ -495,7 +495,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool
 		part := scan.Result{Part: r.Part}
 		next, err := v.ScanPart(0, b-p, &part)
 		if err == nil {
-			err = holdOut(&s.Query, &s.outHeld, &part, 0)
+			err = hold(&s.Query, &s.outHeld, &part, 0)
 		}
 		if err != nil {
 			// A unit not sure to start at a row may start inside a quoted

@@ -305,7 +305,7 @@ type streamRun struct {
 	// failedAt is the index of the earliest block whose scan failed
 	// (math.MaxInt64: none): no more is read, and no later block scanned.
 	failedAt atomic.Int64
-	outHeld  atomic.Int64 // the rows out held (holdOut)
+	outHeld  atomic.Int64 // the rows out held (hold)
 
 	// Set by the reader before it closes bound (table, setup) or done
 	// (err, blocks); read after.
@@ -496,11 +496,11 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 			return outs
 		}
 		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil && !(s.q.Limit > 0 && s.q.Select != nil && r.Matched >= int64(s.q.Limit)) {
-			rows, n := r.Rows, len(r.Out)
+			rows, n := r.Rows, heldBytes(r)
 			v := s.table.View(b.data, b.off)
 			_, err := v.ScanPart(0, len(b.data), r)
 			if err == nil {
-				err = holdOut(&s.q, &s.outHeld, r, n)
+				err = hold(&s.q, &s.outHeld, r, n)
 			}
 			o := blockOutcome{idx: b.idx, off: b.off, err: err}
 			if b.over && (err == nil || errors.Is(err, scan.ErrOpenQuote)) {

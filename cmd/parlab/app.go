@@ -60,7 +60,21 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 var helpText = strings.NewReplacer(
 	"{strategies}", strings.Join(registryNames(spawn.Strategies(), spawn.Strategy.Name), "|"),
 	"{splits}", strings.Join(registryNames(spawn.Splits(), spawn.Split.String), "|"),
+	"{holistic}", holisticUsage(),
 ).Replace(helpTemplate)
+
+// holisticUsage is the usage of scan.HolisticFuncs' flags.
+func holisticUsage() string {
+	var b []string
+	for _, f := range scan.HolisticFuncs {
+		arg := "COL,COL"
+		if f.Func == "quantile" {
+			arg = "'COL:0.9'"
+		}
+		b = append(b, "[--"+f.Flag+" "+arg+"]")
+	}
+	return strings.Join(b, " ")
+}
 
 // registryNames is each entry's name.
 func registryNames[T any](entries []T, name func(T) string) []string {
@@ -77,12 +91,13 @@ and an FTP server whose concurrency model is a flag.
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
   parlab query [--where 'COLUMN OP VALUE']... [--by COL,COL] [--sum COL,COL] [--min COL,COL]
-               [--max COL,COL] [--avg COL,COL] [--sort 'COL[:desc]'] [--limit N]
+               [--max COL,COL] [--avg COL,COL] {holistic}
+               [--sort 'COL[:desc]'] [--limit N] [--select 'COL,COL|*']
                [--io mmap|readat|read] [--populate] [--strategy {strategies}]
                [--workers N] [--split {splits}] [--timeout 3s] [--max-memory 8GiB]
                [--delimiter ,|;|'|'|tab] [--no-header] [--comment '#'] [--skip N] [--null NA,NULL] [--ragged]
                [--types COL=KIND,…] [--date-format '%d/%m/%Y'] [--decimal-comma] [--max-ratio 1000]
-               [--skip-bad-rows] [--rejects FILE] [--format text|csv|json | --json | --csv] [--verbose] PATH...
+               [--skip-bad-rows] [--rejects FILE] [--format text|csv|tsv|json | --json | --csv] [--verbose] PATH...
   parlab bench [--strategies seq,goroutines,processes] [--splits file-naive,file,rows,dynamic,keys]
                [--workers 1,2,4,8,16,20] [--trials 5] [--warmup 1] [query's --where, --by, --sum …]
                [--json FILE|-] [--log FILE] [--plot DIR] [--cold] [--fit-all] [PATH...]
@@ -109,7 +124,7 @@ or - for standard input; .tsv/.tab files are tab-separated, another's
 delimiter is what its first line has (, else a tab, ; or |), .gz and .zst
 files are decompressed (--delimiter and --no-header to say otherwise). With
 no aggregate named, a query counts rows (and sums Total Revenue and Total
-Profit where the files have both).
+Profit where the files have both); --select prints the matching rows instead.
 COLUMN is any header name, case-insensitive; region, country, item and channel
 are short for the Sales Records columns. OP is = != < <= > >=: = and != compare
 bytes, and the same number or day written another way when the value is one

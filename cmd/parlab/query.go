@@ -23,7 +23,8 @@ type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
 	where, by, sum, min, max, avg, sort listFlag
-	sel                                 listFlag // --select: query's alone
+	sel                                 listFlag             // --select: query's alone
+	holistic                            map[string]*listFlag // by scan.HolisticFuncs' Func
 	out                                 scan.OutFormat
 	types, dateFormats                  listFlag
 	limit                               int
@@ -71,6 +72,11 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
 	fs.Var(&q.max, "max", "columns whose exact maximum to report, comma-separated (or the flag given again)")
 	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
+	q.holistic = map[string]*listFlag{}
+	for _, f := range scan.HolisticFuncs {
+		q.holistic[f.Func] = new(listFlag)
+		fs.Var(q.holistic[f.Func], f.Flag, f.Help)
+	}
 	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.Var(&q.dateFormats, "date-format", "the form of the files' dates, strftime's (%Y-%m-%d, %d/%m/%Y %H:%M, %b %d %Y …; give it again for more; DuckDB's dateformat): read before parlab's own forms, of which only the year-first and month-name ones stay (docs/query.md)")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; with --select: the first N rows, and read no further than they need; 0: all")
@@ -129,6 +135,23 @@ func (q *queryFlags) query() (scan.Query, error) {
 			*l.to = append(*l.to, names...)
 		}
 	}
+	for _, f := range scan.HolisticFuncs {
+		for _, v := range *q.holistic[f.Func] {
+			names, err := scan.ParseList(v)
+			if err != nil {
+				return sq, usagef("--%s: %v", f.Flag, err)
+			}
+			for _, n := range names {
+				h := scan.Holistic{Func: f.Func, Col: n}
+				if f.Func == "quantile" {
+					if h, err = scan.ParseQuantile(n); err != nil {
+						return sq, usagef("--%s: %v", f.Flag, err)
+					}
+				}
+				sq.Holistic = append(sq.Holistic, h)
+			}
+		}
+	}
 	for _, n := range sort {
 		k := scan.SortKey{Col: n}
 		if i := strings.LastIndexByte(n, ':'); i >= 0 { // :desc, :DESC, :asc
@@ -149,8 +172,8 @@ func (q *queryFlags) query() (scan.Query, error) {
 		sq.Types = append(sq.Types, ts...)
 	}
 	sq.Limit, sq.NoHeader, sq.SkipBad, sq.Out = q.limit, q.noHeader, q.skipBad, q.out
-	if sq.Select != nil { // (rows out are held until the scan ends)
-		sq.MaxOut = cmp.Or(int64(q.maxMemory), stage.DefaultMaxMemory())
+	if sq.Select != nil || sq.Holistic != nil { // (rows out and holistic state are held until the scan ends)
+		sq.MaxHeld = cmp.Or(int64(q.maxMemory), stage.DefaultMaxMemory())
 	}
 	if err := sq.Validate(); err != nil {
 		return sq, usagef("%v", err)
