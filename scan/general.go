@@ -149,11 +149,11 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		if err != nil {
 			return b, err
 		}
-		if key := (Holistic{h.Func, header[i], h.P}); seenH[key] {
+		key := Holistic{h.Func, header[i], h.P}
+		if seenH[key] {
 			return b, fmt.Errorf("%w: %s is asked for twice", ErrDupSum, clipQuote(key.label(header[i])))
-		} else {
-			seenH[key] = true
 		}
+		seenH[key] = true
 		slot, err := slotFor(i)
 		if err != nil {
 			return b, err
@@ -535,7 +535,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 				}
 			}
 			if s.need&NeedValues != 0 {
-				w.Nums = append(w.Nums, Extreme{ms[k], int8(ss[k]), true})
+				w.addNum(Extreme{ms[k], int8(ss[k]), true})
 				r.Held += valueCost
 			}
 			if s.need&(NeedSum|NeedMin|NeedMax) == 0 {

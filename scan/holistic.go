@@ -155,17 +155,40 @@ func (w *Words) mergeHolistic(o *Words) {
 	for k := range o.Distinct {
 		w.addDistinct([]byte(k))
 	}
-	w.Nums = append(w.Nums, o.Nums...)
+	for _, c := range o.Nums {
+		w.Nums = append(w.Nums, c[:len(c):len(c)]) // (full: w's next value starts a chunk of its own, o's stays as it is)
+	}
 }
+
+// numChunk is the most values a chunk of Words.Nums holds: chunks double
+// up to it from 64.
+const numChunk = 1 << 20
+
+// addNum adds x to w's values.
+func (w *Words) addNum(x Extreme) {
+	n := len(w.Nums)
+	if n == 0 || len(w.Nums[n-1]) == cap(w.Nums[n-1]) {
+		c := 64
+		if n > 0 {
+			c = min(2*cap(w.Nums[n-1]), numChunk)
+		}
+		w.Nums = append(w.Nums, make([]Extreme, 0, c))
+		n++
+	}
+	w.Nums[n-1] = append(w.Nums[n-1], x)
+}
+
+// allNums is w's values, in one slice (a copy).
+func (w *Words) allNums() []Extreme { return slices.Concat(w.Nums...) }
 
 // equal reports whether w and o hold the same words, the same distinct
 // set and the same values in any order.
 func (w *Words) equal(o *Words) bool {
 	if w.MinDate != o.MinDate || w.MaxDate != o.MaxDate || w.MinText != o.MinText || w.MaxText != o.MaxText ||
-		w.MinNum != o.MinNum || w.MaxNum != o.MaxNum || !maps.Equal(w.Distinct, o.Distinct) || len(w.Nums) != len(o.Nums) {
+		w.MinNum != o.MinNum || w.MaxNum != o.MaxNum || !maps.Equal(w.Distinct, o.Distinct) {
 		return false
 	}
-	return slices.Equal(sortedNums(w.Nums), sortedNums(o.Nums))
+	return slices.Equal(sortedNums(w.allNums()), sortedNums(o.allNums()))
 }
 
 // sortedNums is a sorted copy of xs: by value, then scale.
@@ -189,8 +212,9 @@ func appendHolistic(b []byte, w *Words) []byte {
 		b = binary.AppendUvarint(b, uint64(len(k)))
 		b = append(b, k...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(w.Nums)))
-	for _, x := range w.Nums {
+	all := w.allNums()
+	b = binary.AppendUvarint(b, uint64(len(all)))
+	for _, x := range all {
 		b = binary.AppendVarint(b, x.M)
 		b = append(b, byte(x.S))
 	}
@@ -217,40 +241,66 @@ func decodeHolistic(b []byte, w *Words) ([]byte, error) {
 		return nil, bad
 	}
 	b = b[k:]
+	var nums []Extreme
 	if n > 0 {
-		w.Nums = make([]Extreme, 0, n)
+		nums = make([]Extreme, 0, n)
 	}
 	for range n {
 		m, k := binary.Varint(b)
 		if k <= 0 || k >= len(b) || int(b[k]) >= len(pow10) {
 			return nil, bad
 		}
-		w.Nums = append(w.Nums, Extreme{m, int8(b[k]), true})
+		nums = append(nums, Extreme{m, int8(b[k]), true})
 		b = b[k+1:]
+	}
+	if n > 0 {
+		w.Nums = [][]Extreme{nums}
 	}
 	return b, nil
 }
 
 // holisticValue is the value of a median or quantile (p its fraction)
 // over xs, as a rational and the scale it is written at (see Holistic);
-// ok false for no values. It sorts xs.
-func holisticValue(xs []Extreme, p *big.Rat) (v *big.Rat, scale int, ok bool) {
-	if len(xs) == 0 {
+// ok false for no values. xs is left as it is.
+//
+// The two values around the fraction are found by selection, not a sort
+// (linear time): of the values at one scale as int64s where they all fit,
+// else of a sorted copy.
+func holisticValue(chunks [][]Extreme, p *big.Rat) (v *big.Rat, scale int, ok bool) {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+		for _, x := range c {
+			scale = max(scale, int(x.S))
+		}
+	}
+	if n == 0 {
 		return nil, 0, false
 	}
-	slices.SortFunc(xs, func(a, b Extreme) int { return a.cmp(b) })
-	for _, x := range xs {
-		scale = max(scale, int(x.S))
+	// h = (n-1)·p; the value is the lo-th least, plus (h-lo) times the
+	// distance to the next
+	h := new(big.Rat).Mul(big.NewRat(int64(n-1), 1), p)
+	lo := int(new(big.Int).Quo(h.Num(), h.Denom()).Int64())
+	frac := new(big.Rat).Sub(h, big.NewRat(int64(lo), 1))
+	var a, b Extreme // the lo-th least value and the next (b: where frac > 0)
+	if ms, ok := atScale(chunks, n, scale); ok {
+		a = Extreme{selectInt64(ms, lo), int8(scale), true}
+		if frac.Sign() > 0 {
+			b = Extreme{slices.Min(ms[lo+1:]), int8(scale), true} // (selection left the greater ones after lo)
+		}
+	} else {
+		s := sortedNums(slices.Concat(chunks...))
+		a = s[lo]
+		if frac.Sign() > 0 {
+			b = s[lo+1]
+		}
 	}
 	rat := func(x Extreme) *big.Rat {
 		return new(big.Rat).SetFrac(big.NewInt(x.M), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.S)), nil))
 	}
-	// h = (n-1)·p; the value is xs[lo] + (h-lo)·(xs[lo+1]-xs[lo])
-	h := new(big.Rat).Mul(big.NewRat(int64(len(xs)-1), 1), p)
-	lo := new(big.Int).Quo(h.Num(), h.Denom()).Int64()
-	v = rat(xs[lo])
-	if frac := new(big.Rat).Sub(h, big.NewRat(lo, 1)); frac.Sign() > 0 {
-		d := new(big.Rat).Sub(rat(xs[lo+1]), v)
+	v = rat(a)
+	if frac.Sign() > 0 {
+		d := new(big.Rat).Sub(rat(b), v)
 		v.Add(v, d.Mul(d, frac))
 	}
 	ten := big.NewRat(10, 1)
@@ -258,6 +308,66 @@ func holisticValue(xs []Extreme, p *big.Rat) (v *big.Rat, scale int, ok bool) {
 		scale++
 	}
 	return v, scale, true
+}
+
+// atScale is the n values of chunks at scale sc (at least each one's) as
+// mantissas, ok false if one does not fit an int64 there.
+func atScale(chunks [][]Extreme, n, sc int) ([]int64, bool) {
+	ms := make([]int64, 0, n)
+	for _, c := range chunks {
+		for _, x := range c {
+			f := pow10[sc-int(x.S)]
+			m := x.M * f
+			if m/f != x.M {
+				return nil, false
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms, true
+}
+
+// selectInt64 is the k-th least of ms (0-based), which it reorders so that
+// every value after index k is at least it and every one before at most
+// (Hoare's selection, the pivot the median of three).
+func selectInt64(ms []int64, k int) int64 {
+	lo, hi := 0, len(ms)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if ms[mid] < ms[lo] {
+			ms[mid], ms[lo] = ms[lo], ms[mid]
+		}
+		if ms[hi] < ms[lo] {
+			ms[hi], ms[lo] = ms[lo], ms[hi]
+		}
+		if ms[hi] < ms[mid] {
+			ms[hi], ms[mid] = ms[mid], ms[hi]
+		}
+		pivot := ms[mid]
+		i, j := lo, hi
+		for i <= j {
+			for ms[i] < pivot {
+				i++
+			}
+			for ms[j] > pivot {
+				j--
+			}
+			if i <= j {
+				ms[i], ms[j] = ms[j], ms[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return ms[k]
+		}
+	}
+	return ms[k]
 }
 
 // appendHolisticValue appends aggregate g's value over w (nil: no values) to

@@ -53,10 +53,11 @@ type Words struct {
 	minNum, maxNum numVal
 	// Distinct and Nums are the holistic aggregates' (see Holistic): a
 	// count_distinct's values, each once (distinctKey), and a median's or
-	// quantile's values, each M·10^-S, in no order. Every group of a
-	// holistic slot has them.
+	// quantile's values, each M·10^-S, in no order, in chunks (addNum: a
+	// chunk is never copied to grow, and a merge takes o's chunks as they
+	// are). Every group of a holistic slot has them.
 	Distinct map[string]struct{}
-	Nums     []Extreme
+	Nums     [][]Extreme
 }
 
 // numVal is a number as parseWide reads it.
