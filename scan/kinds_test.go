@@ -80,7 +80,7 @@ func TestKindsStrict(t *testing.T) {
 		{Query{Filters: []Cond{{Col: "day", Op: OpEq, Value: "5"}}, Kinds: numeric}, 0, "is a date column (--types), and \"5\" is not a date"},
 		{Query{Filters: []Cond{{Col: "price", Op: OpGt, Value: "abc"}}, Kinds: numeric}, 0, "is a number column"},
 		{Query{Max: []string{"price"}, Kinds: numeric}, 0, "not a number, in a number column"},
-		{Query{Sum: []string{"name"}, Kinds: []ColumnKind{{"name", KindText, "--types"}}}, 0, "\"name\" is a text column (--types): only numbers are summed or averaged"},
+		{Query{Sum: []string{"name"}, Kinds: []ColumnKind{{"name", KindText, "--types"}}}, 0, "\"name\" is a text column (--types): only numbers are summed, averaged or have a median"},
 		{Query{Min: []string{"price"}, Max: []string{"day"}, Kinds: []ColumnKind{{"price", KindText, "t"}}}, 3, ""},
 	} {
 		got, err := checkGen(t, fmt.Sprint(c.q), files, c.q)
