@@ -56,6 +56,18 @@ type ParseError struct {
 	off    int // the fault's offset in the Table's data
 }
 
+// ErrorBefore reports whether a is a ParseError at an earlier line (or
+// column of one line) than b, one of the same file: of the errors that the
+// parts of a key split found in one file, the one a sequential scan meets
+// first (a part may pass over a row whose key another part owns).
+func ErrorBefore(a, b error) bool {
+	var pa, pb *ParseError
+	if !errors.As(a, &pa) || !errors.As(b, &pb) || pa.File != pb.File {
+		return false
+	}
+	return pa.Line < pb.Line || pa.Line == pb.Line && pa.Column < pb.Column
+}
+
 func (e *ParseError) Error() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Column)

@@ -620,6 +620,44 @@ func (c *cond) leadOK(sep byte) bool {
 		bytes.IndexByte(c.val, sep) < 0 && !bytes.ContainsAny(c.val, "\"\n")
 }
 
+// preOK says whether c can turn rows away before the general path
+// (takeRow, see general.pre): contains, starts with, contains any case, or
+// in a list of values that each could lead (leadOK), none of which errs
+// on a field of any kind.
+func (c *cond) preOK(sep byte) bool {
+	switch c.op {
+	case OpContains, OpContainsFold, OpPrefix:
+		return len(c.val) > 0
+	case OpIn:
+		for i := range c.list {
+			if !c.list[i].leadOK(sep) {
+				return false
+			}
+		}
+		return len(c.list) > 0
+	}
+	return false
+}
+
+// pre is c's test of a bare field f (quote-free, so its bytes are its
+// value) where preOK: what test says, with no error to give.
+func (c *cond) pre(f []byte) bool {
+	switch c.op {
+	case OpContains:
+		return bytes.Contains(f, c.val)
+	case OpContainsFold:
+		return containsFold(f, c.val)
+	case OpPrefix:
+		return bytes.HasPrefix(f, c.val)
+	}
+	for i := range c.list { // OpIn
+		if string(f) == string(c.list[i].val) {
+			return true
+		}
+	}
+	return false
+}
+
 func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 // cmpDec compares a·10^-sa with b·10^-sb exactly (scales at most MaxScale):

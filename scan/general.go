@@ -28,6 +28,11 @@ type general struct {
 	// that fails it (fieldStart, fieldIs) without the call to lineGen. Only the first
 	// filter may: a later one must not hide an earlier one's error.
 	lead int // the column, -1 for none
+	// pre: the first filter is one that turns rows away by a bare field's
+	// bytes (cond.preOK: in, contains, starts with): takeRow tests it on
+	// the field the comma bitmap finds, and only rows it passes go on to
+	// lineGen, which tests every filter as ever. -1 for none (or a lead).
+	pre int
 	// hot, if not nil, is the fast path of the common group-by (see
 	// groupHit).
 	hot *groupHot
@@ -206,10 +211,12 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		g.names = append(g.names, header[c])
 	}
 	g.split, _ = slices.BinarySearch(g.cols, len(header)/2)
-	g.lead = -1
+	g.lead, g.pre = -1, -1
 	if len(g.conds) > 0 {
 		if c := g.conds[0]; c.leadOK(sep) {
 			g.lead = c.field
+		} else if c.preOK(sep) {
+			g.pre = c.field
 		}
 	}
 	if !slices.ContainsFunc(g.keyKinds, func(c ColumnKind) bool { return c.Kind == KindNumber || c.Kind == KindDate }) {

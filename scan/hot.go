@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -667,6 +668,25 @@ func (t *Table) takeRow(p, e int, r *Result, mk *marks, wb int, lead int, leadVa
 			return false // a short row: line reports it
 		}
 		if !fieldIs(data, f, e, leadVal, t.b.sep) {
+			r.Rows++ // the first filter fails
+			return true
+		}
+	} else if g := t.b.gen; g != nil && g.pre >= 0 {
+		f := p
+		if g.pre > 0 {
+			f = fieldStart(mk, wb, p, e, g.pre)
+		}
+		if f < 0 {
+			return false // a short row: lineGen reports it
+		}
+		n := bytes.IndexByte(data[f:e], t.b.sep)
+		if n < 0 {
+			n = e - f
+			if n > 0 && data[f+n-1] == '\r' {
+				n--
+			}
+		}
+		if !g.conds[0].pre(data[f : f+n]) {
 			r.Rows++ // the first filter fails
 			return true
 		}

@@ -926,18 +926,26 @@ func answerOf(files []refFile, q Query) (refTable, *Answer, error) {
 // together.
 func scanParts(files []refFile, q Query, n int) (Result, error) {
 	rs := make([]*Result, n)
+	var first error // (the earliest in the files, of every part's: see ErrorBefore)
+	firstFile := len(files)
 	for k := range rs {
 		rs[k] = &Result{Part: KeyPart{int32(k), int32(n)}}
-		for _, f := range files {
+		for i, f := range files {
 			tb, err := NewTableSep(f.name, f.data, sepOf(f.name), &q)
-			if err != nil {
-				return Result{}, err
+			if err == nil {
+				s, e := tb.Body()
+				err = tb.Scan(s, e, rs[k])
 			}
-			s, e := tb.Body()
-			if err := tb.Scan(s, e, rs[k]); err != nil {
-				return Result{}, err
+			if err != nil {
+				if i < firstFile || i == firstFile && ErrorBefore(err, first) {
+					first, firstFile = err, i
+				}
+				break
 			}
 		}
+	}
+	if first != nil {
+		return Result{}, first
 	}
 	return MergeParts(rs, n, 2)
 }

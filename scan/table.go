@@ -287,7 +287,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	// every: a query that takes every row the same way (no filter and sums
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
-	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && t.b.gen.hot != nil) || lead >= 0
+	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && (t.b.gen.hot != nil || t.b.gen.pre >= 0)) || lead >= 0
 	all := t.allRows() && !genQuick  // bulk takes every row, by hotWalk
 	bs := batches{on: quotedBatches} // when quotedBatch takes a window
 	for p < end {

@@ -740,3 +740,23 @@ func TestFiltersInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// A key split's parts each pass over the rows whose keys another part owns,
+// and may meet a later error first: the run's error is still the earliest
+// in the file, the one a sequential scan reports (FuzzKinds found a key
+// that was no number before an open quote).
+func TestKeySplitErrorOrder(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("k,v\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	b.WriteString("x,1\n\"")
+	p := writeFile(t, filepath.Join(dir, "k.csv"), b.String())
+	q := scan.Query{By: []string{"k"}, Max: []string{"v"}, Types: []scan.ColumnKind{{Col: "k", Kind: scan.KindNumber}}}
+	_, err := agree(t, "key kinds", []string{p}, q, nil)
+	if err == nil || !strings.Contains(err.Error(), "k.csv:52:1") {
+		t.Fatalf("%v, want the key at line 52 that is no number", err)
+	}
+}

@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"parlab/scan"
@@ -86,17 +87,39 @@ func (s *Set) spot(at int64) (file, off int) {
 // error in file order fails the run (each part met it: they read the same
 // rows), and the parts' results, the units' that are not folded into their
 // worker's and owned, are put together by scan.MergeParts.
-func (s *Set) mergeKeys(p *Plan, out []unitOutcome, owned []*scan.Result, workers int) (scan.Result, error) {
+func (s *Set) mergeKeys(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result, workers int) (scan.Result, error) {
 	first := -1
 	for i, u := range p.Units {
 		if !out[i].done {
 			return scan.Result{}, fmt.Errorf("unit %d (%s, key part %d of %d) was never scanned", i, s.Names[u.File], u.Part.K, u.Part.N)
 		}
-		if out[i].err != nil && (first < 0 || u.File < p.Units[first].File) {
+		if out[i].err != nil && (first < 0 || u.File < p.Units[first].File ||
+			u.File == p.Units[first].File && scan.ErrorBefore(out[i].err, out[first].err)) {
 			first = i
 		}
 	}
 	if first >= 0 {
+		// A part passes over a row whose key another part owns (it need
+		// not read the key), so two parts may fail in one file at
+		// different rows, and a child's error is only its message: the
+		// file is read again whole, once, for its first error, as a
+		// sequential scan meets it. (One part failing there has it.)
+		f, failed := p.Units[first].File, 0
+		for i, u := range p.Units {
+			if u.File == f && out[i].err != nil {
+				failed++
+			}
+		}
+		if failed > 1 {
+			a, b := s.body(f)
+			var r scan.Result
+			if err := s.guard(s.WholeFile(f), func() error {
+				_, err := s.scanRows(ctx, f, a, b, &r, true)
+				return err
+			}); err != nil {
+				return scan.Result{}, err
+			}
+		}
 		return scan.Result{}, out[first].err
 	}
 	var parts []*scan.Result

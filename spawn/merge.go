@@ -36,7 +36,7 @@ type unitOutcome struct {
 // returns the files it read a unit of again.
 func (s *Set) merge(ctx context.Context, p *Plan, out []unitOutcome, owned []*scan.Result) (scan.Result, []int, error) {
 	if p.Split == SplitKeys { // whole files only: nothing to rescan
-		r, err := s.mergeKeys(p, out, owned, runtime.GOMAXPROCS(0))
+		r, err := s.mergeKeys(ctx, p, out, owned, runtime.GOMAXPROCS(0))
 		if err == nil {
 			err = s.placeRejects(ctx, &r)
 		}
