@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/klauspost/compress v1.20.5
+	github.com/valyala/fastjson v1.6.10
 	golang.org/x/crypto v0.59.0
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

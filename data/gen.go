@@ -8,6 +8,7 @@
 package data
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,17 @@ type Options struct {
 	Rows  int    // data rows in all files together
 	Files int    // files to split them into (at most 676: xaa … xzz)
 	Seed  uint64 // the random seed
+	// NDJSON: the same rows as JSON lines (xaa.ndjson …), an object a row
+	// with the header's names as keys, the numbers as JSON numbers
+	NDJSON bool
+}
+
+// FileName is the name of file i of the set o writes.
+func (o Options) FileName(i int) string {
+	if o.NDJSON {
+		return strings.TrimSuffix(FileName(i), ".csv") + ".ndjson"
+	}
+	return FileName(i)
 }
 
 // MaxFiles is how many names split(1)'s two-letter suffixes give.
@@ -71,8 +83,8 @@ var (
 // form, or one with ".tmp" after it (an unfinished run's).
 func ours(name string) bool {
 	base := strings.TrimSuffix(name, ".tmp")
-	return len(base) == len("xaa.csv") && base[0] == 'x' && base[1] >= 'a' && base[1] <= 'z' &&
-		base[2] >= 'a' && base[2] <= 'z' && base[3:] == ".csv"
+	return len(base) >= len("xaa.csv") && base[0] == 'x' && base[1] >= 'a' && base[1] <= 'z' &&
+		base[2] >= 'a' && base[2] <= 'z' && (base[3:] == ".csv" || base[3:] == ".ndjson")
 }
 
 // Generate is GenerateContext without a way to stop it.
@@ -138,7 +150,7 @@ func GenerateContext(ctx context.Context, dir string, o Options, force bool, pro
 				if i >= o.Files {
 					return
 				}
-				err := writeFile(ctx, filepath.Join(dir, FileName(i)+".tmp"), o, i, func(n int) {
+				err := writeFile(ctx, filepath.Join(dir, o.FileName(i)+".tmp"), o, i, func(n int) {
 					if progress != nil {
 						progress(written.Add(int64(n)))
 					}
@@ -157,12 +169,12 @@ func GenerateContext(ctx context.Context, dir string, o Options, force bool, pro
 	}
 	if first != nil {
 		for i := range o.Files {
-			os.Remove(filepath.Join(dir, FileName(i)+".tmp"))
+			os.Remove(filepath.Join(dir, o.FileName(i)+".tmp"))
 		}
 		return fmt.Errorf("%w (the unfinished files were removed)", first)
 	}
 	for i := range o.Files {
-		p := filepath.Join(dir, FileName(i))
+		p := filepath.Join(dir, o.FileName(i))
 		if err := os.Rename(p+".tmp", p); err != nil {
 			return err
 		}
@@ -207,12 +219,20 @@ func (c ctxWriter) Write(b []byte) (int, error) {
 // telling progress how many rows each write took.
 func writeRows(w io.Writer, o Options, i int, progress func(int)) error {
 	g := NewRows(o.Seed, i)
-	buf := make([]byte, 0, chunk+512)
-	buf = append(buf, strings.Join(Header, ",")...)
-	buf = append(buf, '\n')
+	buf := make([]byte, 0, chunk+1024)
+	if !o.NDJSON {
+		buf = append(buf, strings.Join(Header, ",")...)
+		buf = append(buf, '\n')
+	}
+	var row []byte
 	pending := 0
 	for range o.RowsIn(i) {
-		buf = g.Append(buf)
+		if o.NDJSON {
+			row = g.Append(row[:0])
+			buf = AppendJSON(buf, row)
+		} else {
+			buf = g.Append(buf)
+		}
 		pending++
 		if len(buf) >= chunk {
 			if _, err := w.Write(buf[:chunk]); err != nil {
@@ -318,6 +338,38 @@ func (g *Rows) Append(dst []byte) []byte {
 		dst = AppendCents(dst, cents)
 	}
 	return append(dst, '\n')
+}
+
+// numeric says which of Header's columns are numbers (Order ID, Units
+// Sold and the money): JSON numbers in a JSON line.
+var numeric = [...]bool{6: true, 8: true, 9: true, 10: true, 11: true, 12: true, 13: true}
+
+// AppendJSON appends row, a row as Append writes it (its fields hold no
+// comma, quote or backslash), as a JSON line: an object with Header's
+// names as keys, numbers as JSON numbers, the rest as strings.
+func AppendJSON(dst, row []byte) []byte {
+	row = bytes.TrimSuffix(row, []byte("\n"))
+	dst = append(dst, '{')
+	for k := range Header {
+		f := row
+		if i := bytes.IndexByte(row, ','); i >= 0 {
+			f, row = row[:i], row[i+1:]
+		}
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, Header[k]...)
+		dst = append(dst, '"', ':')
+		if numeric[k] {
+			dst = append(dst, f...)
+		} else {
+			dst = append(dst, '"')
+			dst = append(dst, f...)
+			dst = append(dst, '"')
+		}
+	}
+	return append(dst, '}', '\n')
 }
 
 // AppendCents appends cents as a decimal with two places: 12345 -> "123.45".

@@ -3,6 +3,7 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -182,6 +183,11 @@ func looseName(s string) string {
 //
 // A rule that matches two fields is an error (ErrDupColumn), and so is a
 // name no rule matches (ErrColumn).
+// Resolve finds the column a query's name means in header, by the rules
+// of resolve: an input that makes its own header (JSON lines) asks which
+// names it already has.
+func Resolve(name string, header []string) (int, error) { return resolve(name, header) }
+
 func resolve(name string, header []string) (int, error) {
 	loose := looseName(name)
 	rules := []func(h string) bool{
@@ -302,6 +308,28 @@ func (q *Query) Validate() error {
 		return fmt.Errorf("the limit must not be negative, got %d", q.Limit)
 	}
 	return nil
+}
+
+// Names is every column name q reads, as given, each once, "*" left out.
+func (q *Query) Names() []string {
+	var out []string
+	add := func(n string) {
+		if n != "*" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, c := range q.conds() {
+		add(c.Col)
+	}
+	for _, l := range [][]string{q.By, q.Sum, q.Min, q.Max, q.Avg, q.Select} {
+		for _, n := range l {
+			add(n)
+		}
+	}
+	for _, h := range q.Holistic {
+		add(h.Col)
+	}
+	return out
 }
 
 // conds is every filter of q: Where = Equals first, if given, then Filters.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/text/encoding/unicode"
 
+	"parlab/data"
 	"parlab/scan"
 	"parlab/shm"
 	"parlab/spawn/stage"
@@ -780,5 +781,56 @@ func TestOtherDelimitersInPlace(t *testing.T) {
 	_, err := runStaged(t, []string{bad}, 0, nil, scan.Query{Sum: []string{"n"}})
 	if want := bad + ":3:4: quoted field"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a bad quote in a semicolon file: %v, want %s…", err, want)
+	}
+}
+
+// JSON lines give the answer of the CSV of the same rows in every strategy,
+// staged and streamed: a file by its name (plain and gzip'd), several
+// files, and standard input by its first byte; rows out too.
+func TestNDJSONAgrees(t *testing.T) {
+	dir, jdir := t.TempDir(), t.TempDir()
+	o := data.Options{Rows: 3000, Files: 2, Seed: 3}
+	if err := data.Generate(dir, o, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	o.NDJSON = true
+	if err := data.Generate(jdir, o, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	csvs, _ := stage.ExpandPaths([]string{dir})
+	jsons, _ := stage.ExpandPaths([]string{jdir})
+	if len(jsons) != 2 || !strings.HasSuffix(jsons[0], ".ndjson") {
+		t.Fatalf("a directory's JSON lines: %q", jsons)
+	}
+	raw, _ := os.ReadFile(jsons[0])
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(raw)
+	gw.Close()
+	gzp := filepath.Join(t.TempDir(), "a.jsonl.gz")
+	os.WriteFile(gzp, gz.Bytes(), 0o644)
+	for _, q := range []scan.Query{
+		{Where: "Region", Equals: "Europe", By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}},
+		{Filters: []scan.Cond{{Col: "Units Sold", Op: scan.OpGt, Value: "9000"}}, Select: []string{"Country", "Unit Price"}},
+		{Holistic: []scan.Holistic{{Func: "median", Col: "unit price"}}},
+	} {
+		d := stage.Dialect{Columns: q.Names()}
+		want, err := runDialect(t, csvs, d, nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []struct {
+			paths []string
+			stdin []byte
+			same  bool // the CSV's rows
+		}{{jsons, nil, true}, {[]string{"-", jsons[1]}, raw, true}, {[]string{jsons[0], gzp}, nil, false}} {
+			got, err := runDialect(t, in.paths, d, in.stdin, q)
+			if err != nil {
+				t.Fatalf("%q: %v", in.paths, err)
+			}
+			if in.same && !got.Equal(&want) || got.Matched == 0 {
+				t.Fatalf("%+v over JSON lines %q: %+v, the CSV's %+v", q, in.paths, got, want)
+			}
+		}
 	}
 }

@@ -22,6 +22,7 @@ func (a *app) gen(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed: the same flags give byte-identical files")
 	out := fs.String("out", "data/sales-1M", "output directory")
 	force := fs.Bool("force", false, "replace a data set that parlab gen wrote there before (never other files)")
+	format := fs.String("format", "csv", "csv, or ndjson: the same rows as JSON lines (xaa.ndjson …), numbers as JSON numbers")
 	pos, err := a.parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -29,7 +30,10 @@ func (a *app) gen(args []string) error {
 	if len(pos) > 0 {
 		return usagef("gen takes no arguments (got %q); use --out DIR", pos[0])
 	}
-	o := data.Options{Rows: *rows, Files: *files, Seed: *seed}
+	o := data.Options{Rows: *rows, Files: *files, Seed: *seed, NDJSON: *format == "ndjson"}
+	if *format != "csv" && *format != "ndjson" {
+		return usagef("--format %q: want csv or ndjson", *format)
+	}
 	if *rows < 0 || *files < 1 || *files > data.MaxFiles {
 		return usagef("gen: --rows must be 0 or more and --files 1 to %d", data.MaxFiles)
 	}

@@ -132,7 +132,7 @@ var ErrUnfinished = errors.New("left by a parlab gen that did not finish: the da
 // .csv, .tsv or .tab, perhaps compressed (.gz, .zst).
 func dataName(name string) bool {
 	for _, z := range []string{"", ".gz", ".zst"} {
-		for _, ext := range []string{".csv", ".tsv", ".tab"} {
+		for _, ext := range []string{".csv", ".tsv", ".tab", ".ndjson", ".jsonl"} {
 			if hasSuffixFold(name, ext+z) {
 				return true
 			}
@@ -234,6 +234,13 @@ type Dialect struct {
 	// grow, once past ratioFloor bytes out (a decompression bomb); past
 	// it the read fails with ErrRatio. 0: DefaultMaxRatio; -1: no bound.
 	MaxRatio int64
+	// Columns are the names the query reads: a JSON lines input makes
+	// its header of them and its first object's keys (ndjson.go).
+	Columns []string
+	// json: this input is JSON lines by its name; sniff: it has no name
+	// that says (standard input, a pipe), so its first byte decides
+	// (openSource sets them for each input)
+	json, sniff bool
 }
 
 // DefaultMaxRatio is Dialect.MaxRatio's default: gzip's best is about
@@ -517,6 +524,17 @@ func streamOf(src source) (io.Reader, func(), error) {
 		src.close()
 		return nil, nil, err
 	}
+	var json bool
+	if r, json = asJSON(r, src.d); json {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.CloseWithError(jsonToCSV(pw, r, src.d.Columns, src.name))
+			zclose()
+			src.close()
+		}()
+		lc := &lateClose{r: pr, sep: ',', closers: []func(){func() { pr.Close() }}}
+		return lc, lc.close, nil
+	}
 	if r, src.sep, err = readable(r, src.sep); err != nil {
 		zclose()
 		src.close()
@@ -550,7 +568,7 @@ func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
 			return nil, false
 		}
 		seps[i] = delimiter(p, d.Sep)
-		if compression(p) == "" && !d.readAll() && plainDelimiter(p, d.Sep) != 0 {
+		if compression(p) == "" && !d.readAll() && !jsonName(p) && plainDelimiter(p, d.Sep) != 0 {
 			return nil, false // scanned in place (0: read as a stream)
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -771,12 +789,14 @@ func (c crToLF) Read(p []byte) (int, error) {
 // first bytes.
 func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), d: d}
+	src.d.json = p != Stdin && jsonName(p)
 	pipe := false
 	if p != Stdin {
 		st, err := os.Stat(p)
 		pipe = err == nil && isPipe(st)
 	}
-	if p != Stdin && !pipe && src.zip == "" {
+	src.d.sniff = (p == Stdin || pipe) && !src.d.json
+	if p != Stdin && !pipe && src.zip == "" && !src.d.json {
 		if found := plainDelimiter(p, d.Sep); found != 0 {
 			if src.sep = found; !d.readAll() {
 				return src, nil // in place, in its delimiter
@@ -788,7 +808,7 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 			return src, errors.New("standard input (-) is not available here")
 		}
 		src.r, src.name = stdin, "standard input"
-		if f, ok := stdin.(*os.File); ok && inPlace(f) {
+		if f, ok := stdin.(*os.File); ok && inPlace(f) && !jsonHead(f) {
 			found := sniffFile(shm.MemFilePath(f)) // (0: read as a stream, as plainDelimiter says)
 			if src.sep == 0 {
 				src.sep = found
@@ -902,8 +922,11 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 		return nil, "", 0, err
 	}
 	defer zclose()
-	if src, sep, err = readable(src, sep); err != nil {
-		return nil, "", 0, fmt.Errorf("%s: %w", name, err)
+	src, json := asJSON(src, d)
+	if !json {
+		if src, sep, err = readable(src, sep); err != nil {
+			return nil, "", 0, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	var mem *os.File
 	var start int64
@@ -918,7 +941,10 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 		}
 	}
 	w := &memWriter{w: mem, b: b, name: name}
-	if d.readAll() {
+	if json {
+		err = jsonToCSV(w, src, d.Columns, name)
+		sep = ','
+	} else if d.readAll() {
 		err = scan.Transcode(w, src, d.transcoding(sep), name)
 		sep = ','
 	} else {

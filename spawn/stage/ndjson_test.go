@@ -1,0 +1,83 @@
+package stage
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"parlab/scan"
+)
+
+func TestJSONToCSV(t *testing.T) {
+	in, err := os.ReadFile("../../testdata/events.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson"); err != nil {
+		t.Fatal(err)
+	}
+	want := `ts,user,kind,ms,tags,ok,user.id,amount,missing.key
+2024-03-01T10:00:00Z,"{""id"":7,""name"":""Ana""}",click,12.50,"[""a"",""b""]",true,7,,
+2024-03-01T10:00:05Z,"{""id"":9,""name"":""Bo, \""the\"" Kid""}",view,3,,false,9,,
+2024-03-02T08:30:00Z,"{""id"":7,""name"":""Ana""}",click,1e2,,,7,,
+2024-03-02T09:00:00Z,,view,,,,,,
+2024-03-03T12:00:00Z,"{""id"":12}",buy,40.25,,,12,19.99,
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	// a string field holding a newline and quotes stays one field
+	var nested bytes.Buffer
+	if err := jsonToCSV(&nested, strings.NewReader(`{"note":"line\nbreak, \"q\""}`+"\n"), nil, "n"); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&nested).ReadAll()
+	if err != nil || len(recs) != 2 || recs[1][0] != "line\nbreak, \"q\"" {
+		t.Errorf("%q: %v", recs, err)
+	}
+}
+
+func TestJSONErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\"a\":1}\n{\"a\":2,}\n", "bad.ndjson:2:1"},
+		{"{\"a\":1}\n\n[1,2]\n", "bad.ndjson:3:1: not a JSON object: a line holds array"},
+		{"\"just a string\"\n", "bad.ndjson:1:1"},
+		{"{\"a\":1}\n{\"a\":", "bad.ndjson:2:1"},
+	} {
+		err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(c.in), nil, "bad.ndjson")
+		var pe *scan.ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an ErrJSON at %q", c.in, err, c.want)
+		}
+	}
+}
+
+// Whatever the bytes, jsonToCSV fails with a place or writes CSV whose
+// every row has the header's field count.
+func FuzzJSONToCSV(f *testing.F) {
+	f.Add([]byte("{\"a\":1,\"b\":\"x,y\"}\n{\"b\":null,\"c\":[1,{\"d\":2}]}\n"), "c.d")
+	f.Add([]byte("\ufeff{\"a\":\"\\u00e9\\n\"}\r\n"), "a")
+	f.Fuzz(func(t *testing.T, in []byte, want string) {
+		var out bytes.Buffer
+		err := jsonToCSV(&out, bytes.NewReader(in), strings.Split(want, ","), "f.ndjson")
+		if err != nil {
+			var pe *scan.ParseError
+			if !errors.As(err, &pe) || pe.Line < 1 {
+				t.Fatalf("%q: error %v has no place", in, err)
+			}
+			return
+		}
+		if out.Len() == 0 {
+			return // (no line)
+		}
+		r := csv.NewReader(&out)
+		recs, err := r.ReadAll()
+		if err != nil || len(recs) < 2 {
+			t.Fatalf("%q gave CSV %q: %v", in, out.String(), err)
+		}
+	})
+}
