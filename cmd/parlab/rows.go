@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"syscall"
 
 	"parlab/render"
@@ -51,4 +52,21 @@ func (a *app) rows(rep *spawn.Report, out scan.OutFormat, text, verbose bool, mo
 		render.Workers(a.stderr, rep)
 	}
 	return err
+}
+
+// jsonColumns is what a JSON lines input writes for q (stage.Dialect's
+// Columns): the names q reads, with the Sales sums where it names no
+// aggregate, or every key (nil) where it selects "*".
+func jsonColumns(q scan.Query) []string {
+	if slices.Contains(q.Select, "*") {
+		return nil
+	}
+	names := q.Names()
+	if q.Select == nil && q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil && q.Holistic == nil {
+		names = append(names, scan.DefaultSums...)
+	}
+	if names == nil {
+		names = []string{} // (a count: not every key)
+	}
+	return names
 }

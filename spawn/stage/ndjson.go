@@ -24,6 +24,8 @@ import (
 // the query reads (Dialect.Columns) that none of them answers to (by
 // scan.Resolve's rules): a key that later lines add, or a dotted path into
 // nested objects (user.id; a key that holds a dot is found whole first).
+// Where the query names its columns (no "*" to select, and no column is
+// left to the Sales default), only the keys it reads are written.
 // A field is its value as text: a string unescaped, a number as written
 // (fastjson keeps its bytes, so 437.20 stays 437.20), true and false, an
 // object or array as its JSON text; null, a missing key and "" are a
@@ -67,7 +69,8 @@ func asJSON(r io.Reader, d Dialect) (io.Reader, bool) {
 }
 
 // jsonToCSV reads the JSON lines of r and writes them to w as CSV (see
-// above); want are the names the query reads. One fastjson.Parser serves
+// above); want are the names the query reads, nil for every key (see
+// Dialect.Columns). One fastjson.Parser serves
 // every line: a value it returns is valid until the next line is parsed,
 // and each is written before that.
 func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
@@ -75,7 +78,17 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 	out := bufio.NewWriterSize(w, copyBytes)
 	var p fastjson.Parser
 	var paths [][]string // per column, the keys that lead to its value
+	var top map[string]int // a column that is a top-level key: its index (-1: no column)
+	// at is, per key position, the key last seen there and its column
+	// (lines mostly write their keys in one order: a compare, not a
+	// lookup)
+	var at []struct {
+		key string
+		col int
+	}
+	var fields [][]byte    // per column, this line's field (nil: missing), as CSV
 	var row, long, num []byte
+	vals := make([]byte, 0, 1024)
 	for line := 1; ; line++ {
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
@@ -106,6 +119,13 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 			if paths == nil {
 				var cols []string
 				cols, paths = jsonColumns(v, want)
+				top = map[string]int{}
+				for k, path := range paths {
+					if len(path) == 1 {
+						top[path[0]] = k
+					}
+				}
+				fields = make([][]byte, len(paths))
 				row = row[:0]
 				for k, c := range cols {
 					if k > 0 {
@@ -117,12 +137,47 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 					return err
 				}
 			}
-			row = row[:0]
+			// One pass over the object's keys for the top-level columns
+			// (Object.Get would search the keys once a column), then the
+			// dotted paths; each field made in vals, joined in row.
+			clear(fields)
+			vals = vals[:0]
+			var offs [2]int
+			i := 0
+			v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
+				if i == len(at) {
+					at = append(at, struct {
+						key string
+						col int
+					}{"", -1})
+				}
+				a := &at[i]
+				i++
+				if a.key != string(key) {
+					a.key, a.col = string(key), -1
+					if k, ok := top[a.key]; ok {
+						a.col = k
+					}
+				}
+				if k := a.col; k >= 0 && fields[k] == nil {
+					offs[0] = len(vals)
+					vals, num = appendJSONField(vals, num, x)
+					fields[k] = vals[offs[0]:len(vals):len(vals)]
+				}
+			})
 			for k, path := range paths {
+				if len(path) > 1 {
+					offs[0] = len(vals)
+					vals, num = appendJSONField(vals, num, v.Get(path...))
+					fields[k] = vals[offs[0]:len(vals):len(vals)]
+				}
+			}
+			row = row[:0]
+			for k, f := range fields {
 				if k > 0 {
 					row = append(row, ',')
 				}
-				row, num = appendJSONField(row, num, v.Get(path...))
+				row = append(row, f...)
 			}
 			if _, err := out.Write(append(row, '\n')); err != nil {
 				return err
@@ -135,19 +190,33 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 }
 
 // jsonColumns is the columns of a JSON lines input whose first object is
-// v, and the keys that lead to each one's value (see above).
+// v, and the keys that lead to each one's value (see above): every key if
+// want is nil, else the keys that a name of want answers to (by
+// scan.Resolve), in the object's order, then the names none answers to,
+// but scan.DefaultSums's, which a query that names no aggregate reads only
+// where the input has them.
 func jsonColumns(v *fastjson.Value, want []string) (cols []string, paths [][]string) {
-	v.GetObject().Visit(func(key []byte, _ *fastjson.Value) {
-		cols = append(cols, string(key))
-		paths = append(paths, []string{string(key)})
-	})
-	keys := slices.Clone(cols)
+	var keys []string
+	v.GetObject().Visit(func(key []byte, _ *fastjson.Value) { keys = append(keys, string(key)) })
+	used := make([]bool, len(keys))
+	var rest []string
 	for _, n := range want {
-		if _, err := scan.Resolve(n, keys); err == nil || slices.Contains(cols, n) {
-			continue
+		if i, err := scan.Resolve(n, keys); err == nil {
+			used[i] = true
+		} else if !slices.Contains(scan.DefaultSums, n) && !slices.Contains(rest, n) {
+			rest = append(rest, n)
 		}
-		cols = append(cols, n)
-		paths = append(paths, strings.Split(n, "."))
+	}
+	for i, k := range keys {
+		if want == nil || used[i] {
+			cols, paths = append(cols, k), append(paths, []string{k})
+		}
+	}
+	if len(cols) == 0 && len(keys) > 0 { // (a count: one column makes the rows)
+		cols, paths = append(cols, keys[0]), append(paths, []string{keys[0]})
+	}
+	for _, n := range rest {
+		cols, paths = append(cols, n), append(paths, strings.Split(n, "."))
 	}
 	return cols, paths
 }

@@ -20,15 +20,43 @@ func TestJSONToCSV(t *testing.T) {
 	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson"); err != nil {
 		t.Fatal(err)
 	}
-	want := `ts,user,kind,ms,tags,ok,user.id,amount,missing.key
-2024-03-01T10:00:00Z,"{""id"":7,""name"":""Ana""}",click,12.50,"[""a"",""b""]",true,7,,
-2024-03-01T10:00:05Z,"{""id"":9,""name"":""Bo, \""the\"" Kid""}",view,3,,false,9,,
-2024-03-02T08:30:00Z,"{""id"":7,""name"":""Ana""}",click,1e2,,,7,,
-2024-03-02T09:00:00Z,,view,,,,,,
-2024-03-03T12:00:00Z,"{""id"":12}",buy,40.25,,,12,19.99,
+	want := `kind,user.id,amount,missing.key
+click,7,,
+view,9,,
+click,7,,
+view,,,
+buy,12,19.99,
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	// every key (nil), objects and arrays as their JSON text
+	out.Reset()
+	if err := jsonToCSV(&out, bytes.NewReader(in), nil, "events.ndjson"); err != nil {
+		t.Fatal(err)
+	}
+	want = `ts,user,kind,ms,tags,ok
+2024-03-01T10:00:00Z,"{""id"":7,""name"":""Ana""}",click,12.50,"[""a"",""b""]",true
+2024-03-01T10:00:05Z,"{""id"":9,""name"":""Bo, \""the\"" Kid""}",view,3,,false
+2024-03-02T08:30:00Z,"{""id"":7,""name"":""Ana""}",click,1e2,,
+2024-03-02T09:00:00Z,,view,,,
+2024-03-03T12:00:00Z,"{""id"":12}",buy,40.25,,
+`
+	if out.String() != want {
+		t.Errorf("every key: got\n%s\nwant\n%s", out.String(), want)
+	}
+	// keys in another order, again, and twice in one line (the first
+	// counts, as Object.Get finds it)
+	out.Reset()
+	if err := jsonToCSV(&out, strings.NewReader(`{"a":1,"b":2}
+{"b":3,"a":4}
+{"b":5,"a":6,"a":7}
+{"a":8}
+`), nil, "o"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a,b\n1,2\n4,3\n6,5\n8,\n"; out.String() != want {
+		t.Errorf("keys reordered: %q, want %q", out.String(), want)
 	}
 	// a string field holding a newline and quotes stays one field
 	var nested bytes.Buffer

@@ -234,8 +234,9 @@ type Dialect struct {
 	// grow, once past ratioFloor bytes out (a decompression bomb); past
 	// it the read fails with ErrRatio. 0: DefaultMaxRatio; -1: no bound.
 	MaxRatio int64
-	// Columns are the names the query reads: a JSON lines input makes
-	// its header of them and its first object's keys (ndjson.go).
+	// Columns are the names the query reads: a JSON lines input writes
+	// those of its keys, and the names it has no key for (ndjson.go); nil:
+	// every key (a query that selects "*").
 	Columns []string
 	// json: this input is JSON lines by its name; sniff: it has no name
 	// that says (standard input, a pipe), so its first byte decides
