@@ -77,7 +77,7 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 	br := bufio.NewReaderSize(r, copyBytes)
 	out := bufio.NewWriterSize(w, copyBytes)
 	var p fastjson.Parser
-	var paths [][]string // per column, the keys that lead to its value
+	var paths [][]string   // per column, the keys that lead to its value
 	var top map[string]int // a column that is a top-level key: its index (-1: no column)
 	// at is, per key position, the key last seen there and its column
 	// (lines mostly write their keys in one order: a compare, not a
@@ -86,7 +86,7 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 		key string
 		col int
 	}
-	var fields [][]byte    // per column, this line's field (nil: missing), as CSV
+	var fields [][]byte // per column, this line's field (nil: missing), as CSV
 	var row, long, num []byte
 	vals := make([]byte, 0, 1024)
 	for line := 1; ; line++ {
