@@ -34,6 +34,7 @@ type QueryDoc struct {
 	Ranks   int                     `json:"ranks,omitempty"`
 	IO      string                  `json:"io"`
 	Filters []Filter                `json:"filters"`
+	Any     []Filter                `json:"any,omitempty"` // the OR group (--any)
 	Kinds   []Kind                  `json:"kinds,omitempty"`
 	By      []string                `json:"by,omitempty"`
 	Matched *int64                  `json:"matched,omitempty"` // left out for the floor, which answers no query
@@ -232,6 +233,9 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 		j.Filters = []Filter{}
 		for _, f := range ans.Filters {
 			j.Filters = append(j.Filters, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted, f.Values})
+		}
+		for _, f := range ans.Any {
+			j.Any = append(j.Any, Filter{f.Col, hexIfNotUTF8(f.Col), f.Op.String(), f.Value, hexIfNotUTF8(f.Value), f.Quoted, f.Values})
 		}
 		for _, ck := range ans.Kinds {
 			j.Kinds = append(j.Kinds, Kind{ck.Col, ck.Kind.String(), ck.Why})

@@ -29,7 +29,7 @@ func (a *Answer) Equal(b *Answer) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if !slices.EqualFunc(a.Filters, b.Filters, Cond.same) || !slices.Equal(a.By, b.By) || !slices.Equal(a.Aggs, b.Aggs) ||
+	if !slices.EqualFunc(a.Filters, b.Filters, Cond.same) || !slices.EqualFunc(a.Any, b.Any, Cond.same) || !slices.Equal(a.By, b.By) || !slices.Equal(a.Aggs, b.Aggs) ||
 		a.Rows != b.Rows || a.Matched != b.Matched {
 		return false
 	}
@@ -257,7 +257,20 @@ func (s *Spec) Describe() string {
 		}
 		b.WriteString(c.String())
 	}
-	if len(s.Filters) == 0 {
+	if len(s.Any) > 0 {
+		if len(s.Filters) > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString("(")
+		for i, c := range s.Any {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(c.String())
+		}
+		b.WriteString(")")
+	}
+	if len(s.Filters) == 0 && len(s.Any) == 0 {
 		b.WriteString("all rows")
 	}
 	if len(s.By) > 0 {

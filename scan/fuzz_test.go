@@ -339,6 +339,9 @@ func FuzzKinds(f *testing.F) {
 		if shape&64 != 0 {
 			q.Filters = append(q.Filters, mk("y", Op(op/11%11), false))
 		}
+		if shape&32 != 0 { // an OR group
+			q.Any = []Cond{mk("y", Op(op/11%11), op&1 != 0), mk("x", Op(op%7), false), mk("f", OpEq, false)}
+		}
 		if shape&1 != 0 {
 			q.By = []string{"f"}
 		}

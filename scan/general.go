@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +18,7 @@ type general struct {
 	cols  []int    // the columns read, ascending, distinct (at most MaxFields)
 	names []string // header name per entry of cols
 	conds []cond   // in query order; fi indexes cols
+	any   []cond   // the OR group (Query.Any); fi indexes cols
 	keys  []int    // per group-by column, its index in cols
 	// keyKinds, if not nil, are the group-by columns' kinds where one is
 	// a number or date column: a new group's key is checked (checkKey)
@@ -86,6 +88,20 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		k.fi, k.field, k.name = use(i), i, header[i]
 		g.conds = append(g.conds, k)
 		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values})
+	}
+	for _, c := range q.Any {
+		i, err := resolve(c.Col, header)
+		if err != nil {
+			return b, err
+		}
+		ck, why := hk.of(i)
+		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}, ck, why, dr)
+		if err != nil {
+			return b, err
+		}
+		k.fi, k.field, k.name = use(i), i, header[i]
+		g.any = append(g.any, k)
+		b.spec.Any = append(b.spec.Any, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values})
 	}
 	byCol := map[int]string{}
 	for _, name := range q.By {
@@ -195,6 +211,9 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 	}
 	for i := range g.conds {
 		g.conds[i].fi = place(g.conds[i].fi)
+	}
+	for i := range g.any {
+		g.any[i].fi = place(g.any[i].fi)
 	}
 	for i := range g.keys {
 		g.keys[i] = place(g.keys[i])
@@ -397,11 +416,39 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			return nil
 		}
 	}
+	if g.any != nil { // the OR group: one that holds passes it; none, and one's error is pending
+		var anyErr error
+		hold := false
+		for i := range g.any {
+			c := &g.any[i]
+			if c.fi >= found {
+				anyErr = cmp.Or(anyErr, short(c.fi))
+				continue
+			}
+			ok, err := c.test(fields[c.fi])
+			if err != nil {
+				anyErr = cmp.Or[error](anyErr, t.errAt(offs[c.fi], c.name, fields[c.fi], err))
+				continue
+			}
+			if ok {
+				hold = true
+				break
+			}
+		}
+		if !hold && anyErr == nil {
+			return nil
+		}
+		if !hold {
+			pending = cmp.Or(pending, anyErr)
+		}
+	}
 	if pending != nil {
 		return pending
 	}
-	if found < len(g.cols) {
-		return short(found)
+	if found < len(g.cols) { // a short row that passed: an error if it lacks a column read past the filters
+		if k := g.firstNeeded(found); k >= 0 {
+			return short(k)
+		}
 	}
 	if g.sel != nil {
 		if g.sel.limit == 0 || r.Matched < g.sel.limit {
@@ -581,6 +628,30 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 	return nil
 }
 
+// firstNeeded is the first of g.cols at or past found that a passing row
+// must have (a group-by, aggregated or selected column; a filter's,
+// an OR group's alternative not tested, need not be there), or -1.
+func (g *general) firstNeeded(found int) int {
+	k := -1
+	take := func(fi int) {
+		if fi >= found && (k < 0 || fi < k) {
+			k = fi
+		}
+	}
+	for _, fi := range g.keys {
+		take(fi)
+	}
+	for _, s := range g.slots {
+		take(s.fi)
+	}
+	if g.sel != nil {
+		for _, fi := range g.sel.fi {
+			take(fi)
+		}
+	}
+	return k
+}
+
 // groupOf returns the index of key's group in r's groups, made if new (and
 // r's groups too), and true; or false if key is another part's (see
 // KeyPart).
@@ -636,7 +707,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if g.lead >= 0 {
 		rest = g.conds[1:]
 	}
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&(NeedDistinct|NeedValues) != 0 {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&(NeedDistinct|NeedValues) != 0 || g.any != nil {
 		return nil
 	}
 	for _, s := range g.slots {

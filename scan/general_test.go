@@ -30,6 +30,9 @@ var generalQueries = []Query{
 	{Filters: []Cond{{"Total Profit", OpLt, "100", false, nil}}, Min: []string{"Total Profit"}},
 	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
 	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
+	// an OR group, beside filters and alone
+	{Where: "Region", Equals: "Europe", Any: []Cond{{"Units Sold", OpGt, "9000", false, nil}, {"Country", OpIn, "", false, []string{"France", "Spain"}}}, By: []string{"Country"}},
+	{Any: []Cond{{"Item Type", OpEq, "Fruits", false, nil}, {"Unit Price", OpGe, "600", false, nil}, {"Order Date", OpLt, "2011-01-01", false, nil}}, Sum: []string{"Units Sold"}},
 	// holistic aggregates, with and without a group-by, sorted by one
 	{Holistic: []Holistic{{"count_distinct", "Country", ""}, {"median", "Unit Price", ""}, {"quantile", "Total Profit", "0.9"}}},
 	{By: []string{"Region"}, Holistic: []Holistic{{"count_distinct", "Item Type", ""}, {"median", "Units Sold", ""}, {"quantile", "Unit Cost", "0.25"}, {"quantile", "Unit Cost", "1"}},

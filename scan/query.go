@@ -28,6 +28,9 @@ type Query struct {
 	Where   string
 	Equals  string
 	Filters []Cond
+	// Any is one OR group (--any): a row must pass at least one of them,
+	// as well as every filter (SQL: Filters AND (Any[0] OR Any[1] …)).
+	Any []Cond
 	By      []string
 	Sum     []string
 	Min     []string
@@ -126,6 +129,7 @@ func (a Agg) Label() string {
 // and how its groups are ordered. Every name is as the header spells it.
 type Spec struct {
 	Filters []Cond
+	Any     []Cond // the OR group, as the header spells its columns
 	By      []string
 	Aggs    []Agg
 	Sort    []sortBy
@@ -292,7 +296,10 @@ func (q *Query) Validate() error {
 			return err
 		}
 	}
-	for _, c := range q.Filters {
+	if len(q.Any) == 1 {
+		return fmt.Errorf("%w: --any is an OR of two or more filters: give one filter with --where", ErrFilter)
+	}
+	for _, c := range append(q.Filters, q.Any...) {
 		if strings.TrimSpace(c.Col) == "" {
 			return fmt.Errorf("%w: a filter names no column", ErrFilter)
 		}
@@ -318,7 +325,7 @@ func (q *Query) Names() []string {
 			out = append(out, n)
 		}
 	}
-	for _, c := range q.conds() {
+	for _, c := range append(q.conds(), q.Any...) {
 		add(c.Col)
 	}
 	for _, l := range [][]string{q.By, q.Sum, q.Min, q.Max, q.Avg, q.Select} {
@@ -347,6 +354,9 @@ func (q *Query) conds() []Cond {
 func (q *Query) simple(header []string, hk headerKinds) bool {
 	cs := q.conds()
 	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 || q.Select != nil || q.Holistic != nil {
+		return false
+	}
+	if q.Any != nil {
 		return false
 	}
 	if len(cs) == 0 {

@@ -289,6 +289,11 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 	if q.Where != "" {
 		conds = append([]Cond{{Col: q.Where, Value: q.Equals}}, conds...)
 	}
+	nand := len(conds) // conds[nand:] are the OR group (Query.Any)
+	conds = append(slices.Clone(conds), q.Any...)
+	if len(q.Any) == 1 {
+		return out, ErrFilter
+	}
 	groups := map[string]*refGroup{}
 	var order []string
 	for _, f := range files {
@@ -453,7 +458,7 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			// error only in a row that passes every other filter
 			pass := true
 			var pending error
-			for k, c := range conds {
+			for k, c := range conds[:nand] {
 				if len(rec) <= condCols[k] {
 					pending = cmp.Or(pending, ErrShortRow)
 					continue
@@ -467,6 +472,31 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 			}
 			if !pass {
 				continue
+			}
+			if len(conds) > nand { // the OR group: one that holds; none, and its first error
+				hold := false
+				var anyErr error
+				for k := nand; k < len(conds); k++ {
+					if len(rec) <= condCols[k] {
+						anyErr = cmp.Or(anyErr, ErrShortRow)
+						continue
+					}
+					ok, err := refTestKind(conds[k], condKinds[k], rec[condCols[k]])
+					if err != nil {
+						anyErr = cmp.Or(anyErr, err)
+						continue
+					}
+					if ok {
+						hold = true
+						break
+					}
+				}
+				if !hold && anyErr == nil {
+					continue
+				}
+				if !hold {
+					pending = cmp.Or(pending, anyErr)
+				}
 			}
 			if pending != nil {
 				if bad(pending) {

@@ -42,6 +42,7 @@ func TestGeneralEveryWay(t *testing.T) {
 		{By: []string{"Order ID"}, Sum: []string{"Units Sold"}},
 		{Filters: []scan.Cond{{Col: "Order Date", Op: scan.OpGe, Value: "2015-01-01"}}, Min: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
 		{Holistic: []scan.Holistic{{Func: "count_distinct", Col: "Country"}, {Func: "median", Col: "Unit Price"}, {Func: "quantile", Col: "Total Profit", P: "0.9"}}},
+		{Any: []scan.Cond{{Col: "Country", Op: scan.OpContains, Value: "had"}, {Col: "Units Sold", Op: scan.OpGt, Value: "9000"}}, By: []string{"Region"}},
 		{By: []string{"Region"}, Holistic: []scan.Holistic{{Func: "count_distinct", Col: "Order Date"}, {Func: "median", Col: "Units Sold"}}, Max: []string{"Units Sold"}},
 	}
 	sets := [][]string{plain, quoted}

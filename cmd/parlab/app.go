@@ -90,7 +90,7 @@ and an FTP server whose concurrency model is a flag.
 
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
-  parlab query [--where 'COLUMN OP VALUE']... [--by COL,COL] [--sum COL,COL] [--min COL,COL]
+  parlab query [--where 'COLUMN OP VALUE']... [--any 'COL OP VAL' --any …] [--by COL,COL] [--sum COL,COL] [--min COL,COL]
                [--max COL,COL] [--avg COL,COL] {holistic}
                [--sort 'COL[:desc]'] [--limit N] [--select 'COL,COL|*']
                [--io mmap|readat|read] [--populate] [--strategy {strategies}]

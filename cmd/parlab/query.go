@@ -22,27 +22,27 @@ import (
 type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
-	where, by, sum, min, max, avg, sort listFlag
-	sel                                 listFlag             // --select: query's alone
-	holistic                            map[string]*listFlag // by scan.HolisticFuncs' Func
-	out                                 scan.OutFormat
-	types, dateFormats                  listFlag
-	limit                               int
-	io                                  shm.Mode
-	populate                            bool
-	strategy                            spawn.StrategyFlag // nil: goroutines
-	split                               spawn.Split
-	workers                             int
-	timeout                             time.Duration
-	delimiter                           string
-	decimalComma                        bool
-	dialect                             dialectFlags
-	maxMemory                           byteSize
-	maxRatio                            int64
-	noHeader                            bool
-	skipBad                             bool
-	stdin                               io.Reader     // for the PATH "-": nil where a command reads its own
-	inputs                              *stage.Inputs // staged by config; close after the run
+	where, any, by, sum, min, max, avg, sort listFlag
+	sel                                      listFlag             // --select: query's alone
+	holistic                                 map[string]*listFlag // by scan.HolisticFuncs' Func
+	out                                      scan.OutFormat
+	types, dateFormats                       listFlag
+	limit                                    int
+	io                                       shm.Mode
+	populate                                 bool
+	strategy                                 spawn.StrategyFlag // nil: goroutines
+	split                                    spawn.Split
+	workers                                  int
+	timeout                                  time.Duration
+	delimiter                                string
+	decimalComma                             bool
+	dialect                                  dialectFlags
+	maxMemory                                byteSize
+	maxRatio                                 int64
+	noHeader                                 bool
+	skipBad                                  bool
+	stdin                                    io.Reader     // for the PATH "-": nil where a command reads its own
+	inputs                                   *stage.Inputs // staged by config; close after the run
 	// stream: a lone stream or compressed input is scanned while it is
 	// read, where the strategy can (spawn.Streams), not staged first. For
 	// a command that runs the query once (query; bench and menu run it
@@ -67,6 +67,7 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >= ~ (contains) ~* (contains, any case) ^= (starts with), or COLUMN in (V1,V2,…) / not in (…); give it again for more (all must hold); it compares as the column's kind (number, date or text, decided from a sample: --verbose, --types); a quoted value is text; an empty cell is missing (docs/query.md); none: every row")
+	fs.Var(&q.any, "any", "a filter as --where takes, given twice or more: a row must pass at least one of them (an OR), and every --where too")
 	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
 	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again); with no aggregate named, a plain count (and \"Total Revenue,Total Profit\" where the files have both)")
 	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
@@ -120,6 +121,13 @@ func (q *queryFlags) query() (scan.Query, error) {
 			return sq, usagef("--where: %v", err)
 		}
 		sq.Filters = append(sq.Filters, c)
+	}
+	for _, w := range q.any {
+		c, err := scan.ParseCondDates(w, q.decimalComma, sq.DateFormats)
+		if err != nil {
+			return sq, usagef("--any: %v", err)
+		}
+		sq.Any = append(sq.Any, c)
 	}
 	var sort []string
 	for _, l := range []struct {
