@@ -31,11 +31,11 @@ type Query struct {
 	// Any is one OR group (--any): a row must pass at least one of them,
 	// as well as every filter (SQL: Filters AND (Any[0] OR Any[1] …)).
 	Any []Cond
-	By      []string
-	Sum     []string
-	Min     []string
-	Max     []string
-	Avg     []string
+	By  []string
+	Sum []string
+	Min []string
+	Max []string
+	Avg []string
 	// Holistic are the aggregates that need every value: count_distinct,
 	// median, quantile (see Holistic), after Sum, Min, Max and Avg.
 	Holistic []Holistic
