@@ -14,8 +14,18 @@ import (
 // CSV and TSV (JSON lines name them in every row). The rows' bytes are
 // written as they are, in one write.
 func Rows(out io.Writer, rep *spawn.Report, f scan.OutFormat) error {
+	if err := RowsHead(out, rep.Spec.Select, f); err != nil {
+		return err
+	}
+	_, err := out.Write(rep.Result.Out)
+	return err
+}
+
+// RowsHead writes the header line of rows out in format f, the columns'
+// names (CSV and TSV; JSON lines have none).
+func RowsHead(out io.Writer, names []string, f scan.OutFormat) error {
 	var head []byte
-	for k, n := range rep.Spec.Select {
+	for k, n := range names {
 		switch f {
 		case scan.OutCSV:
 			if k > 0 {
@@ -30,12 +40,10 @@ func Rows(out io.Writer, rep *spawn.Report, f scan.OutFormat) error {
 		}
 	}
 	if head != nil {
-		if _, err := out.Write(append(head, '\n')); err != nil {
-			return err
-		}
+		_, err := out.Write(append(head, '\n'))
+		return err
 	}
-	_, err := out.Write(rep.Result.Out)
-	return err
+	return nil
 }
 
 // RowsText writes the rows a query selected, written as CSV by its scan,

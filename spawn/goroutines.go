@@ -70,6 +70,9 @@ func runGoroutines(ctx context.Context, c Config, name string, body func(context
 		return nil, err
 	}
 	defer r.set.Close()
+	if c.sinks() && name == NameGoroutines {
+		return r.runRows(ctx, c.Workers, c.Rows)
+	}
 	return r.runAll(ctx, c.Workers, body)
 }
 
@@ -116,9 +119,12 @@ type worked struct {
 // len(r.plan.Units) or more.
 func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(context.Context, *Set, Unit, *scan.Result) error) worked {
 	wk := worked{
-		out:   make([]paddedOutcome, len(r.plan.Units)),
+		out:   r.out,
 		stats: make([]paddedStat, len(ws)),
 		own:   make([]paddedResult, len(ws)),
+	}
+	if wk.out == nil {
+		wk.out = make([]paddedOutcome, len(r.plan.Units))
 	}
 	first := newFirstRows(r.set, r.plan)
 	var wg sync.WaitGroup
@@ -137,6 +143,9 @@ func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(c
 				o.err = body(ctx, r.set, u, dst)
 				o.done = true
 				first.add(i, o)
+				if r.notify != nil {
+					close(r.notify[i])
+				}
 				st.Units++
 				st.Bytes += int64(u.End - u.Start)
 				st.Rows += dst.Rows - rows
@@ -154,6 +163,11 @@ type run struct {
 	set  *Set
 	plan *Plan
 	rep  *Report
+	// out, if not nil, are the units' outcomes for work to fill (else
+	// it makes them), and notify[i] is closed once unit i is done
+	// (runRows: its writer reads each unit as it ends)
+	out    []paddedOutcome
+	notify []chan struct{}
 }
 
 // start maps the data set lazily (with --populate, each worker populates

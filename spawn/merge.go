@@ -91,29 +91,43 @@ func (s *Set) mergeCut(ctx context.Context, p *Plan, units []int, out []unitOutc
 		if k > 0 && p.Units[units[k-1]].End != u.Start {
 			return nil, again, fmt.Errorf("%w: the units of %s do not meet (bytes %d and %d)", ErrBug, s.Names[u.File], p.Units[units[k-1]].End, u.Start)
 		}
-		if over == 0 && out[i].err == nil {
-			parts = append(parts, &out[i].res)
-			over = int(out[i].res.Over)
-			continue
-		}
-		a, b, err := s.rows(u)
+		r, next, read, err := s.takeCut(ctx, u, &out[i], over)
+		again = again || read
 		if err != nil {
 			return nil, again, err
 		}
-		if a += over; a >= b { // that row holds every line of this unit
-			over = a - b
-			continue
+		if r != nil {
+			parts = append(parts, r)
 		}
-		r := scan.Result{Part: u.Part}
-		again = true
-		stop := a
-		if err := s.guard(u, func() (err error) {
-			stop, err = s.scanRows(ctx, u.File, a, b, &r, true)
-			return err
-		}); err != nil {
-			return nil, again, err
-		}
-		parts, over = append(parts, &r), max(stop-b, 0)
+		over = next
 	}
 	return parts, again, nil
+}
+
+// takeCut is unit u of a cut file (o its outcome) as the merge takes it, where the unit
+// before it in the file ran over past its end by over bytes (0 for the
+// file's first): its own result, or, after one that ran over or where it
+// failed, a result of the unit read again from where its first row starts
+// (read); nil where that row holds every line of the unit. next is how far
+// the result's last row ran past the unit's end.
+func (s *Set) takeCut(ctx context.Context, u Unit, o *unitOutcome, over int) (r *scan.Result, next int, read bool, err error) {
+	if over == 0 && o.err == nil {
+		return &o.res, int(o.res.Over), false, nil
+	}
+	a, b, err := s.rows(u)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if a += over; a >= b { // that row holds every line of this unit
+		return nil, a - b, false, nil
+	}
+	r = &scan.Result{Part: u.Part}
+	stop := a
+	if err := s.guard(u, func() (err error) {
+		stop, err = s.scanRows(ctx, u.File, a, b, r, true)
+		return err
+	}); err != nil {
+		return nil, 0, true, err
+	}
+	return r, max(stop-b, 0), true, nil
 }

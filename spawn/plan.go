@@ -42,7 +42,9 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	}
 	if split == SplitAuto {
 		split = SplitRows
-		if workers > 1 && set.manyKeys() {
+		if set.Query.Select != nil {
+			split = SplitDynamic // (rows out: written a chunk at a time, in order, see runRows)
+		} else if workers > 1 && set.manyKeys() {
 			split = SplitKeys
 		}
 	}

@@ -3,9 +3,11 @@ package spawn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,18 +52,40 @@ func TestSelectEveryWay(t *testing.T) {
 				t.Fatalf("%+v: a weak test: %d rows, %d bytes", q, seq.Result.Matched, len(seq.Result.Out))
 			}
 			agree(t, "rows out", paths, q, &seq.Result)
-			for _, limit := range []int{1, 40}[:1+min(qi, 1)] {
+			// every way again, with a limit and without, the rows handed
+			// to a sink where the strategy can (RowSink) and the rest left
+			// in Out: the same bytes, in file order
+			for _, limit := range []int{0, 1, 40}[:2+min(qi, 1)] {
 				lq := q
 				lq.Limit = limit
-				want := scan.CutRows(seq.Result.Out, q.Out, limit)
-				for _, w := range everyWay(false) {
-					rep, err := w.st.Run(context.Background(), Config{Paths: paths, Query: lq, Mode: w.mode, Opt: shm.Options{Buffer: 300},
-						Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute})
-					if err != nil {
-						t.Fatalf("%+v %s: %v", lq, w, err)
+				want := seq.Result.Out
+				if limit > 0 {
+					want = scan.CutRows(want, q.Out, limit)
+				}
+				for _, sink := range []bool{false, true} {
+					if limit == 0 && !sink {
+						continue // (agree's)
 					}
-					if !bytes.Equal(rep.Result.Out, want) {
-						t.Fatalf("%+v %s:\n%q\nwant\n%q", lq, w, rep.Result.Out, want)
+					for _, w := range everyWay(false) {
+						var got []byte
+						c := Config{Paths: paths, Query: lq, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+							Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
+						if sink {
+							c.Rows = func(spec *scan.Spec, rows []byte) error {
+								if len(spec.Select) == 0 {
+									t.Error("a sink's spec names no column")
+								}
+								got = append(got, rows...)
+								return nil
+							}
+						}
+						rep, err := w.st.Run(context.Background(), c)
+						if err != nil {
+							t.Fatalf("%+v %s: %v", lq, w, err)
+						}
+						if got = append(got, rep.Result.Out...); !bytes.Equal(got, want) {
+							t.Fatalf("%+v %s, sink %v:\n%q\nwant\n%q", lq, w, sink, got, want)
+						}
 					}
 				}
 			}
@@ -90,6 +114,23 @@ func TestSelectMaxHeld(t *testing.T) {
 	q.MaxHeld = 1 << 30
 	if _, err := (Goroutines{}).Run(context.Background(), Config{Paths: paths, Query: q, Workers: 2, Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
+	}
+	// Rows handed to a sink as they are written are not held: the same
+	// bound holds them, in seq and the goroutines (units of 16 KiB); an
+	// error from the sink (a reader gone: EPIPE) is the run's.
+	q.MaxHeld = 64 << 10
+	wrote := 0
+	sink := func(_ *scan.Spec, rows []byte) error { wrote += len(rows); return nil }
+	for _, st := range []Strategy{Sequential{}, Goroutines{}} {
+		c := Config{Paths: paths, Query: q, Workers: 2, Split: SplitDynamic, Chunk: 16 << 10, Timeout: time.Minute, Rows: sink}
+		if _, err := st.Run(context.Background(), c); err != nil || wrote < 256<<10 {
+			t.Fatalf("%s with a sink: %v, %d bytes written", st.Name(), err, wrote)
+		}
+		wrote = 0
+		c.Rows = func(*scan.Spec, []byte) error { return syscall.EPIPE }
+		if _, err := st.Run(context.Background(), c); !errors.Is(err, syscall.EPIPE) {
+			t.Fatalf("%s, a sink that fails: %v", st.Name(), err)
+		}
 	}
 	// and a median's values, a distinct set
 	for _, h := range []scan.Holistic{{Func: "median", Col: "Units Sold"}, {Func: "count_distinct", Col: "Order ID"}} {

@@ -23,6 +23,13 @@ import (
 // Set is a data set opened for one query: each file's bytes and its Table.
 type Set struct {
 	outHeld atomic.Int64 // the rows out its scans hold (hold)
+	// flush, if not nil, takes a scan's rows out after each step
+	// (scanRows, stream): seq's run, whose rows go to a RowSink
+	flush func(r *scan.Result) error
+	// sinking: the goroutines write the rows out as they go, with the
+	// workers held back (runRows): what they hold is not bounded by
+	// MaxHeld
+	sinking bool
 	Paths   []string
 	Names   []string // what messages call each file (Inputs.Names; else its path)
 	// Seps is each file's field delimiter, as it is scanned in place
@@ -399,7 +406,13 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 		if p, err = t.ScanPart(p, min(p+step, b), r); err != nil {
 			return p, err
 		}
-		if err := hold(&s.Query, &s.outHeld, r, n); err != nil {
+		switch {
+		case s.flush != nil: // (written, so not held)
+			err = s.flush(r)
+		case !s.sinking:
+			err = hold(&s.Query, &s.outHeld, r, n)
+		}
+		if err != nil {
 			return p, err
 		}
 	}
@@ -494,7 +507,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool
 		}
 		part := scan.Result{Part: r.Part}
 		next, err := v.ScanPart(0, b-p, &part)
-		if err == nil {
+		if err == nil && s.flush == nil && !s.sinking {
 			err = hold(&s.Query, &s.outHeld, &part, 0)
 		}
 		if err != nil {
@@ -522,6 +535,11 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool
 			return p, err
 		}
 		r.Merge(&part)
+		if s.flush != nil {
+			if err := s.flush(r); err != nil {
+				return p, err
+			}
+		}
 		p += next
 	}
 	return p, nil

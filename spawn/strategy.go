@@ -41,6 +41,11 @@ type Config struct {
 	// flight, see stage.Stream). Workers take them a whole stream each,
 	// and each reads and scans its own (see Streams).
 	Opens []func() (io.Reader, func(), error)
+	// Rows, if not nil, takes the rows of a query that selects rows as
+	// the run writes them, in file order, where the strategy can (seq,
+	// goroutines, streams: see RowSink); the others leave them all in
+	// Result.Out.
+	Rows RowSink
 }
 
 // streamed reports whether c's inputs are streams (Stream or Opens).
@@ -236,6 +241,9 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer set.Close()
 	rep = set.report(NameSeq, "", 1)
 	rep.Setup = time.Since(t0)
+	if c.sinks() {
+		set.flush = set.flushTo(c.Rows, &rep.Spec)
+	}
 	w := WorkerStat{Start: rep.Setup, Units: len(set.Tables)}
 	for i := range set.Tables {
 		u := set.WholeFile(i)

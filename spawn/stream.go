@@ -263,6 +263,18 @@ func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamR
 	if i < len(c.Names) {
 		s.name = c.Names[i]
 	}
+	if c.sinks() { // (one worker: see runStream)
+		sink := c.Rows
+		s.flush = func(r *scan.Result) error {
+			if len(r.Out) == 0 {
+				return nil
+			}
+			spec := s.table.Spec()
+			err := sink(&spec, r.Out)
+			r.Out = r.Out[:0]
+			return err
+		}
+	}
 	s.failedAt.Store(math.MaxInt64)
 	for range cap(s.free) {
 		s.free <- nil // allocated when first taken
@@ -306,6 +318,9 @@ type streamRun struct {
 	// (math.MaxInt64: none): no more is read, and no later block scanned.
 	failedAt atomic.Int64
 	outHeld  atomic.Int64 // the rows out held (hold)
+	// flush, if not nil, writes a block's rows out to the run's RowSink
+	// (Config.Rows) once it is scanned
+	flush func(r *scan.Result) error
 
 	// Set by the reader before it closes bound (table, setup) or done
 	// (err, blocks); read after.
@@ -499,7 +514,10 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 			rows, n := r.Rows, heldBytes(r)
 			v := s.table.View(b.data, b.off)
 			_, err := v.ScanPart(0, len(b.data), r)
-			if err == nil {
+			switch {
+			case err == nil && s.flush != nil: // (written, so not held)
+				err = s.flush(r)
+			case err == nil:
 				err = hold(&s.q, &s.outHeld, r, n)
 			}
 			o := blockOutcome{idx: b.idx, off: b.off, err: err}

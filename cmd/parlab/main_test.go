@@ -248,7 +248,7 @@ func TestErrors(t *testing.T) {
 		{"select and sort", []string{"query", "--select", "Country", "--sort", "Country", "testdata/sales"}, exitUsage, "file order"},
 		{"select unknown column", []string{"query", "--select", "Country,Planet", "testdata/sales"}, exitFail, `no such column in the header: "Planet"`},
 		{"select bad format", []string{"query", "--select", "Country", "--format", "xml", "testdata/sales"}, exitUsage, "rows are written as csv, tsv, json"},
-		{"rows out past max-memory", []string{"query", "--select", "*", "--max-memory", "2KiB", "testdata/sales"}, exitFail, "what the query holds is more than --max-memory"},
+		{"rows out past max-memory", []string{"query", "--select", "*", "--max-memory", "2KiB", "--strategy", "processes", "testdata/sales"}, exitFail, "what the query holds is more than --max-memory"},
 		{"one any", []string{"query", "--any", "Region=Asia", "testdata/sales"}, exitUsage, "--any is an OR of two or more filters"},
 		{"bad any", []string{"query", "--any", "Region", "--any", "Region=Asia", "testdata/sales"}, exitUsage, "--any: bad filter"},
 		{"quantile without fraction", []string{"query", "--quantile", "Total Profit", "testdata/sales"}, exitUsage, "want COLUMN:P"},

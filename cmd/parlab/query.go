@@ -320,6 +320,13 @@ func (a *app) query(args []string) error {
 	if err != nil {
 		return err
 	}
+	var rows *rowsOut
+	if len(qf.sel) > 0 {
+		rows = &rowsOut{w: a.stdout, out: qf.out}
+		if !text { // (the aligned table is made whole)
+			c.Rows = rows.sink
+		}
+	}
 	if qf.strategy.Name() == spawn.NameMPI {
 		if rank, _, err := spawn.MPIRank(); err == nil && rank == 0 {
 			a.warnMPIBinding(c.Workers)
@@ -343,8 +350,8 @@ func (a *app) query(args []string) error {
 	if a.fixTimes != nil {
 		a.fixTimes(rep)
 	}
-	if len(qf.sel) > 0 {
-		return a.rows(rep, qf.out, text, *verbose, c.Mode)
+	if rows != nil {
+		return a.rows(rep, rows, text, *verbose, c.Mode)
 	}
 	switch {
 	case *asJSON:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"syscall"
 
@@ -32,16 +33,39 @@ func rowsFormat(format string, asJSON, asCSV bool) (out scan.OutFormat, text boo
 	return out, false, nil
 }
 
-// rows prints the rows a query selected to standard output, and with
-// verbose the run's report and workers to standard error. Standard output
-// closed early (a reader such as head that has what it wants) ends the
-// command quietly and well, as grep does.
-func (a *app) rows(rep *spawn.Report, out scan.OutFormat, text, verbose bool, mode shm.Mode) error {
+// rowsOut writes a query's rows to w in format out: those the run hands
+// to sink as it scans (spawn.RowSink: seq, goroutines, streams), then what
+// it left in Result.Out (the other strategies), after one header line.
+type rowsOut struct {
+	w     io.Writer
+	out   scan.OutFormat
+	wrote bool // the header
+}
+
+func (o *rowsOut) sink(spec *scan.Spec, rows []byte) error {
+	if !o.wrote {
+		o.wrote = true
+		if err := render.RowsHead(o.w, spec.Select, o.out); err != nil {
+			return err
+		}
+	}
+	_, err := o.w.Write(rows)
+	return err
+}
+
+// rows prints the rows a query selected that the run did not hand to o
+// already, and with verbose the run's report and workers to standard
+// error. Standard output closed early (a reader such as head that has
+// what it wants) ends the command quietly and well, as grep does.
+func (a *app) rows(rep *spawn.Report, o *rowsOut, text, verbose bool, mode shm.Mode) error {
 	var err error
-	if text {
+	switch {
+	case text:
 		err = render.RowsText(a.stdout, rep)
-	} else {
-		err = render.Rows(a.stdout, rep, out)
+	case !o.wrote:
+		err = render.Rows(a.stdout, rep, o.out)
+	default:
+		_, err = a.stdout.Write(rep.Result.Out)
 	}
 	if errors.Is(err, syscall.EPIPE) {
 		err = nil
