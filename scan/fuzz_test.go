@@ -212,6 +212,8 @@ func FuzzQuery(f *testing.F) {
 				sq.Select = []string{"*"}
 			}
 			checkGen(t, "fuzz, rows out", []refFile{{"fuzz.csv", in}}, sq)
+			sq.Sort = []SortKey{{"x", shape&128 != 0}, {"f", false}} // and in order
+			checkGen(t, "fuzz, rows out sorted", []refFile{{"fuzz.csv", in}}, sq)
 		}
 		for _, name := range []string{"fuzz.tsv", "fuzz.ssv", "fuzz.psv"} {
 			sep := sepOf(name)

@@ -187,7 +187,7 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		b.spec.Aggs = append(b.spec.Aggs, Agg{Func: h.Func, Col: header[i], Slot: slot, P: h.P})
 	}
 	if q.Select != nil {
-		if g.sel, err = bindSelect(q, header, hk, sep, use); err != nil {
+		if g.sel, b.spec.RowSort, err = bindSelect(q, header, hk, sep, use); err != nil {
 			return b, err
 		}
 		b.spec.Select = g.sel.names
@@ -245,6 +245,9 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 	b.gen = g
 	b.spec.Limit = q.Limit
 	for _, sk := range q.Sort {
+		if q.Select != nil {
+			break // (the rows' order: RowSort)
+		}
 		col, err := b.spec.sortColumn(sk.Col)
 		if err != nil {
 			return b, err

@@ -50,6 +50,8 @@ var newQueries = []Query{
 	{Filters: []Cond{{"Units Sold", OpGt, "9000", false, nil}}, Select: []string{"Country", "Unit Price", "Order Date", "Country"}, Out: OutTSV},
 	{Filters: []Cond{{"Unit Price", OpLe, "100.5", false, nil}}, Select: []string{"Total Profit", "Region"}, Out: OutJSON, Limit: 40},
 	{Select: []string{"*"}, Out: OutJSON, Limit: 25},
+	// rows out in order (FinishRows)
+	{Filters: []Cond{{"Region", OpEq, "Asia", false, nil}}, Select: []string{"Country", "Unit Price", "Order Date"}, Sort: []SortKey{{"Unit Price", true}, {"Order Date", false}}, Limit: 30},
 }
 
 func TestGeneralGenerated(t *testing.T) {

@@ -301,6 +301,11 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 			find(n)
 		}
 	}
+	if q.RowsSorted() { // (rows sort by their columns' kinds)
+		for _, sk := range q.Sort {
+			find(sk.Col)
+		}
+	}
 	return d, nil
 }
 

@@ -135,8 +135,10 @@ type Spec struct {
 	Sort    []sortBy
 	Limit   int
 	// Select is the columns a query that selects rows writes, as the
-	// header spells them (every column for "*").
-	Select []string
+	// header spells them (every column for "*"); RowSort orders them
+	// (Query.Sort, each column an index into Select).
+	Select  []string
+	RowSort []sortBy
 	// Kinds are the decided kinds of the query's columns (Query.Kinds),
 	// each named as this header spells it; DateFormats the query's.
 	Kinds       []ColumnKind

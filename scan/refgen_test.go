@@ -151,6 +151,48 @@ type refGroup struct {
 	nums     [][]refExt        // per median or quantile, its values
 }
 
+// selRow is a row out as the reference reads it: each selected cell and
+// its column's kind.
+type selRow struct {
+	cells []string
+	kinds []Kind
+}
+
+// refCmpSort orders two cells of a column of kind k as rows out sort: a
+// missing value first, then numbers, dates and text (a number or date
+// column's values that are none are text), each by value, instant or bytes.
+func refCmpSort(a, b string, k Kind) int {
+	class := func(v string) (int, *big.Rat, time.Time) {
+		if v == "" {
+			return 0, nil, time.Time{}
+		}
+		if k == KindNumber || k == KindAuto {
+			if n, _, err := refNum(v); err == nil {
+				return 1, n, time.Time{}
+			}
+		}
+		if k == KindDate || k == KindAuto {
+			if d, ok := refDate(v); ok {
+				return 2, nil, d
+			}
+		}
+		return 3, nil, time.Time{}
+	}
+	ca, na, da := class(a)
+	cb, nb, db := class(b)
+	switch {
+	case ca != cb:
+		return cmp.Compare(ca, cb)
+	case ca == 1:
+		return na.Cmp(nb)
+	case ca == 2:
+		if c := da.Compare(db); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
+}
+
 // refDistinct is a count_distinct's key for a present value of a column
 // of kind k: a number by its value, a date by its instant, text by its
 // bytes (a column of no decided kind: each value by what it reads as).
@@ -295,6 +337,8 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		return out, ErrFilter
 	}
 	groups := map[string]*refGroup{}
+	var selRows []selRow // rows out, as read
+	var selNames []string
 	var order []string
 	for _, f := range files {
 		if len(f.data) >= 2 && (f.data[0] == 0xFF && f.data[1] == 0xFE || f.data[0] == 0xFE && f.data[1] == 0xFF) {
@@ -414,6 +458,20 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		for _, i := range selCols {
 			need = max(need, i)
 		}
+		if q.Select != nil { // --sort names selected columns (at the header, as the binding finds it)
+			var names []string
+			for _, c := range selCols {
+				names = append(names, header[c])
+			}
+			for _, sk := range q.Sort {
+				if _, err := refCol(names, sk.Col); err != nil {
+					return out, err
+				}
+			}
+			if selNames == nil {
+				selNames = names // (the first file's)
+			}
+		}
 		numeric := map[int]bool{} // the columns that a sum or an average reads: numbers only
 		for k, a := range aggs {
 			if a.fn == "median" || a.fn == "quantile" {
@@ -511,19 +569,13 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				return out, ErrShortRow
 			}
 			if q.Select != nil {
-				var row []string
+				var row selRow
 				for _, c := range selCols {
-					v := rec[c]
-					if q.Out == OutJSON && v != "" { // JSON's strings are UTF-8, a number column's values JSON's numbers
-						v = string([]rune(v))
-						if n, sc, err := refNum(v); err == nil && refKindOf(q, header, c) == KindNumber && !refJSONNumber(v) {
-							v = n.FloatString(sc)
-						}
-					}
-					row = append(row, v)
+					row.cells = append(row.cells, rec[c])
+					row.kinds = append(row.kinds, refKindOf(q, header, c))
 				}
-				if q.Limit == 0 || out.matched < int64(q.Limit) {
-					out.cells = append(out.cells, row)
+				if q.Limit == 0 || len(q.Sort) > 0 || out.matched < int64(q.Limit) {
+					selRows = append(selRows, row)
 				}
 				out.matched++
 				continue
@@ -649,6 +701,43 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		}
 	}
 	if q.Select != nil {
+		if len(q.Sort) > 0 { // sorted, then cut (FinishRows)
+			var by []int
+			for _, sk := range q.Sort {
+				k, err := refCol(selNames, sk.Col)
+				if err != nil {
+					return out, err
+				}
+				by = append(by, k)
+			}
+			slices.SortStableFunc(selRows, func(a, b selRow) int {
+				for i, k := range by {
+					c := refCmpSort(a.cells[k], b.cells[k], a.kinds[k])
+					if q.Sort[i].Desc {
+						c = -c
+					}
+					if c != 0 {
+						return c
+					}
+				}
+				return 0
+			})
+			if q.Limit > 0 && len(selRows) > q.Limit {
+				selRows = selRows[:q.Limit]
+			}
+		}
+		for _, r := range selRows {
+			row := slices.Clone(r.cells)
+			for k, v := range row {
+				if q.Out == OutJSON && v != "" { // JSON's strings are UTF-8, a number column's values JSON's numbers
+					row[k] = string([]rune(v))
+					if n, sc, err := refNum(v); err == nil && r.kinds[k] == KindNumber && !refJSONNumber(v) {
+						row[k] = n.FloatString(sc)
+					}
+				}
+			}
+			out.cells = append(out.cells, row)
+		}
 		return out, nil
 	}
 	if q.By == nil && len(groups) == 0 {
@@ -1004,6 +1093,9 @@ func answerIn(files []refFile, q Query, parts int) (refTable, *Answer, error) {
 	}
 	out.rows, out.matched, out.bad = r.Rows, r.Matched, r.Bad
 	if q.Select != nil {
+		if err := FinishRows(&r, &q, &a.Spec); err != nil {
+			return out, nil, err
+		}
 		out.cells, err = readOut(r.Out, q.Out, len(a.Spec.Select))
 		return out, a, err
 	}

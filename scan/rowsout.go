@@ -60,8 +60,6 @@ func (q *Query) validateSelect() error {
 		return fmt.Errorf("--select prints rows and --by answers per group: give one (the rows of one group: --select with --where on the group's columns)")
 	case q.named():
 		return fmt.Errorf("--select prints rows and --sum, --min, --max, --avg answer with figures: give one or the other")
-	case len(q.Sort) > 0:
-		return fmt.Errorf("--sort orders a group-by's groups: --select prints rows in file order")
 	case len(q.Select) == 0:
 		return fmt.Errorf("--select names no column")
 	case q.Out > OutJSON:
@@ -102,8 +100,7 @@ type selector struct {
 // bindSelect binds q.Select to header: use adds a column to the ones the
 // query reads and returns its role (see bindGeneral, which places each
 // role's index in general.cols afterwards, fixSelect).
-func bindSelect(q *Query, header []string, hk headerKinds, sep byte, use func(int) int) (*selector, error) {
-	s := &selector{ncols: len(header), sep: sep, out: q.Out, limit: int64(q.Limit)}
+func bindSelect(q *Query, header []string, hk headerKinds, sep byte, use func(int) int) (*selector, []sortBy, error) {
 	var cols []int
 	for _, name := range q.Select {
 		if name == "*" {
@@ -114,29 +111,53 @@ func bindSelect(q *Query, header []string, hk headerKinds, sep byte, use func(in
 		}
 		i, err := resolve(name, header)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cols = append(cols, i)
 	}
-	s.all = len(cols) == len(header)
+	var names, whys []string
+	var kinds []Kind
+	all := len(cols) == len(header)
 	for k, c := range cols {
-		s.all = s.all && c == k
-		s.names = append(s.names, header[c])
+		all = all && c == k
 		kind, why := hk.of(c)
-		s.kinds, s.whys = append(s.kinds, kind), append(s.whys, why)
-		key := []byte{','}
-		if k == 0 {
-			key[0] = '{'
-		}
-		key = appendJSONString(key, []byte(header[c]))
-		s.keys = append(s.keys, append(key, ':'))
+		names, kinds, whys = append(names, header[c]), append(kinds, kind), append(whys, why)
 	}
-	if !s.all {
+	out, limit := q.Out, int64(q.Limit)
+	var order []sortBy
+	if q.RowsSorted() { // (written as CSV, all of them, for FinishRows to sort)
+		out, limit = OutCSV, 0
+		for _, sk := range q.Sort {
+			k, err := resolve(sk.Col, names)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--sort orders the rows by columns that --select prints: %w", err)
+			}
+			order = append(order, sortBy{k, sk.Desc})
+		}
+	}
+	s := newSelector(names, kinds, whys, out)
+	s.all, s.ncols, s.sep, s.limit = all, len(header), sep, limit
+	if !all {
 		for _, c := range cols {
 			s.fi = append(s.fi, use(c))
 		}
 	}
-	return s, nil
+	return s, order, nil
+}
+
+// newSelector writes the columns names (of kinds, decided as whys say)
+// in format out.
+func newSelector(names []string, kinds []Kind, whys []string, out OutFormat) *selector {
+	s := &selector{names: names, kinds: kinds, whys: whys, out: out}
+	for k, n := range names {
+		key := []byte{','}
+		if k == 0 {
+			key[0] = '{'
+		}
+		key = appendJSONString(key, []byte(n))
+		s.keys = append(s.keys, append(key, ':'))
+	}
+	return s
 }
 
 // emit writes a matching row to r.Out: fields (as rowGen has them) for the

@@ -202,7 +202,9 @@ func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitO
 	if err != nil {
 		return nil, err
 	}
-	cutRows(&r.set.Query, &res)
+	if err := finishRows(&r.set.Query, &r.rep.Spec, &res); err != nil {
+		return nil, err
+	}
 	if r.set.Rest != nil { // a later file's error: none came before it
 		return nil, r.set.Rest
 	}

@@ -53,7 +53,7 @@ type firstRows struct {
 // newFirstRows returns the tracker of s's query over p's units, or nil
 // where the query does not select rows with a limit.
 func newFirstRows(s *Set, p *Plan) *firstRows {
-	if s.Query.Select == nil || s.Query.Limit <= 0 {
+	if s.Query.Select == nil || s.Query.Limit <= 0 || s.Query.RowsSorted() {
 		return nil
 	}
 	n := len(p.Units)

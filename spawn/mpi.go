@@ -508,7 +508,9 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 	}
 	rep.phases(joined)
 	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0)) // (in rank order: each rank's files follow the one's before)
-	cutRows(&c.Query, &rep.Result)
+	if err := finishRows(&c.Query, &rep.Spec, &rep.Result); err != nil {
+		return nil, err
+	}
 	rep.Merge = time.Since(t0) - joined
 	rep.Total = time.Since(t0)
 	return rep, ctx.Err()

@@ -41,6 +41,7 @@ func TestSelectEveryWay(t *testing.T) {
 		{Filters: []scan.Cond{europe}, Select: []string{"Order ID", "Country", "Total Profit"}},
 		{Filters: []scan.Cond{{Col: "Units Sold", Op: scan.OpGt, Value: "8000"}}, Select: []string{"*"}, Out: scan.OutJSON},
 		{Filters: []scan.Cond{europe}, Select: []string{"*"}, Out: scan.OutTSV},
+		{Filters: []scan.Cond{europe}, Select: []string{"Units Sold", "Country"}, Sort: []scan.SortKey{{Col: "Units Sold", Desc: true}, {Col: "Country"}}, Out: scan.OutJSON},
 	}
 	for qi, q := range queries {
 		for _, paths := range [][]string{plain, quoted} {

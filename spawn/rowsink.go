@@ -29,7 +29,9 @@ type RowSink func(spec *scan.Spec, rows []byte) error
 const aheadUnits = 4
 
 // sinks reports whether c's rows go to c.Rows as they are written.
-func (c *Config) sinks() bool { return c.Rows != nil && c.Query.Select != nil }
+func (c *Config) sinks() bool {
+	return c.Rows != nil && c.Query.Select != nil && !c.Query.RowsSorted() // (sorted: all rows first)
+}
 
 // flushTo is the Set's flush for a run whose rows go to sink: r's rows
 // written and dropped (never counted against MaxHeld: see scanRows).

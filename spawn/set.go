@@ -427,18 +427,17 @@ const (
 	limitStepBytes = 64 << 10
 )
 
-// cutRows cuts the rows a query selecting at most q.Limit rows wrote to
-// that many: each unit of a parallel run writes up to Limit of its own.
-func cutRows(q *scan.Query, r *scan.Result) {
-	if q.Select != nil && q.Limit > 0 {
-		r.Out = scan.CutRows(r.Out, q.Out, q.Limit)
-	}
+// finishRows makes the rows a query selects, all in r.Out in file order,
+// what it asks for (scan.FinishRows): sorted, and cut to its limit (each
+// unit of a parallel run writes up to Limit rows of its own).
+func finishRows(q *scan.Query, spec *scan.Spec, r *scan.Result) error {
+	return scan.FinishRows(r, q, spec)
 }
 
 // enough reports whether r holds every row that a query selecting at most
 // Limit rows writes: a scan into r can stop.
 func (s *Set) enough(r *scan.Result) bool {
-	return s.Query.Limit > 0 && s.Query.Select != nil && r.Matched >= int64(s.Query.Limit)
+	return s.Query.Limit > 0 && s.Query.Select != nil && !s.Query.RowsSorted() && r.Matched >= int64(s.Query.Limit)
 }
 
 // streamBytes is a copying mode's buffer: each worker holds one while it

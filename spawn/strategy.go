@@ -258,7 +258,9 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if err := set.placeRejects(ctx, &rep.Result); err != nil {
 		return nil, err
 	}
-	cutRows(&set.Query, &rep.Result)
+	if err := finishRows(&set.Query, &rep.Spec, &rep.Result); err != nil {
+		return nil, err
+	}
 	w.End = time.Since(t0)
 	w.Rows = rep.Result.Rows
 	rep.PerWorker = []WorkerStat{w}

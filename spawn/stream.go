@@ -106,7 +106,7 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	for w := range own {
 		s.placeRejects(own[w].Rejects, all)
 	}
-	return rep.streamed(name, joined, own, t0, &c), nil
+	return rep.streamed(name, joined, own, t0, &c)
 }
 
 // runStreams is runStream over c.Opens: each worker takes the next input
@@ -165,7 +165,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	for _, w := range rep.PerWorker {
 		rep.Setup = min(rep.Setup, w.Start)
 	}
-	return rep.streamed(name, joined, own, t0, &c), nil
+	return rep.streamed(name, joined, own, t0, &c)
 }
 
 // streamOne opens input i of c.Opens, and reads and scans it into r (its
@@ -214,7 +214,7 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 
 // streamed closes a streamed run's report: its phases, bytes and merged
 // result.
-func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, c *Config) *Report {
+func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, c *Config) (*Report, error) {
 	names := c.Names
 	if name == NameSeq {
 		rep.Split = ""
@@ -233,10 +233,12 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 		}
 	}
 	scan.SortRejects(rep.Result.Rejects, order)
-	cutRows(&c.Query, &rep.Result)
+	if err := finishRows(&c.Query, &rep.Spec, &rep.Result); err != nil {
+		return nil, err
+	}
 	rep.Merge = time.Since(t0) - joined
 	rep.Total = time.Since(t0)
-	return rep
+	return rep, nil
 }
 
 // delimiterOf is the field delimiter of stream r: its Delimiter method's
@@ -510,7 +512,7 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 		if !ok {
 			return outs
 		}
-		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil && !(s.q.Limit > 0 && s.q.Select != nil && r.Matched >= int64(s.q.Limit)) {
+		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil && !(s.q.Limit > 0 && s.q.Select != nil && !s.q.RowsSorted() && r.Matched >= int64(s.q.Limit)) {
 			rows, n := r.Rows, heldBytes(r)
 			v := s.table.View(b.data, b.off)
 			_, err := v.ScanPart(0, len(b.data), r)

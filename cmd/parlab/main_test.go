@@ -107,6 +107,7 @@ func TestQueryGolden(t *testing.T) {
 		{"query_select", []string{"query", "--where", "Region=Europe", "--select", "Order ID,Country,Total Profit", "testdata/sales"}},
 		{"query_select_all_tsv", []string{"query", "--where", "Units Sold>9000", "--select", "*", "--format", "tsv", "--strategy", "processes", "--limit", "3", "testdata/sales"}},
 		{"query_select_json", []string{"query", "--where", "Country~an", "--select", "Country,Unit Price,Order Date", "--json", "--limit", "4", "testdata/sales"}},
+		{"query_select_sorted", []string{"query", "--where", "Region=Europe", "--select", "Country,Units Sold,Order Date", "--sort", "Units Sold:desc,Country", "--limit", "6", "--format", "tsv", "testdata/sales"}},
 		{"query_select_text", []string{"query", "--where", "Region in (Asia,Europe)", "--select", "Region,Country,Units Sold", "--format", "text", "--limit", "5", "testdata/sales"}},
 	}
 	for _, tt := range tests {
@@ -245,7 +246,7 @@ func TestErrors(t *testing.T) {
 		{"not a regular file", []string{"query", "--io", "readat", "/dev/zero"}, exitFail, "/dev/zero: not a regular file"},
 		{"select and by", []string{"query", "--select", "Country", "--by", "Region", "testdata/sales"}, exitUsage, "--select prints rows and --by answers per group"},
 		{"select and sum", []string{"query", "--select", "Country", "--sum", "Units Sold", "testdata/sales"}, exitUsage, "give one or the other"},
-		{"select and sort", []string{"query", "--select", "Country", "--sort", "Country", "testdata/sales"}, exitUsage, "file order"},
+		{"sort by a column not selected", []string{"query", "--select", "Country", "--sort", "Region", "testdata/sales"}, exitFail, "--sort orders the rows by columns that --select prints"},
 		{"select unknown column", []string{"query", "--select", "Country,Planet", "testdata/sales"}, exitFail, `no such column in the header: "Planet"`},
 		{"select bad format", []string{"query", "--select", "Country", "--format", "xml", "testdata/sales"}, exitUsage, "rows are written as csv, tsv, json"},
 		{"rows out past max-memory", []string{"query", "--select", "*", "--max-memory", "2KiB", "--strategy", "processes", "testdata/sales"}, exitFail, "what the query holds is more than --max-memory"},
