@@ -168,6 +168,9 @@ type run struct {
 	// (runRows: its writer reads each unit as it ends)
 	out    []paddedOutcome
 	notify []chan struct{}
+	// part: a run of an MPI rank's share of the files, whose rows out
+	// rank 0 finishes (sorts, writes in their format) with the others'
+	part bool
 }
 
 // start maps the data set lazily (with --populate, each worker populates
@@ -202,8 +205,10 @@ func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitO
 	if err != nil {
 		return nil, err
 	}
-	if err := finishRows(&r.set.Query, &r.rep.Spec, &res); err != nil {
-		return nil, err
+	if !r.part || !r.set.Query.RowsSorted() {
+		if err := finishRows(&r.set.Query, &r.rep.Spec, &res); err != nil {
+			return nil, err
+		}
 	}
 	if r.set.Rest != nil { // a later file's error: none came before it
 		return nil, r.set.Rest

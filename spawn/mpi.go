@@ -379,6 +379,7 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			return fail(notHere(err, me))
 		}
 		defer r.set.Close()
+		r.part = true // (rank 0 sorts and writes the rows of every rank's files)
 		rep, err := r.runAll(ctx, T, rankBody(me))
 		if err != nil {
 			return fail(notHere(err, me))
