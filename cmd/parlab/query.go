@@ -78,7 +78,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 		q.holistic[f.Func] = new(listFlag)
 		fs.Var(q.holistic[f.Func], f.Flag, f.Help)
 	}
-	fs.Var(&q.sort, "sort", "with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
+	fs.Var(&q.sort, "sort", "with --select: order the rows by these selected columns (each as its kind, COL:desc for descending); with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.Var(&q.dateFormats, "date-format", "the form of the files' dates, strftime's (%Y-%m-%d, %d/%m/%Y %H:%M, %b %d %Y …; give it again for more; DuckDB's dateformat): read before parlab's own forms, of which only the year-first and month-name ones stay (docs/query.md)")
 	fs.IntVar(&q.limit, "limit", 0, "with --by: print only the first N groups; with --select: the first N rows, and read no further than they need; 0: all")
 	fs.Var(&q.types, "types", "column kinds, COL=KIND comma-separated (or the flag given again), KIND number, date or text: overrides the kind parlab decides from a sample of rows (a column is a number or date column if every sampled value is one, else text; see --verbose)")
