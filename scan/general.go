@@ -75,33 +75,27 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		at = append(at, col)
 		return len(at) - 1
 	}
-	for _, c := range q.conds() {
-		i, err := resolve(c.Col, header)
-		if err != nil {
-			return b, err
+	// the filters, then the OR group: each bound to its column's kind,
+	// and named in the Spec as the header spells the column
+	for _, l := range []struct {
+		in    []Cond
+		conds *[]cond
+		spec  *[]Cond
+	}{{q.conds(), &g.conds, &b.spec.Filters}, {q.Any, &g.any, &b.spec.Any}} {
+		for _, c := range l.in {
+			i, err := resolve(c.Col, header)
+			if err != nil {
+				return b, err
+			}
+			ck, why := hk.of(i)
+			named := Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}
+			k, err := bindKind(named, ck, why, dr)
+			if err != nil {
+				return b, err
+			}
+			k.fi, k.field, k.name = use(i), i, header[i]
+			*l.conds, *l.spec = append(*l.conds, k), append(*l.spec, named)
 		}
-		ck, why := hk.of(i)
-		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}, ck, why, dr)
-		if err != nil {
-			return b, err
-		}
-		k.fi, k.field, k.name = use(i), i, header[i]
-		g.conds = append(g.conds, k)
-		b.spec.Filters = append(b.spec.Filters, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values})
-	}
-	for _, c := range q.Any {
-		i, err := resolve(c.Col, header)
-		if err != nil {
-			return b, err
-		}
-		ck, why := hk.of(i)
-		k, err := bindKind(Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values}, ck, why, dr)
-		if err != nil {
-			return b, err
-		}
-		k.fi, k.field, k.name = use(i), i, header[i]
-		g.any = append(g.any, k)
-		b.spec.Any = append(b.spec.Any, Cond{Col: header[i], Op: c.Op, Value: c.Value, Quoted: c.Quoted, Values: c.Values})
 	}
 	byCol := map[int]string{}
 	for _, name := range q.By {

@@ -11,17 +11,11 @@
 //   node scripts/holistic-vs-duckdb.mjs DATA_DIR RUNS PARLAB
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
+import { csvOf, median, now } from './sales-schema.mjs';
 
 const [dir, runsArg, parlab] = process.argv.slice(2);
 const runs = Number(runsArg || 5);
-const cols = {
-  'Region': 'VARCHAR', 'Country': 'VARCHAR', 'Item Type': 'VARCHAR', 'Sales Channel': 'VARCHAR',
-  'Order Priority': 'VARCHAR', 'Order Date': 'VARCHAR', 'Order ID': 'BIGINT', 'Ship Date': 'VARCHAR',
-  'Units Sold': 'BIGINT', 'Unit Price': 'DECIMAL(18,2)', 'Unit Cost': 'DECIMAL(18,2)',
-  'Total Revenue': 'DECIMAL(18,2)', 'Total Cost': 'DECIMAL(18,2)', 'Total Profit': 'DECIMAL(18,2)',
-};
-const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
-const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
+const src = csvOf(dir);
 const shapes = [
   ['count distinct Country by Region', `SELECT Region, count(DISTINCT Country) FROM ${src} GROUP BY Region ORDER BY Region`,
     ['--by', 'Region', '--count-distinct', 'Country']],
@@ -32,8 +26,6 @@ const shapes = [
 ];
 const db = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await db.connect();
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
-const now = () => Number(process.hrtime.bigint()) / 1e9;
 for (const [name, sql, flags] of shapes) {
   const duck = (await con.runAndReadAll(sql)).getRows().map((r) => r.map(String));
   const lines = execFileSync(parlab, ['query', dir, '--csv', ...flags]).toString().trim().split('\n').slice(1);

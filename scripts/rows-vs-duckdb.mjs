@@ -11,17 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { csvOf, median, now } from './sales-schema.mjs';
 
 const [dir, runsArg, parlab] = process.argv.slice(2);
 const runs = Number(runsArg || 5);
-const cols = {
-  'Region': 'VARCHAR', 'Country': 'VARCHAR', 'Item Type': 'VARCHAR', 'Sales Channel': 'VARCHAR',
-  'Order Priority': 'VARCHAR', 'Order Date': 'VARCHAR', 'Order ID': 'BIGINT', 'Ship Date': 'VARCHAR',
-  'Units Sold': 'BIGINT', 'Unit Price': 'DECIMAL(18,2)', 'Unit Cost': 'DECIMAL(18,2)',
-  'Total Revenue': 'DECIMAL(18,2)', 'Total Cost': 'DECIMAL(18,2)', 'Total Profit': 'DECIMAL(18,2)',
-};
-const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
-const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
+const src = csvOf(dir);
 const shapes = [
   ['Europe, 2 columns, every row', `SELECT "Order ID", "Total Profit" FROM ${src} WHERE Region = 'Europe'`,
     ['--where', 'Region=Europe', '--select', 'Order ID,Total Profit']],
@@ -33,8 +27,6 @@ const shapes = [
 const db = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await db.connect();
 const tmp = mkdtempSync(join(tmpdir(), 'rows-vs-duckdb-'));
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
-const now = () => Number(process.hrtime.bigint()) / 1e9;
 try {
   for (const [name, sql, flags] of shapes) {
     const duck = join(tmp, 'duckdb.csv');

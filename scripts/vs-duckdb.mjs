@@ -29,18 +29,12 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cols, csvOf, spec } from './sales-schema.mjs';
 
 const dir = process.argv[2] || 'data/sales-1M';
 const runs = Number(process.argv[3] || 5);
 const parlab = process.argv[4];
-const cols = {
-  'Region': 'VARCHAR', 'Country': 'VARCHAR', 'Item Type': 'VARCHAR', 'Sales Channel': 'VARCHAR',
-  'Order Priority': 'VARCHAR', 'Order Date': 'VARCHAR', 'Order ID': 'BIGINT', 'Ship Date': 'VARCHAR',
-  'Units Sold': 'BIGINT', 'Unit Price': 'DECIMAL(18,2)', 'Unit Cost': 'DECIMAL(18,2)',
-  'Total Revenue': 'DECIMAL(18,2)', 'Total Cost': 'DECIMAL(18,2)', 'Total Profit': 'DECIMAL(18,2)',
-};
-const spec = Object.entries(cols).map(([k, v]) => `'${k}': '${v}'`).join(', ');
-const src = `read_csv('${dir}/*.csv', header=true, columns={${spec}})`;
+const src = csvOf(dir);
 const sums = 'count(*), sum("Total Revenue"), sum("Total Profit")';
 // The question whose whole answer is written as CSV: each side writes a
 // file, and their rows after the header must be byte for byte the same.

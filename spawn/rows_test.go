@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,18 +22,7 @@ import (
 // answer, however early its workers stopped. The rows themselves are
 // checked against the slow reference in package scan.
 func TestSelectEveryWay(t *testing.T) {
-	dir := t.TempDir()
-	if err := data.Generate(dir, data.Options{Rows: 1500, Files: 3, Seed: 6}, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	plain, _ := stage.ExpandPaths([]string{dir})
-	qdir := t.TempDir()
-	for _, p := range plain {
-		b, _ := os.ReadFile(p)
-		b = bytes.ReplaceAll(b, []byte(",Chad,"), []byte(",\"Ch\nad, \"\"the\"\"\","))
-		writeFile(t, filepath.Join(qdir, filepath.Base(p)), string(b))
-	}
-	quoted, _ := stage.ExpandPaths([]string{qdir})
+	plain, quoted := chadQuoted(t, data.Options{Rows: 1500, Files: 3, Seed: 6})
 	europe := scan.Cond{Col: "Region", Op: scan.OpEq, Value: "Sub-Saharan Africa"}
 	queries := []scan.Query{
 		{Filters: []scan.Cond{europe}, Select: []string{"Order ID", "Country", "Total Profit"}},
