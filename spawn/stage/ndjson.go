@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fastjson"
 
@@ -70,38 +72,23 @@ func asJSON(r io.Reader, d Dialect) (io.Reader, bool) {
 
 // jsonToCSV reads the JSON lines of r and writes them to w as CSV (see
 // above); want are the names the query reads, nil for every key (see
-// Dialect.Columns). One fastjson.Parser serves
-// every line: a value it returns is valid until the next line is parsed,
-// and each is written before that.
-func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
+// Dialect.Columns). The first object (its keys make the header) is read
+// here. For an input read alone the lines after it go in blocks of about
+// jsonBlock bytes, cut at line ends, to as many converters as there are
+// cores (beside other inputs, which take the other cores, they are
+// converted here, line by line), each with a
+// fastjson.Parser of its own (a value it returns is valid until its next
+// line is parsed, and each is written before that), and the blocks' CSV
+// is written in the order they were read. The error is the earliest
+// line's.
+func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool) error {
 	br := bufio.NewReaderSize(r, copyBytes)
 	out := bufio.NewWriterSize(w, copyBytes)
-	var p fastjson.Parser
-	var paths [][]string   // per column, the keys that lead to its value
-	var top map[string]int // a column that is a top-level key: its index (-1: no column)
-	// at is, per key position, the key last seen there and its column
-	// (lines mostly write their keys in one order: a compare, not a
-	// lookup)
-	var at []struct {
-		key string
-		col int
-	}
-	var fields [][]byte // per column, this line's field (nil: missing), as CSV
-	var row, long, num []byte
-	vals := make([]byte, 0, 1024)
-	for line := 1; ; line++ {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-			long = append(long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= scan.MaxRowBytes {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			if len(long) > scan.MaxRowBytes {
-				return &scan.ParseError{File: name, Line: line, Column: 1, Err: fmt.Errorf("a line longer than %d MiB", scan.MaxRowBytes>>20)}
-			}
-			b = long
-		}
+	var c *jsonConv
+	line := 0
+	for c == nil { // the header: the first line that holds anything
+		line++
+		b, err := readJSONLine(br, name, line)
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -109,77 +96,28 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			v, perr := p.ParseBytes(t)
-			if perr == nil && v.Type() != fastjson.TypeObject {
-				perr = fmt.Errorf("a line holds %s", v.Type())
-			}
+			var p fastjson.Parser
+			v, perr := parseJSONLine(&p, t, name, line)
 			if perr != nil {
-				return &scan.ParseError{File: name, Line: line, Column: 1, Err: fmt.Errorf("%w: %v", ErrJSON, perr)}
+				return perr
 			}
-			if paths == nil {
-				var cols []string
-				cols, paths = jsonColumns(v, want)
-				top = map[string]int{}
-				for k, path := range paths {
-					if len(path) == 1 {
-						top[path[0]] = k
-					}
-				}
-				fields = make([][]byte, len(paths))
-				row = row[:0]
-				for k, c := range cols {
-					if k > 0 {
-						row = append(row, ',')
-					}
-					row = scan.AppendCSVField(row, []byte(c))
-				}
-				if _, err := out.Write(append(row, '\n')); err != nil {
-					return err
-				}
-			}
-			// One pass over the object's keys for the top-level columns
-			// (Object.Get would search the keys once a column), then the
-			// dotted paths; each field made in vals, joined in row.
-			clear(fields)
-			vals = vals[:0]
-			var offs [2]int
-			i := 0
-			v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
-				if i == len(at) {
-					at = append(at, struct {
-						key string
-						col int
-					}{"", -1})
-				}
-				a := &at[i]
-				i++
-				if a.key != string(key) {
-					a.key, a.col = string(key), -1
-					if k, ok := top[a.key]; ok {
-						a.col = k
-					}
-				}
-				if k := a.col; k >= 0 && fields[k] == nil {
-					offs[0] = len(vals)
-					vals, num = appendJSONField(vals, num, x)
-					fields[k] = vals[offs[0]:len(vals):len(vals)]
-				}
-			})
-			for k, path := range paths {
-				if len(path) > 1 {
-					offs[0] = len(vals)
-					vals, num = appendJSONField(vals, num, v.Get(path...))
-					fields[k] = vals[offs[0]:len(vals):len(vals)]
-				}
-			}
-			row = row[:0]
-			for k, f := range fields {
+			cols, paths := jsonColumns(v, want)
+			c = newJSONConv(paths, name)
+			var head []byte
+			for k, col := range cols {
 				if k > 0 {
-					row = append(row, ',')
+					head = append(head, ',')
 				}
-				row = append(row, f...)
+				head = scan.AppendCSVField(head, []byte(col))
 			}
-			if _, err := out.Write(append(row, '\n')); err != nil {
+			if _, err := out.Write(append(head, '\n')); err != nil {
+				return err
+			}
+			row, err := c.convert(nil, t, line)
+			if err != nil {
+				return err
+			}
+			if _, err := out.Write(row); err != nil {
 				return err
 			}
 		}
@@ -187,6 +125,283 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string) error {
 			return out.Flush()
 		}
 	}
+	if !alone { // beside other inputs, which take the other cores: line by line, no copy
+		var row []byte
+		for {
+			line++
+			b, err := readJSONLine(br, name, line)
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				var cerr error
+				if row, cerr = c.convert(row[:0], t, line); cerr != nil {
+					return cerr
+				}
+				if _, err := out.Write(row); err != nil {
+					return err
+				}
+			}
+			if err == io.EOF {
+				return out.Flush()
+			}
+		}
+	}
+	if err := convertBlocks(out, br, c, line+1, runtime.GOMAXPROCS(0)); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// jsonBlock is about how many bytes of lines a converter takes at once.
+const jsonBlock = 1 << 20
+
+// jsonBufs are blocks' buffers, given back once a block is written.
+var jsonBufs sync.Pool // of *[]byte
+
+// readJSONLine reads the next line of br (line its number, for an error),
+// its line end included, however long up to scan.MaxRowBytes; io.EOF
+// with the last line if it has no line end.
+func readJSONLine(br *bufio.Reader, name string, line int) ([]byte, error) {
+	b, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return b, err
+	}
+	long := append([]byte(nil), b...)
+	for errors.Is(err, bufio.ErrBufferFull) && len(long) <= scan.MaxRowBytes {
+		b, err = br.ReadSlice('\n')
+		long = append(long, b...)
+	}
+	if len(long) > scan.MaxRowBytes {
+		return nil, &scan.ParseError{File: name, Line: line, Column: 1, Err: fmt.Errorf("a line longer than %d MiB", scan.MaxRowBytes>>20)}
+	}
+	return long, err
+}
+
+// parseJSONLine parses t, a line's bytes, which must be one object.
+func parseJSONLine(p *fastjson.Parser, t []byte, name string, line int) (*fastjson.Value, error) {
+	v, err := p.ParseBytes(t)
+	if err == nil && v.Type() != fastjson.TypeObject {
+		err = fmt.Errorf("a line holds %s", v.Type())
+	}
+	if err != nil {
+		return nil, &scan.ParseError{File: name, Line: line, Column: 1, Err: fmt.Errorf("%w: %v", ErrJSON, err)}
+	}
+	return v, nil
+}
+
+// jsonBlockOf is a block of whole lines, the first of them line first,
+// and then its CSV or its error.
+type jsonBlockOf struct {
+	data  []byte
+	first int
+	out   []byte
+	err   error
+	done  chan struct{}
+}
+
+// convertBlocks converts the lines left in br (the first of them line
+// first) by blocks, in parallel, and writes their CSV to out in order.
+func convertBlocks(out io.Writer, br *bufio.Reader, c *jsonConv, first, workers int) error {
+	todo := make(chan *jsonBlockOf, workers)
+	order := make(chan *jsonBlockOf, 2*workers) // (the reader's order: the writer's)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range workers {
+		conv := c
+		if k > 0 {
+			conv = c.clone()
+		}
+		wg.Go(func() {
+			for b := range todo {
+				b.out, b.err = conv.block(b.out[:0], b.data, b.first)
+				close(b.done)
+			}
+		})
+	}
+	var readErr error
+	go func() { // the reader: blocks cut at line ends, in order
+		defer close(order)
+		defer close(todo)
+		line := first
+		var rest []byte
+		for {
+			var buf []byte
+			if bp, _ := jsonBufs.Get().(*[]byte); bp != nil && cap(*bp) >= jsonBlock+len(rest) {
+				buf = (*bp)[:0]
+			} else {
+				buf = make([]byte, 0, jsonBlock+len(rest))
+			}
+			buf = append(buf, rest...)
+			n, err := io.ReadFull(br, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			eof := err == io.EOF || err == io.ErrUnexpectedEOF
+			if err != nil && !eof {
+				readErr = err
+				return
+			}
+			cut := len(buf)
+			if !eof {
+				if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+					cut = i + 1
+				} else if len(buf) > scan.MaxRowBytes {
+					readErr = &scan.ParseError{File: c.name, Line: line, Column: 1, Err: fmt.Errorf("a line longer than %d MiB", scan.MaxRowBytes>>20)}
+					return
+				} else {
+					rest = buf // (a line longer than a block: read on)
+					continue
+				}
+			}
+			b := &jsonBlockOf{data: buf[:cut], first: line, done: make(chan struct{})}
+			rest = append([]byte(nil), buf[cut:]...)
+			line += bytes.Count(b.data, []byte{'\n'})
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
+			select {
+			case todo <- b:
+			case <-stop:
+				return
+			}
+			if eof {
+				return
+			}
+		}
+	}()
+	var err error
+	for b := range order {
+		if err == nil {
+			<-b.done
+			if err = b.err; err == nil {
+				_, err = out.Write(b.out)
+			}
+			jsonBufs.Put(&b.data)
+			b.data = nil
+			if err != nil {
+				close(stop)
+			}
+		} else {
+			select {
+			case <-b.done:
+			default:
+			}
+		}
+	}
+	wg.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return err
+}
+
+// jsonConv converts JSON lines to CSV rows for one converter goroutine:
+// its parser, and what it keeps from line to line.
+type jsonConv struct {
+	name  string
+	p     fastjson.Parser
+	paths [][]string     // per column, the keys that lead to its value
+	top   map[string]int // a column that is a top-level key: its index (shared, read only)
+	// at is, per key position, the key last seen there and its column
+	// (lines mostly write their keys in one order: a compare, not a
+	// lookup)
+	at []struct {
+		key string
+		col int
+	}
+	fields    [][]byte // per column, this line's field (nil: missing), as CSV
+	vals, num []byte
+}
+
+func newJSONConv(paths [][]string, name string) *jsonConv {
+	c := &jsonConv{name: name, paths: paths, top: map[string]int{}, fields: make([][]byte, len(paths)), vals: make([]byte, 0, 1024)}
+	for k, path := range paths {
+		if len(path) == 1 {
+			c.top[path[0]] = k
+		}
+	}
+	return c
+}
+
+// clone is another converter of c's columns.
+func (c *jsonConv) clone() *jsonConv {
+	d := newJSONConv(c.paths, c.name)
+	d.top = c.top
+	return d
+}
+
+// block appends the CSV rows of data's lines (the first of them line
+// first) to dst.
+func (c *jsonConv) block(dst, data []byte, line int) ([]byte, error) {
+	for len(data) > 0 {
+		b := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			b, data = data[:i+1], data[i+1:]
+		} else {
+			data = nil
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			var err error
+			if dst, err = c.convert(dst, t, line); err != nil {
+				return dst, err
+			}
+		}
+		line++
+	}
+	return dst, nil
+}
+
+// convert appends the CSV row of t, a line's bytes (not blank), to dst.
+func (c *jsonConv) convert(dst, t []byte, line int) ([]byte, error) {
+	v, err := parseJSONLine(&c.p, t, c.name, line)
+	if err != nil {
+		return dst, err
+	}
+	// One pass over the object's keys for the top-level columns
+	// (Object.Get would search the keys once a column), then the dotted
+	// paths; each field made in vals, joined in dst.
+	clear(c.fields)
+	c.vals = c.vals[:0]
+	i := 0
+	v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
+		if i == len(c.at) {
+			c.at = append(c.at, struct {
+				key string
+				col int
+			}{"", -1})
+		}
+		a := &c.at[i]
+		i++
+		if a.key != string(key) {
+			a.key, a.col = string(key), -1
+			if k, ok := c.top[a.key]; ok {
+				a.col = k
+			}
+		}
+		if k := a.col; k >= 0 && c.fields[k] == nil {
+			from := len(c.vals)
+			c.vals, c.num = appendJSONField(c.vals, c.num, x)
+			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+		}
+	})
+	for k, path := range c.paths {
+		if len(path) > 1 {
+			from := len(c.vals)
+			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...))
+			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+		}
+	}
+	for k, f := range c.fields {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, f...)
+	}
+	if len(c.fields) == 1 && len(c.fields[0]) == 0 {
+		dst = append(dst, '"', '"') // (a row of one missing value, not a blank line)
+	}
+	return append(dst, '\n'), nil
 }
 
 // jsonColumns is the columns of a JSON lines input whose first object is
@@ -201,6 +416,9 @@ func jsonColumns(v *fastjson.Value, want []string) (cols []string, paths [][]str
 	used := make([]bool, len(keys))
 	var rest []string
 	for _, n := range want {
+		if n == "" {
+			continue
+		}
 		if i, err := scan.Resolve(n, keys); err == nil {
 			used[i] = true
 		} else if !slices.Contains(scan.DefaultSums, n) && !slices.Contains(rest, n) {
@@ -217,6 +435,9 @@ func jsonColumns(v *fastjson.Value, want []string) (cols []string, paths [][]str
 	}
 	for _, n := range rest {
 		cols, paths = append(cols, n), append(paths, strings.Split(n, "."))
+	}
+	if len(cols) == 0 { // (objects without keys: a column that is always missing makes the rows)
+		cols, paths = []string{"column0"}, [][]string{nil}
 	}
 	return cols, paths
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func TestJSONToCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson"); err != nil {
+	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson", false); err != nil {
 		t.Fatal(err)
 	}
 	want := `kind,user.id,amount,missing.key
@@ -32,7 +33,7 @@ buy,12,19.99,
 	}
 	// every key (nil), objects and arrays as their JSON text
 	out.Reset()
-	if err := jsonToCSV(&out, bytes.NewReader(in), nil, "events.ndjson"); err != nil {
+	if err := jsonToCSV(&out, bytes.NewReader(in), nil, "events.ndjson", false); err != nil {
 		t.Fatal(err)
 	}
 	want = `ts,user,kind,ms,tags,ok
@@ -52,15 +53,26 @@ buy,12,19.99,
 {"b":3,"a":4}
 {"b":5,"a":6,"a":7}
 {"a":8}
-`), nil, "o"); err != nil {
+`), nil, "o", false); err != nil {
 		t.Fatal(err)
 	}
 	if want := "a,b\n1,2\n4,3\n6,5\n8,\n"; out.String() != want {
 		t.Errorf("keys reordered: %q, want %q", out.String(), want)
 	}
+	// one column: a row whose value is missing is a row, not a blank line;
+	// objects without keys a column of their own
+	for in, want := range map[string]string{
+		"{\"a\":1}\n{}\n{\"a\":null}\n": "a\n1\n\"\"\n\"\"\n",
+		"{}\n\n{}\n":                    "column0\n\"\"\n\"\"\n",
+	} {
+		out.Reset()
+		if err := jsonToCSV(&out, strings.NewReader(in), nil, "m", false); err != nil || out.String() != want {
+			t.Errorf("%q: %q %v, want %q", in, out.String(), err, want)
+		}
+	}
 	// a string field holding a newline and quotes stays one field
 	var nested bytes.Buffer
-	if err := jsonToCSV(&nested, strings.NewReader(`{"note":"line\nbreak, \"q\""}`+"\n"), nil, "n"); err != nil {
+	if err := jsonToCSV(&nested, strings.NewReader(`{"note":"line\nbreak, \"q\""}`+"\n"), nil, "n", true); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&nested).ReadAll()
@@ -76,7 +88,7 @@ func TestJSONErrors(t *testing.T) {
 		{"\"just a string\"\n", "bad.ndjson:1:1"},
 		{"{\"a\":1}\n{\"a\":", "bad.ndjson:2:1"},
 	} {
-		err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(c.in), nil, "bad.ndjson")
+		err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(c.in), nil, "bad.ndjson", true)
 		var pe *scan.ParseError
 		if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an ErrJSON at %q", c.in, err, c.want)
@@ -91,7 +103,7 @@ func FuzzJSONToCSV(f *testing.F) {
 	f.Add([]byte("\ufeff{\"a\":\"\\u00e9\\n\"}\r\n"), "a")
 	f.Fuzz(func(t *testing.T, in []byte, want string) {
 		var out bytes.Buffer
-		err := jsonToCSV(&out, bytes.NewReader(in), strings.Split(want, ","), "f.ndjson")
+		err := jsonToCSV(&out, bytes.NewReader(in), strings.Split(want, ","), "f.ndjson", len(in)%2 == 0)
 		if err != nil {
 			var pe *scan.ParseError
 			if !errors.As(err, &pe) || pe.Line < 1 {
@@ -108,4 +120,36 @@ func FuzzJSONToCSV(f *testing.F) {
 			t.Fatalf("%q gave CSV %q: %v", in, out.String(), err)
 		}
 	})
+}
+
+// Lines past the first block are converted in parallel and written in
+// order, a long line across blocks too, and an error names its line
+// however far in.
+func TestJSONBlocks(t *testing.T) {
+	var in, want strings.Builder
+	want.WriteString("id,note\n")
+	for i := range 60000 {
+		note := "short"
+		if i == 31000 {
+			note = strings.Repeat("long ", 700000) // (more than a block: 3.5 MB)
+		}
+		fmt.Fprintf(&in, "{\"id\":%d,\"note\":%q}\n", i, note)
+		fmt.Fprintf(&want, "%d,%s\n", i, note)
+		if i%1000 == 0 {
+			in.WriteString("\n") // a blank line
+		}
+	}
+	var out bytes.Buffer
+	if err := jsonToCSV(&out, strings.NewReader(in.String()), nil, "big.ndjson", true); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Fatalf("%d bytes of CSV, want %d; they differ", out.Len(), want.Len())
+	}
+	lines := strings.SplitAfter(in.String(), "\n")
+	lines[50123] = "{\"id\":1,]\n"
+	err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(strings.Join(lines, "")), nil, "big.ndjson", true)
+	if err == nil || !strings.Contains(err.Error(), "big.ndjson:50124:1") {
+		t.Fatalf("%v, want the error at line 50124", err)
+	}
 }

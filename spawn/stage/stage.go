@@ -242,6 +242,10 @@ type Dialect struct {
 	// that says (standard input, a pipe), so its first byte decides
 	// (openSource sets them for each input)
 	json, sniff bool
+	// alone: the input is read by itself, not beside others (a lone
+	// stream, or one PATH staged): its JSON lines are converted on every
+	// core (convertBlocks), not on one
+	alone bool
 }
 
 // DefaultMaxRatio is Dialect.MaxRatio's default: gzip's best is about
@@ -407,6 +411,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
+	d.alone = n == 1
 	in := &Inputs{Paths: make([]string, n), Names: make([]string, n), Seps: make([]byte, n)}
 	errs := make([]error, n)
 	b := newBudget(d.MaxMemory)
@@ -496,6 +501,7 @@ func stream(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*I
 	if len(paths) != 1 {
 		return stageAll(ctx, paths, d, stdin)
 	}
+	d.alone = true
 	src, err := openSource(paths[0], d, stdin)
 	if err != nil {
 		return nil, err
@@ -529,7 +535,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 	if r, json = asJSON(r, src.d); json {
 		pr, pw := io.Pipe()
 		go func() {
-			pw.CloseWithError(jsonToCSV(pw, r, src.d.Columns, src.name))
+			pw.CloseWithError(jsonToCSV(pw, r, src.d.Columns, src.name, src.d.alone))
 			zclose()
 			src.close()
 		}()
@@ -943,7 +949,7 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 	}
 	w := &memWriter{w: mem, b: b, name: name}
 	if json {
-		err = jsonToCSV(w, src, d.Columns, name)
+		err = jsonToCSV(w, src, d.Columns, name, d.alone)
 		sep = ','
 	} else if d.readAll() {
 		err = scan.Transcode(w, src, d.transcoding(sep), name)
