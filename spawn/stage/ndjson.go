@@ -110,6 +110,9 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 				}
 				head = scan.AppendCSVField(head, []byte(col))
 			}
+			if len(cols) == 1 && cols[0] == "" {
+				head = append(head, '"', '"') // (a key "": a header, not a blank line)
+			}
 			if _, err := out.Write(append(head, '\n')); err != nil {
 				return err
 			}
