@@ -102,8 +102,8 @@ func (r *run) runRows(ctx context.Context, workers int, sink RowSink) (*Report, 
 		r.rep.PerWorker[w] = wk.stats[w].WorkerStat
 	}
 	r.rep.phases(joined)
-	if r.set.Rest != nil && (r.set.Query.Limit == 0 || res.Matched < int64(r.set.Query.Limit)) {
-		return nil, r.set.Rest // a later file's error: none came before it
+	if r.set.Rest != nil {
+		return nil, r.set.Rest // a later file's error: none came before it (as every strategy reports it)
 	}
 	r.rep.Result, r.rep.Rescanned = res, rescanned
 	r.rep.Merge = time.Since(r.t0) - joined
