@@ -89,7 +89,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
 	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
-	fs.Var(&q.maxMemory, "max-memory", "the most that inputs held whole in memory may take, all together (a stream, compressed or transcoded input staged for processes, mpi, the file and keys splits), and apart from them the rows --select holds until it writes them, e.g. 8GiB; default: half of this machine's memory")
+	fs.Var(&q.maxMemory, "max-memory", "the most that inputs held whole in memory may take, all together (a stream, compressed or transcoded input staged for processes, mpi, the file and keys splits), and apart from them what a query holds until it ends (distinct values, a median's values, rows --select cannot write as it goes), e.g. 8GiB; default: half of this machine's memory")
 	fs.Int64Var(&q.maxRatio, "max-ratio", stage.DefaultMaxRatio, "fail a compressed input that grows more than this many times its size (a decompression bomb), judged past 64 MiB out; -1: no bound")
 	fs.DurationVar(&q.timeout, "timeout", 0, "fail the query if it has not finished after this long, setup included, in every strategy (workers are stopped, children killed), e.g. 3s; 0: never")
 	q.strategy, q.workers, q.split = spawn.StrategyFlag{}, 0, spawn.SplitAuto
