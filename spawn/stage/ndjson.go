@@ -280,7 +280,8 @@ func convertBlocks(out io.Writer, br *bufio.Reader, c *jsonConv, first, workers 
 			if err = b.err; err == nil {
 				_, err = out.Write(b.out)
 			}
-			jsonBufs.Put(&b.data)
+			data := b.data[:0] // (its own variable: the pool keeps a pointer to it)
+			jsonBufs.Put(&data)
 			b.data = nil
 			if err != nil {
 				close(stop)
