@@ -571,11 +571,12 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			continue
 		}
 		if s.need&(NeedDistinct|NeedValues) != 0 {
-			wm, at := &r.Words, k
+			var w *Words
 			if group >= 0 {
-				wm, at = &r.Groups.Words, group*n+k
+				w = r.Groups.holWords(group*n + k)
+			} else {
+				w = slotWords(&r.Words, k)
 			}
-			w := slotWords(wm, at)
 			if s.need&NeedDistinct != 0 {
 				v := fields[s.fi]
 				if s.kind != KindText {

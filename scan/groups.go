@@ -94,6 +94,11 @@ type Groups struct {
 	// Words: at i·Slots+k, group i's slot k minimum and maximum among
 	// dates and text (see Word); nil until a value is one.
 	Words map[int]*Words
+	// hol caches Words's entries by key (i·Slots+k) for the holistic
+	// aggregates, which reach their group's entry every row (holWords):
+	// a slice index, not a map lookup. Entries are never replaced in a
+	// Groups that is scanned into, so a cached one stays its entry.
+	hol []*Words
 	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
 }
 
@@ -122,6 +127,20 @@ const (
 	NeedMin
 	NeedMax
 )
+
+// holWords is the Words of key at (i·Slots+k), made if new, through hol.
+func (g *Groups) holWords(at int) *Words {
+	if at < len(g.hol) {
+		if w := g.hol[at]; w != nil {
+			return w
+		}
+	} else {
+		g.hol = append(g.hol, make([]*Words, at+1-len(g.hol))...)
+	}
+	w := slotWords(&g.Words, at)
+	g.hol[at] = w
+	return w
+}
 
 func newGroups(slots int, need Need) *Groups {
 	return &Groups{Slots: slots, Need: need, short: newShortIndex(0), long: make(map[string]int32)}
