@@ -98,8 +98,8 @@ type Groups struct {
 	// aggregates, which reach their group's entry every row (holWords):
 	// a slice index, not a map lookup. Entries are never replaced in a
 	// Groups that is scanned into, so a cached one stays its entry.
-	hol []*Words
-	keys  *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
+	hol  []*Words
+	keys *hotKeys // hotWalk's key table (amd64), made by the first scan that uses it
 }
 
 // skip counts n missing values of slot k of group i.
