@@ -575,7 +575,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			if group >= 0 {
 				w = r.Groups.holWords(group*n + k)
 			} else {
-				w = slotWords(&r.Words, k)
+				w = r.holWords(k)
 			}
 			if s.need&NeedDistinct != 0 {
 				v := fields[s.fi]

@@ -72,6 +72,21 @@ type Result struct {
 	// distinctCost): what a run bounds by Query.MaxHeld. Merge adds it;
 	// Equal and the binary form leave it out.
 	Held int64
+	// hol caches Words's entries for the holistic aggregates of a query
+	// without group-by (holWords), as Groups.hol does. A copy of a Result
+	// is only merged from, never scanned into, so no copy writes through
+	// another's cache.
+	hol [MaxSums]*Words
+}
+
+// holWords is slot k's Words, made if new, through hol.
+func (r *Result) holWords(k int) *Words {
+	if w := r.hol[k]; w != nil {
+		return w
+	}
+	w := slotWords(&r.Words, k)
+	r.hol[k] = w
+	return w
 }
 
 // Merge adds o into r. Sums are exact and cannot overflow (see Fixed), so
