@@ -244,6 +244,7 @@ func TestErrors(t *testing.T) {
 		{"sum twice, two spellings", []string{"query", "--sum", "Total Revenue,total_revenue", "testdata/sales"}, exitFail, "summed twice"},
 		{"glob characters", []string{"query", "testdata/sa*"}, exitFail, "no such file"},
 		{"not a regular file", []string{"query", "--io", "readat", "/dev/zero"}, exitFail, "/dev/zero: not a regular file"},
+		{"select with the floor", []string{"query", "--select", "*", "--strategy", "floor", "testdata/sales"}, exitUsage, "the floor counts lines"},
 		{"select and by", []string{"query", "--select", "Country", "--by", "Region", "testdata/sales"}, exitUsage, "--select prints rows and --by answers per group"},
 		{"select and sum", []string{"query", "--select", "Country", "--sum", "Units Sold", "testdata/sales"}, exitUsage, "give one or the other"},
 		{"sort by a column not selected", []string{"query", "--select", "Country", "--sort", "Region", "testdata/sales"}, exitFail, "--sort orders the rows by columns that --select prints"},

@@ -307,8 +307,8 @@ func (a *app) query(args []string) error {
 	if *asJSON && *asCSV || *format == "text" && (*asJSON || *asCSV) {
 		return usagef("--json, --csv and --format ask for one output each: give one")
 	}
-	if *asCSV && qf.strategy.Strategy != nil && qf.strategy.Name() == "floor" {
-		return usagef("--csv: the floor counts lines and answers no query (--json shows its count)")
+	if (*asCSV || len(qf.sel) > 0) && qf.strategy.Strategy != nil && qf.strategy.Name() == spawn.NameFloor {
+		return usagef("--csv and --select: the floor counts lines and answers no query (--json shows its count)")
 	}
 	qf.stdin, qf.stream = a.stdin, true
 	// --timeout bounds the whole run from here: opening, sniffing and
