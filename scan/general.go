@@ -705,7 +705,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if g.lead >= 0 {
 		rest = g.conds[1:]
 	}
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&(NeedDistinct|NeedValues) != 0 || g.any != nil {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&NeedDistinct != 0 || g.any != nil {
 		return nil
 	}
 	for _, s := range g.slots {
@@ -765,7 +765,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val, sep)
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
-	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest)
+	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest) && g.need&NeedValues == 0 // (slot mode keeps running figures, not every value)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
@@ -961,6 +961,16 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 			}
 			if h.need[k]&NeedMax != 0 {
 				maxs[slot].takeMax(vals[k], scales[k])
+			}
+			if h.need[k]&NeedValues != 0 { // a median's or quantile's value (see Holistic)
+				var w *Words
+				if count != nil { // (a group's: slot is i·Slots+k)
+					w = r.Groups.holWords(slot)
+				} else {
+					w = r.holWords(slot)
+				}
+				w.addNum(Extreme{vals[k], int8(scales[k]), true})
+				r.Held += valueCost
 			}
 		}
 	}

@@ -44,6 +44,9 @@ var newQueries = []Query{
 		Sort: []SortKey{{"median(Units Sold)", true}}},
 	{Where: "Region", Equals: "Europe", By: []string{"Sales Channel"}, Max: []string{"Unit Price"}, Holistic: []Holistic{{"count_distinct", "Order Date", ""}, {"median", "Unit Price", ""}}},
 	{By: []string{"Item Type"}, Holistic: []Holistic{{"count_distinct", "Total Profit", ""}}, Sort: []SortKey{{"count_distinct(Total Profit)", false}}, Limit: 4},
+	// medians alone take the fast group-by path (groupsHot, addAccs)
+	{By: []string{"Region"}, Holistic: []Holistic{{"median", "Unit Price", ""}, {"quantile", "Total Profit", "0.9"}}, Max: []string{"Units Sold"}},
+	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Units Sold", OpGt, "5000", false, nil}}, Holistic: []Holistic{{"median", "Units Sold", ""}}},
 	// rows out, in every format; the reference reads them back (readOut)
 	{Where: "Region", Equals: "Europe", Select: []string{"Order ID", "Total Profit"}},
 	{Filters: []Cond{{"Country", OpContains, "stan", false, nil}}, Select: []string{"*"}, Limit: 7},
