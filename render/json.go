@@ -222,7 +222,7 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 	}
 	var gt *scan.GroupTable
 	var nkeys int
-	if rep.Strategy == "floor" {
+	if rep.Floor() {
 		j.Lines = &rep.Result.Rows
 	} else {
 		ans := rep.Answer()
@@ -270,7 +270,7 @@ func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
 	for i, s := range rep.PerWorker {
 		w := Worker{Worker: i, Start: s.Start.Seconds(), End: s.End.Seconds(), Busy: s.Busy().Seconds(),
 			Units: s.Units, Bytes: s.Bytes, Rows: s.Rows}
-		if rep.Strategy == "processes" {
+		if rep.Children() {
 			f, rss, st, su := s.Fork.Seconds(), s.MaxRSS, s.ChildStart().Seconds(), s.ChildSetup().Seconds()
 			w.Fork, w.MaxRSS, w.Start0, w.Setup = &f, &rss, &st, &su
 		}

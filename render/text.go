@@ -26,7 +26,7 @@ import (
 func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 	mode = rep.IO(mode)
 	filter, _ := DisplayString(rep.Spec.Describe())
-	if rep.Strategy == "floor" {
+	if rep.Floor() {
 		fmt.Fprintf(w, "floor (newline count only, %d workers, %s split): %s lines, %s in %.4f s (scan %.4f s)\n",
 			rep.Workers, rep.Split, Group(rep.Result.Rows), HumanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
 		return
@@ -72,7 +72,7 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 		v, _ := DisplayString(l.Value)
 		fmt.Fprintf(w, "  %s%*s  %s\n", labels[i], width-widths[i], "", v)
 	}
-	if rep.Strategy == "seq" {
+	if rep.Sequential() {
 		setup := "open+map" // a stream's: until its header was read
 		if rep.Streamed {
 			setup = "header"
@@ -105,14 +105,14 @@ func Kinds(w io.Writer, rep *spawn.Report) {
 // the load imbalance (the run lasts as long as its busiest worker).
 func Workers(w io.Writer, rep *spawn.Report) {
 	fmt.Fprintf(w, "  %-6s %9s %9s %9s %6s %10s %12s", "worker", "start s", "end s", "busy s", "units", "MB", "rows")
-	if rep.Strategy == "processes" {
+	if rep.Children() {
 		fmt.Fprintf(w, " %9s %9s %9s", "fork ms", "start ms", "setup ms")
 	}
 	fmt.Fprintln(w)
 	for i, s := range rep.PerWorker {
 		fmt.Fprintf(w, "  %-6d %9.4f %9.4f %9.4f %6d %10.1f %12s", i, s.Start.Seconds(), s.End.Seconds(),
 			s.Busy().Seconds(), s.Units, float64(s.Bytes)/1e6, Group(s.Rows))
-		if rep.Strategy == "processes" {
+		if rep.Children() {
 			fmt.Fprintf(w, " %9.3f %9.3f %9.3f", ms(s.Fork), ms(s.ChildStart()), ms(s.ChildSetup()))
 		}
 		if s.Units == 0 {

@@ -315,3 +315,17 @@ func (s *Set) report(strategy, split string, workers int) *Report {
 		Files: len(s.Tables), Bytes: s.Bytes, Transient: s.Transient,
 	}
 }
+
+// The kinds of run a Report is of, for what renders it: here, so that no
+// one outside spawn decides by a strategy's name.
+
+// Floor reports whether the run was the floor's: newlines counted, no
+// query answered.
+func (r *Report) Floor() bool { return r.Strategy == NameFloor }
+
+// Children reports whether the run's workers were child processes, whose
+// fork, start and peak memory PerWorker holds.
+func (r *Report) Children() bool { return r.Strategy == NameProcesses }
+
+// Sequential reports whether the run was the sequential baseline's.
+func (r *Report) Sequential() bool { return r.Strategy == NameSeq }
