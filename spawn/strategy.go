@@ -329,3 +329,32 @@ func (r *Report) Children() bool { return r.Strategy == NameProcesses }
 
 // Sequential reports whether the run was the sequential baseline's.
 func (r *Report) Sequential() bool { return r.Strategy == NameSeq }
+
+// Caps are what kind of strategy a strategy is, for the commands that set
+// up and report a run, so that none decides by its name.
+type Caps struct {
+	// Ranks: each run is an MPI job's, a rank a process mpirun starts,
+	// whose workers are threads (one by default); standard input reaches
+	// rank 0 only, and under the file splits a rank opens only its files.
+	Ranks bool
+	// OneWorker: it runs one worker, whatever the Config says (seq).
+	OneWorker bool
+	// Counts: it counts newlines and answers no query (the floor).
+	Counts bool
+}
+
+// CapsOf is st's Caps (none for nil).
+func CapsOf(st Strategy) Caps {
+	if st == nil {
+		return Caps{}
+	}
+	switch st.Name() {
+	case NameMPI:
+		return Caps{Ranks: true}
+	case NameSeq:
+		return Caps{OneWorker: true}
+	case NameFloor:
+		return Caps{Counts: true}
+	}
+	return Caps{}
+}

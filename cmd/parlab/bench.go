@@ -102,12 +102,12 @@ func (a *app) bench(args []string) (err error) {
 		setup.Splits = append(setup.Splits, split)
 	}
 	for _, st := range splitList(*strategiesF) {
-		if _, err := spawn.ParseStrategy(st); err != nil || st == spawn.NameFloor {
+		if s, err := spawn.ParseStrategy(st); err != nil || spawn.CapsOf(s).Counts {
 			return usagef("--strategies: unknown %q (want seq, goroutines, processes, mpi; the floor runs unless --no-floor)", st)
 		}
 		setup.Strategies = append(setup.Strategies, st)
 	}
-	if slices.Contains(setup.Strategies, spawn.NameMPI) {
+	if slices.ContainsFunc(setup.Strategies, func(n string) bool { s, _ := spawn.ParseStrategy(n); return spawn.CapsOf(s).Ranks }) {
 		// An MPI job (mpirun -np R parlab-mpi bench --strategies mpi,...):
 		// rank 0 runs the study and reports; the other ranks take part in
 		// each of its mpi runs and print nothing.

@@ -215,14 +215,15 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 		return c, usagef("--timeout must not be negative")
 	}
 	c.Workers, c.Timeout = q.workers, q.timeout
-	mpi := q.strategy.Name() == spawn.NameMPI
+	caps := spawn.CapsOf(q.strategy.Strategy)
+	mpi := caps.Ranks
 	if c.Workers == 0 {
 		c.Workers = cores
 		if mpi {
 			c.Workers = 1 // a rank: mpirun starts as many as asked
 		}
 	}
-	if q.strategy.Name() == spawn.NameSeq {
+	if caps.OneWorker {
 		c.Workers = 1
 	}
 	sep, err := stage.ParseDelimiter(q.delimiter)
@@ -307,7 +308,7 @@ func (a *app) query(args []string) error {
 	if *asJSON && *asCSV || *format == "text" && (*asJSON || *asCSV) {
 		return usagef("--json, --csv and --format ask for one output each: give one")
 	}
-	if (*asCSV || len(qf.sel) > 0) && qf.strategy.Strategy != nil && qf.strategy.Name() == spawn.NameFloor {
+	if (*asCSV || len(qf.sel) > 0) && spawn.CapsOf(qf.strategy.Strategy).Counts {
 		return usagef("--csv and --select: the floor counts lines and answers no query (--json shows its count)")
 	}
 	qf.stdin, qf.stream = a.stdin, true
@@ -327,7 +328,7 @@ func (a *app) query(args []string) error {
 			c.Rows = rows.sink
 		}
 	}
-	if qf.strategy.Name() == spawn.NameMPI {
+	if spawn.CapsOf(qf.strategy.Strategy).Ranks {
 		if rank, _, err := spawn.MPIRank(); err == nil && rank == 0 {
 			a.warnMPIBinding(c.Workers)
 		}
