@@ -56,12 +56,12 @@ func (s *Setup) Configs() ([]Config, error) {
 		case Floor:
 			return nil, fmt.Errorf("the floor is measured at every worker count unless left out, not named as a strategy")
 		default:
-			if st.Name() == spawn.NameMPI && s.MPIRanks < 1 {
+			if spawn.CapsOf(st).Ranks && s.MPIRanks < 1 {
 				return nil, fmt.Errorf("the mpi strategy runs in an MPI job: its ranks are not known")
 			}
 			for _, sp := range s.Splits {
 				for _, n := range s.Workers {
-					if st.Name() == spawn.NameMPI && n%s.MPIRanks != 0 {
+					if spawn.CapsOf(st).Ranks && n%s.MPIRanks != 0 {
 						continue // not ranks x threads
 					}
 					cs = append(cs, Config{Strategy: st.Name(), Split: sp.String(), Workers: n})
@@ -176,7 +176,7 @@ func sampleOf(rep *spawn.Report) Sample {
 		s.Units = append(s.Units, w.Units)
 		fork += w.Fork
 	}
-	if rep.Strategy == spawn.NameProcesses && len(rep.PerWorker) > 0 {
+	if rep.Children() && len(rep.PerWorker) > 0 {
 		s.Phases = append(s.Phases, phase("fork", fork/time.Duration(len(rep.PerWorker))))
 	}
 	return s
