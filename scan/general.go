@@ -587,8 +587,7 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 				}
 			}
 			if s.need&NeedValues != 0 {
-				w.addNum(Extreme{ms[k], int8(ss[k]), true})
-				r.Held += valueCost
+				r.holdNum(w, ms[k], ss[k])
 			}
 			if s.need&(NeedSum|NeedMin|NeedMax) == 0 {
 				continue
@@ -969,8 +968,7 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 				} else {
 					w = r.holWords(slot)
 				}
-				w.addNum(Extreme{vals[k], int8(scales[k]), true})
-				r.Held += valueCost
+				r.holdNum(w, vals[k], scales[k])
 			}
 		}
 	}

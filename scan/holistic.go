@@ -178,6 +178,13 @@ func (w *Words) addNum(x Extreme) {
 	w.Nums[n-1] = append(w.Nums[n-1], x)
 }
 
+// holdNum adds m·10^-sc to w's values, a median's state that r holds
+// (Result.Held).
+func (r *Result) holdNum(w *Words, m int64, sc int) {
+	w.addNum(Extreme{m, int8(sc), true})
+	r.Held += valueCost
+}
+
 // allNums is w's values, in one slice (a copy).
 func (w *Words) allNums() []Extreme { return slices.Concat(w.Nums...) }
 

@@ -83,8 +83,8 @@ var DefaultSums = []string{"Total Revenue", "Total Profit"}
 // defaultSums is the sums of a query that names no aggregate, over header:
 // DefaultSums if both resolve in it, else none.
 func (q *Query) defaultSums(header []string) []string {
-	if q.Select != nil {
-		return nil // (rows out: no figures)
+	if !q.salesDefault() {
+		return nil
 	}
 	for _, n := range DefaultSums {
 		if _, err := resolve(n, header); err != nil {
@@ -98,6 +98,10 @@ func (q *Query) defaultSums(header []string) []string {
 func (q *Query) named() bool {
 	return q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil || q.Holistic != nil
 }
+
+// salesDefault reports whether q answers with the Sales sums where a
+// header has them: it names no aggregate and selects no rows.
+func (q *Query) salesDefault() bool { return !q.named() && q.Select == nil }
 
 // MaxFields is how many distinct columns one query can read (filters,
 // group-by columns and aggregates together).
@@ -319,9 +323,15 @@ func (q *Query) Validate() error {
 	return nil
 }
 
-// Names is every column name q reads, as given, each once, "*" left out.
+// Names is every column name q reads, as given, each once: with the
+// Sales sums (DefaultSums) where q names no aggregate, which it reads only
+// where a header has both; nil where it reads every column (--select
+// '*'), else never nil.
 func (q *Query) Names() []string {
-	var out []string
+	if slices.Contains(q.Select, "*") {
+		return nil
+	}
+	out := []string{}
 	add := func(n string) {
 		if n != "*" && !slices.Contains(out, n) {
 			out = append(out, n)
@@ -337,6 +347,11 @@ func (q *Query) Names() []string {
 	}
 	for _, h := range q.Holistic {
 		add(h.Col)
+	}
+	if q.salesDefault() {
+		for _, n := range DefaultSums {
+			add(n)
+		}
 	}
 	return out
 }

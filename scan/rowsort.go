@@ -19,6 +19,16 @@ import (
 // by the scan, and not cut by its limit until FinishRows).
 func (q *Query) RowsSorted() bool { return q.Select != nil && len(q.Sort) > 0 }
 
+// RowLimit is how many rows a scan of q writes at most, and may stop at
+// once it has them: Limit for a query that selects rows in file order, 0
+// (no bound) for any other (a sorted one's limit is FinishRows's).
+func (q *Query) RowLimit() int64 {
+	if q.Select == nil || q.RowsSorted() {
+		return 0
+	}
+	return int64(q.Limit)
+}
+
 // FinishRows makes r's rows out what q asks for once every unit's are in
 // r.Out, in file order: sorted by q.Sort and written in q.Out if q sorts
 // them, then cut to q.Limit rows. spec is the query's binding (its

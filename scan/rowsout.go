@@ -123,10 +123,10 @@ func bindSelect(q *Query, header []string, hk headerKinds, sep byte, use func(in
 		kind, why := hk.of(c)
 		names, kinds, whys = append(names, header[c]), append(kinds, kind), append(whys, why)
 	}
-	out, limit := q.Out, int64(q.Limit)
+	out, limit := q.Out, q.RowLimit()
 	var order []sortBy
 	if q.RowsSorted() { // (written as CSV, all of them, for FinishRows to sort)
-		out, limit = OutCSV, 0
+		out = OutCSV
 		for _, sk := range q.Sort {
 			k, err := resolve(sk.Col, names)
 			if err != nil {

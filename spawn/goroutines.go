@@ -206,7 +206,7 @@ func (r *run) finish(ctx context.Context, joined time.Duration, outcomes []unitO
 		return nil, err
 	}
 	if !r.part || !r.set.Query.RowsSorted() {
-		if err := finishRows(&r.set.Query, &r.rep.Spec, &res); err != nil {
+		if err := scan.FinishRows(&res, &r.set.Query, &r.rep.Spec); err != nil {
 			return nil, err
 		}
 	}

@@ -53,11 +53,12 @@ type firstRows struct {
 // newFirstRows returns the tracker of s's query over p's units, or nil
 // where the query does not select rows with a limit.
 func newFirstRows(s *Set, p *Plan) *firstRows {
-	if s.Query.Select == nil || s.Query.Limit <= 0 || s.Query.RowsSorted() {
+	limit := s.Query.RowLimit()
+	if limit == 0 {
 		return nil
 	}
 	n := len(p.Units)
-	return &firstRows{limit: int64(s.Query.Limit), units: p.Units, done: make([]bool, n), rows: make([]int64, n), over: make([]bool, n), fail: make([]bool, n)}
+	return &firstRows{limit: limit, units: p.Units, done: make([]bool, n), rows: make([]int64, n), over: make([]bool, n), fail: make([]bool, n)}
 }
 
 // enough reports whether the units counted hold limit rows (false for a
@@ -97,7 +98,7 @@ func (s *Set) donePrefix(p *Plan, out []unitOutcome) (int, error) {
 		for _, o := range out[:i] {
 			rows += o.res.Matched
 		}
-		if s.Query.Select == nil || s.Query.Limit <= 0 || rows < int64(s.Query.Limit) {
+		if n := s.Query.RowLimit(); n == 0 || rows < n {
 			u := p.Units[i]
 			return 0, fmt.Errorf("unit %d (%s bytes %d..%d) was never scanned", i, s.Names[u.File], u.Start, u.End)
 		}

@@ -509,7 +509,7 @@ func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPar
 	}
 	rep.phases(joined)
 	rep.Result = scan.MergeAll(results, runtime.GOMAXPROCS(0)) // (in rank order: each rank's files follow the one's before)
-	if err := finishRows(&c.Query, &rep.Spec, &rep.Result); err != nil {
+	if err := scan.FinishRows(&rep.Result, &c.Query, &rep.Spec); err != nil {
 		return nil, err
 	}
 	rep.Merge = time.Since(t0) - joined

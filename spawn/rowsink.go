@@ -33,14 +33,15 @@ func (c *Config) sinks() bool {
 	return c.Rows != nil && c.Query.Select != nil && !c.Query.RowsSorted() // (sorted: all rows first)
 }
 
-// flushTo is the Set's flush for a run whose rows go to sink: r's rows
-// written and dropped (never counted against MaxHeld: see scanRows).
-func (s *Set) flushTo(sink RowSink, spec *scan.Spec) func(r *scan.Result) error {
+// flushTo is the flush of a seq run's Set or of a stream whose rows go to
+// sink: r's rows written and dropped (never counted against MaxHeld: see
+// scanRows), spec the columns' names once a header is bound.
+func flushTo(sink RowSink, spec func() *scan.Spec) func(r *scan.Result) error {
 	return func(r *scan.Result) error {
 		if len(r.Out) == 0 {
 			return nil
 		}
-		err := sink(spec, r.Out)
+		err := sink(spec(), r.Out)
 		r.Out = r.Out[:0]
 		return err
 	}

@@ -394,10 +394,10 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 	t := s.Tables[i]
 	p := a
 	step := stepBytes
-	if s.Query.Limit > 0 && s.Query.Select != nil {
+	if s.Query.RowLimit() > 0 {
 		step = limitStepBytes
 	}
-	for p < b && !s.enough(r) {
+	for p < b && !enough(&s.Query, r) {
 		if err := ctx.Err(); err != nil {
 			return p, err
 		}
@@ -427,17 +427,11 @@ const (
 	limitStepBytes = 64 << 10
 )
 
-// finishRows makes the rows a query selects, all in r.Out in file order,
-// what it asks for (scan.FinishRows): sorted, and cut to its limit (each
-// unit of a parallel run writes up to Limit rows of its own).
-func finishRows(q *scan.Query, spec *scan.Spec, r *scan.Result) error {
-	return scan.FinishRows(r, q, spec)
-}
-
-// enough reports whether r holds every row that a query selecting at most
-// Limit rows writes: a scan into r can stop.
-func (s *Set) enough(r *scan.Result) bool {
-	return s.Query.Limit > 0 && s.Query.Select != nil && !s.Query.RowsSorted() && r.Matched >= int64(s.Query.Limit)
+// enough reports whether r holds every row a scan of q writes (its
+// RowLimit): a scan into r can stop.
+func enough(q *scan.Query, r *scan.Result) bool {
+	n := q.RowLimit()
+	return n > 0 && r.Matched >= n
 }
 
 // streamBytes is a copying mode's buffer: each worker holds one while it
@@ -479,7 +473,7 @@ func (s *Set) stream(ctx context.Context, i, a, b int, r *scan.Result, sure bool
 	buf, put := s.getBuffer()
 	defer put()
 	p := a
-	for p < b && !s.enough(r) {
+	for p < b && !enough(&s.Query, r) {
 		if err := ctx.Err(); err != nil {
 			return p, err
 		}

@@ -242,7 +242,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	rep = set.report(NameSeq, "", 1)
 	rep.Setup = time.Since(t0)
 	if c.sinks() {
-		set.flush = set.flushTo(c.Rows, &rep.Spec)
+		set.flush = flushTo(c.Rows, func() *scan.Spec { return &rep.Spec })
 	}
 	w := WorkerStat{Start: rep.Setup, Units: len(set.Tables)}
 	for i := range set.Tables {
@@ -258,7 +258,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if err := set.placeRejects(ctx, &rep.Result); err != nil {
 		return nil, err
 	}
-	if err := finishRows(&set.Query, &rep.Spec, &rep.Result); err != nil {
+	if err := scan.FinishRows(&rep.Result, &set.Query, &rep.Spec); err != nil {
 		return nil, err
 	}
 	w.End = time.Since(t0)

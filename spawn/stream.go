@@ -233,7 +233,7 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 		}
 	}
 	scan.SortRejects(rep.Result.Rejects, order)
-	if err := finishRows(&c.Query, &rep.Spec, &rep.Result); err != nil {
+	if err := scan.FinishRows(&rep.Result, &c.Query, &rep.Spec); err != nil {
 		return nil, err
 	}
 	rep.Merge = time.Since(t0) - joined
@@ -266,16 +266,7 @@ func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamR
 		s.name = c.Names[i]
 	}
 	if c.sinks() { // (one worker: see runStream)
-		sink := c.Rows
-		s.flush = func(r *scan.Result) error {
-			if len(r.Out) == 0 {
-				return nil
-			}
-			spec := s.table.Spec()
-			err := sink(&spec, r.Out)
-			r.Out = r.Out[:0]
-			return err
-		}
+		s.flush = flushTo(c.Rows, func() *scan.Spec { spec := s.table.Spec(); return &spec })
 	}
 	s.failedAt.Store(math.MaxInt64)
 	for range cap(s.free) {
@@ -512,7 +503,7 @@ func (s *streamRun) work(ctx context.Context, st *WorkerStat, r *scan.Result) []
 		if !ok {
 			return outs
 		}
-		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil && !(s.q.Limit > 0 && s.q.Select != nil && !s.q.RowsSorted() && r.Matched >= int64(s.q.Limit)) {
+		if int64(b.idx) < s.failedAt.Load() && ctx.Err() == nil && !enough(&s.q, r) {
 			rows, n := r.Rows, heldBytes(r)
 			v := s.table.View(b.data, b.off)
 			_, err := v.ScanPart(0, len(b.data), r)

@@ -255,7 +255,7 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if q.maxRatio == 0 || q.maxRatio < -1 {
 		return c, usagef("--max-ratio must be -1 (no bound) or at least 1, got %d", q.maxRatio)
 	}
-	d := stage.Dialect{Sep: sep, DecimalComma: q.decimalComma, MaxMemory: int64(q.maxMemory), MaxRatio: q.maxRatio, Columns: jsonColumns(c.Query)}
+	d := stage.Dialect{Sep: sep, DecimalComma: q.decimalComma, MaxMemory: int64(q.maxMemory), MaxRatio: q.maxRatio, Columns: c.Query.Names()}
 	if err := q.dialect.apply(&d); err != nil {
 		return c, err
 	}

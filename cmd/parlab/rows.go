@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"slices"
 	"syscall"
 
 	"parlab/render"
@@ -76,21 +75,4 @@ func (a *app) rows(rep *spawn.Report, o *rowsOut, text, verbose bool, mode shm.M
 		render.Workers(a.stderr, rep)
 	}
 	return err
-}
-
-// jsonColumns is what a JSON lines input writes for q (stage.Dialect's
-// Columns): the names q reads, with the Sales sums where it names no
-// aggregate, or every key (nil) where it selects "*".
-func jsonColumns(q scan.Query) []string {
-	if slices.Contains(q.Select, "*") {
-		return nil
-	}
-	names := q.Names()
-	if q.Select == nil && q.Sum == nil && q.Min == nil && q.Max == nil && q.Avg == nil && q.Holistic == nil {
-		names = append(names, scan.DefaultSums...)
-	}
-	if names == nil {
-		names = []string{} // (a count: not every key)
-	}
-	return names
 }

@@ -85,9 +85,14 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 	br := bufio.NewReaderSize(r, copyBytes)
 	out := bufio.NewWriterSize(w, copyBytes)
 	var c *jsonConv
-	line := 0
-	for c == nil { // the header: the first line that holds anything
-		line++
+	var row []byte
+	for line := 1; ; line++ {
+		if c != nil && alone { // the header is written: the rest in blocks, on every core
+			if err := convertBlocks(out, br, c, line, runtime.GOMAXPROCS(0)); err != nil {
+				return err
+			}
+			return out.Flush()
+		}
 		b, err := readJSONLine(br, name, line)
 		if err != nil && err != io.EOF {
 			return err
@@ -96,29 +101,31 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			var p fastjson.Parser
-			v, perr := parseJSONLine(&p, t, name, line)
-			if perr != nil {
-				return perr
-			}
-			cols, paths := jsonColumns(v, want)
-			c = newJSONConv(paths, name)
-			var head []byte
-			for k, col := range cols {
-				if k > 0 {
-					head = append(head, ',')
+			if c == nil { // the first object: its keys make the header
+				var p fastjson.Parser
+				v, perr := parseJSONLine(&p, t, name, line)
+				if perr != nil {
+					return perr
 				}
-				head = scan.AppendCSVField(head, []byte(col))
+				cols, paths := jsonColumns(v, want)
+				c = newJSONConv(paths, name)
+				var head []byte
+				for k, col := range cols {
+					if k > 0 {
+						head = append(head, ',')
+					}
+					head = scan.AppendCSVField(head, []byte(col))
+				}
+				if len(cols) == 1 && cols[0] == "" {
+					head = append(head, '"', '"') // (a key "": a header, not a blank line)
+				}
+				if _, err := out.Write(append(head, '\n')); err != nil {
+					return err
+				}
 			}
-			if len(cols) == 1 && cols[0] == "" {
-				head = append(head, '"', '"') // (a key "": a header, not a blank line)
-			}
-			if _, err := out.Write(append(head, '\n')); err != nil {
-				return err
-			}
-			row, err := c.convert(nil, t, line)
-			if err != nil {
-				return err
+			var cerr error
+			if row, cerr = c.convert(row[:0], t, line); cerr != nil { // (beside other inputs, which take the other cores: line by line, no copy)
+				return cerr
 			}
 			if _, err := out.Write(row); err != nil {
 				return err
@@ -128,32 +135,6 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 			return out.Flush()
 		}
 	}
-	if !alone { // beside other inputs, which take the other cores: line by line, no copy
-		var row []byte
-		for {
-			line++
-			b, err := readJSONLine(br, name, line)
-			if err != nil && err != io.EOF {
-				return err
-			}
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				var cerr error
-				if row, cerr = c.convert(row[:0], t, line); cerr != nil {
-					return cerr
-				}
-				if _, err := out.Write(row); err != nil {
-					return err
-				}
-			}
-			if err == io.EOF {
-				return out.Flush()
-			}
-		}
-	}
-	if err := convertBlocks(out, br, c, line+1, runtime.GOMAXPROCS(0)); err != nil {
-		return err
-	}
-	return out.Flush()
 }
 
 // jsonBlock is about how many bytes of lines a converter takes at once.
@@ -275,22 +256,18 @@ func convertBlocks(out io.Writer, br *bufio.Reader, c *jsonConv, first, workers 
 	}()
 	var err error
 	for b := range order {
-		if err == nil {
-			<-b.done
-			if err = b.err; err == nil {
-				_, err = out.Write(b.out)
-			}
-			data := b.data[:0] // (its own variable: the pool keeps a pointer to it)
-			jsonBufs.Put(&data)
-			b.data = nil
-			if err != nil {
-				close(stop)
-			}
-		} else {
-			select {
-			case <-b.done:
-			default:
-			}
+		if err != nil {
+			continue // (drained: the reader has stopped)
+		}
+		<-b.done
+		if err = b.err; err == nil {
+			_, err = out.Write(b.out)
+		}
+		data := b.data[:0] // (its own variable: the pool keeps a pointer to it)
+		jsonBufs.Put(&data)
+		b.data = nil
+		if err != nil {
+			close(stop)
 		}
 	}
 	wg.Wait()
