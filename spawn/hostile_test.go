@@ -506,13 +506,28 @@ func TestTimeoutBoundsStaging(t *testing.T) {
 	}
 	silent := fifo("silent")
 	stalls := fifo("stalls")
+	stop := make(chan struct{})
 	go func() { // a writer that says a little, then nothing until the test ends
 		if f, err := os.OpenFile(stalls, os.O_WRONLY, 0); err == nil {
 			f.WriteString("a,b")
-			time.Sleep(20 * time.Second)
+			<-stop
 			f.Close()
 		}
 	}()
+	// At the end the writer closes; what the timed-out reads left open
+	// must then close (bounded's promise), before a later test counts
+	// its descriptors.
+	t.Cleanup(func() {
+		close(stop)
+		deadline := time.Now().Add(10 * time.Second)
+		for n := fdsUnder(t, dir); n > 0; n = fdsUnder(t, dir) {
+			if time.Now().After(deadline) {
+				t.Errorf("%d descriptors of the FIFOs still open after the writer closed", n)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
 	for _, c := range []struct {
 		name  string
 		paths []string
@@ -539,6 +554,21 @@ func TestTimeoutBoundsStaging(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fdsUnder counts this process's descriptors open on files under dir.
+func fdsUnder(t *testing.T, dir string) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dir+"/") {
+			n++
+		}
+	}
+	return n
 }
 
 // With several bad inputs the error is the first in PATH order, whatever
