@@ -223,11 +223,14 @@ func year4(b []byte) (int, bool) {
 	return int((x*100 + x>>16) & 0xFFFF), true
 }
 
+// dayMicros is a day in microseconds, parseDate's unit.
+const dayMicros = 86_400_000_000
+
 // instant is parseDate's number for day y-m-d at us microseconds past its
 // midnight, which a zone's offset may have taken below 0 or past a day
 // (the day before or after, then).
 func instant(y, m, d int, us int64) int64 {
-	const day = 86_400_000_000
+	const day = dayMicros
 	if us < 0 || us >= day {
 		n := civil.Days(y, m, d)
 		if us < 0 {

@@ -744,7 +744,9 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.all = h.all && h.hp.span[2] >= 0
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
-	// cannot: = and != of bytes on their spans before it parses a value,
+	// cannot: = and != of bytes and a date's comparisons on their spans
+	// (a date it cannot read goes back, so these never fail with an
+	// error either) before it parses a value,
 	// then the comparisons with numbers on the values it parses. = and !=
 	// cannot fail with an error, so the order of those two stages is the
 	// query's as far as the answer and its errors go; but a filter after an
@@ -752,7 +754,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	// for it, as does anything after a filter hotWalk cannot test.
 	for ordered := false; h.tested < len(h.rest); h.tested++ {
 		c := &h.rest[h.tested]
-		if !ordered && h.tested < 2 && h.hp.testOn(1+h.tested, c) {
+		if !ordered && h.tested < 2 && (h.hp.testOn(1+h.tested, c) || h.hp.dateOn(1+h.tested, c)) {
 			continue
 		}
 		if !h.hp.numOn(c, ncols) {

@@ -137,6 +137,8 @@ type hotState struct {
 	// 520, 528: slot mode's table size, as 64 minus its bits and as a
 	// mask of them (hotKeys.bits)
 	kshift, kmask uint64
+	// 536, 560: hotPlan.dlo, dhi
+	dlo, dhi [3]int64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -174,10 +176,12 @@ type hotPlan struct {
 	span  [3]int
 	nspan int // the span fields up to the last one set
 	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
-	// against the eqn bytes of eqw (at most 16); see testOn
-	eqw  [3][2]uint64
-	eqn  [3]int
-	eqop [3]int
+	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
+	// whose day lies in [dlo[j], dhi[j]] (see dateOn)
+	eqw      [3][2]uint64
+	eqn      [3]int
+	eqop     [3]int
+	dlo, dhi [3]int64
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
 	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
@@ -282,6 +286,69 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 		hp.eqop[j] = 2
 	}
 	return true
+}
+
+// dateOn makes hotWalk test c on span field j, if it can: an order
+// comparison (or = in a date column) of a column read as dates in
+// parseDate's forms (no --date-format). hotWalk reads a field of the two
+// forms plainDay reads, M/D/YYYY and YYYY-MM-DD, as its day's ordinal
+// y·512 + m·32 + d, and c holds iff that lies in [dlo[j], dhi[j]]; an empty
+// field is a missing value, which fails c; any other field goes back to
+// Go (another form, which may be a date, a time or an error; a day past
+// the 28th of February, a leap day or not). If an earlier span k tests a
+// date on the same field, c narrows k's range instead and span j is
+// freed: a range's two filters read the field once.
+func (hp *hotPlan) dateOn(j int, c *cond) bool {
+	dates := c.ckind == KindDate || c.ckind == KindAuto && c.kind == kindDate
+	if !dates || c.dates != nil || len(c.val) == 0 || hp.span[j] < 0 ||
+		!c.op.ordered() && (c.op != OpEq || c.ckind != KindDate) {
+		return false
+	}
+	lo, hi := dayBounds(c.op, c.day)
+	for k := 1; k < j; k++ {
+		if hp.eqop[k] == 3 && hp.span[k] == hp.span[j] {
+			hp.dlo[k], hp.dhi[k] = max(hp.dlo[k], lo), min(hp.dhi[k], hi)
+			hp.span[j] = -1
+			hp.nspan = 0
+			for k, v := range hp.span {
+				if v >= 0 {
+					hp.nspan = k + 1
+				}
+			}
+			hp.skip = hp.skipOf()
+			return true
+		}
+	}
+	hp.eqop[j], hp.dlo[j], hp.dhi[j] = 3, lo, hi
+	return true
+}
+
+// dayBounds is the range of day ordinals (y·512 + m·32 + d) whose
+// midnight, as parseDate gives it (the ordinal times dayMicros), compares
+// by op with at, a parseDate instant: [lo, hi], empty (lo > hi) if none.
+func dayBounds(op Op, at int64) (lo, hi int64) {
+	fl := at / dayMicros
+	if at%dayMicros != 0 && at < 0 {
+		fl-- // the floor
+	}
+	ce := fl
+	if at%dayMicros != 0 {
+		ce++ // the ceiling
+	}
+	lo, hi = math.MinInt64, math.MaxInt64
+	switch op {
+	case OpGt:
+		lo = fl + 1
+	case OpGe:
+		lo = ce
+	case OpLt:
+		hi = ce - 1
+	case OpLe:
+		hi = fl
+	case OpEq:
+		lo, hi = ce, fl // (empty unless at is a midnight)
+	}
+	return lo, hi
 }
 
 // numOn makes hotWalk test c, a comparison with a number, on the value it
@@ -410,7 +477,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
-	it.eqw, it.eqn, it.eqop = hp.eqw, hp.eqn, hp.eqop
+	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
 	it.skip, it.key2 = hp.skip, hp.key2
 }

@@ -42,6 +42,8 @@
 #define KEY2 512
 #define KSHIFT 520
 #define KMASK 528
+#define DLO 536
+#define DHI 560
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -788,6 +790,8 @@ spantest:
 	MOVQ     EQOP(R13)(R12*8), CX
 	TESTQ    CX, CX
 	JZ       spannext
+	CMPQ     CX, $3
+	JEQ      spandate
 	MOVQ     SPE(SP)(R12*8), AX
 	SUBQ     SPS(SP)(R12*8), AX
 	CMPQ     AX, EQN(R13)(R12*8)
@@ -816,6 +820,154 @@ spandiffer:
 	MOVQ SPE(SP)(R12*8), AX
 	CMPQ AX, SPS(SP)(R12*8)
 	JEQ  nomatch                 // != fails on an empty field: a missing value
+	JMP  spannext
+
+	// A span's date filter (EQOP 3): the field read as plainDay reads
+	// M/D/YYYY and YYYY-MM-DD (16 bytes readable), its day's ordinal
+	// y·512 + m·32 + d in [DLO, DHI]. An empty field is a missing value:
+	// no match. Another form, a month not in 1 to 12, a day 0 or past its
+	// month's (February's 28th: a leap day goes back too) go back.
+spandate:
+	MOVQ       SPS(SP)(R12*8), AX
+	MOVQ       SPE(SP)(R12*8), R8
+	SUBQ       AX, R8               // its length
+	JZ         nomatch
+	LEAQ       -8(R8), CX
+	CMPQ       CX, $2
+	JA         handback             // not 8 to 10 bytes
+	LEAQ       16(AX), CX
+	CMPQ       CX, AVAIL(R13)
+	JGT        handback
+	ADDQ       SI, AX               // AX: the field
+	MOVOU      (AX), X0
+	MOVQ       $0x3030303030303030, CX
+	MOVQ       CX, X1
+	PUNPCKLQDQ X1, X1
+	PSUBB      X1, X0               // each byte less '0': '/' is 0xFF
+	MOVQ       $0x0909090909090909, CX
+	MOVQ       CX, X1
+	PUNPCKLQDQ X1, X1
+	MOVOU      X0, X2
+	PMINUB     X1, X2
+	PCMPEQB    X0, X2
+	PMOVMSKB   X2, DX               // the digits
+	PCMPEQB    X2, X2
+	PCMPEQB    X0, X2
+	PMOVMSKB   X2, CX               // the slashes
+	BZHIQ      R8, DX, DX
+	BZHIQ      R8, CX, CX
+	POPCNTQ    CX, R11
+	CMPQ       R11, $2
+	JNE        spaniso
+
+	// M/D/YYYY: digits but at the slashes s1 (1 or 2) and s2 = L-5,
+	// s2-s1 2 or 3.
+	MOVQ    CX, R11
+	ORQ     DX, R11
+	POPCNTQ R11, R11
+	CMPQ    R11, R8
+	JNE     handback
+	TZCNTQ  CX, DX                  // s1
+	BLSRQ   CX, CX
+	TZCNTQ  CX, CX                  // s2
+	LEAQ    -5(R8), R11
+	CMPQ    CX, R11
+	JNE     handback
+	LEAQ    -1(DX), R11
+	CMPQ    R11, $1
+	JA      handback
+	MOVQ    CX, R11
+	SUBQ    DX, R11
+	SUBQ    $2, R11
+	CMPQ    R11, $1
+	JA      handback
+	// the month's one or two digits as two (a one-digit month's tens
+	// shifted in as 0), tens in the low byte
+	MOVWLZX (AX), R11
+	MOVL    $2, R8
+	SUBL    DX, R8
+	SHLL    $3, R8
+	SHLXL   R8, R11, R11
+	ANDL    $0x0F0F, R11
+	IMUL3L  $10, R11, R8
+	SHRL    $8, R11
+	MOVBLZX R8, R8
+	ADDL    R11, R8
+	MOVQ    R8, X3                  // the month
+	// the day's, from s1+1, s2-s1-1 digits
+	MOVWLZX 1(AX)(DX*1), R11
+	MOVL    $3, R8
+	ADDL    DX, R8
+	SUBL    CX, R8
+	SHLL    $3, R8
+	SHLXL   R8, R11, R11
+	ANDL    $0x0F0F, R11
+	IMUL3L  $10, R11, R8
+	SHRL    $8, R11
+	MOVBLZX R8, R8
+	ADDL    R11, R8                 // the day
+	MOVL    1(AX)(CX*1), R11        // the year's 4 digits
+	MOVQ    X3, DX
+	JMP     spanyear
+
+	// YYYY-MM-DD: 10 bytes, digits but at 4 and 7, which are '-'.
+spaniso:
+	TESTQ   CX, CX
+	JNZ     handback
+	CMPQ    R8, $10
+	JNE     handback
+	CMPQ    DX, $0x36F
+	JNE     handback
+	CMPB    4(AX), $0x2D
+	JNE     handback
+	CMPB    7(AX), $0x2D
+	JNE     handback
+	MOVWLZX 5(AX), R8
+	ANDL    $0x0F0F, R8
+	IMUL3L  $10, R8, CX
+	SHRL    $8, R8
+	MOVBLZX CX, CX
+	ADDL    CX, R8
+	MOVQ    R8, DX                  // the month
+	MOVWLZX 8(AX), R8
+	ANDL    $0x0F0F, R8
+	IMUL3L  $10, R8, CX
+	SHRL    $8, R8
+	MOVBLZX CX, CX
+	ADDL    CX, R8                  // the day
+	MOVL    (AX), R11               // the year's 4 digits
+
+	// DX the month, R8 the day, R11 the year's digits (as year4: a lane
+	// a digit, paired by 10, the pairs by 100).
+spanyear:
+	ANDL    $0x0F0F0F0F, R11
+	IMUL3L  $10, R11, CX
+	SHRL    $8, R11
+	ADDL    CX, R11
+	ANDL    $0x00FF00FF, R11
+	IMUL3L  $100, R11, CX
+	SHRL    $16, R11
+	ADDL    CX, R11
+	ANDL    $0xFFFF, R11            // the year
+	LEAQ    -1(DX), CX
+	CMPQ    CX, $11
+	JA      handback                // a month not in 1 to 12
+	LEAQ    (DX)(DX*1), AX
+	MOVQ    $0x3bbeecc, CX          // each month's days less 28, 2 bits a month from bit 2
+	SHRXQ   AX, CX, CX
+	ANDL    $3, CX
+	ADDL    $28, CX
+	LEAQ    -1(R8), AX
+	CMPQ    AX, CX
+	JAE     handback                // day 0, or past the month's last (or February's 28th)
+	SHLQ    $9, R11
+	SHLQ    $5, DX
+	ADDQ    DX, R11
+	ADDQ    R8, R11                 // the day's ordinal
+	CMPQ    R11, DLO(R13)(R12*8)
+	JLT     nomatch
+	CMPQ    R11, DHI(R13)(R12*8)
+	JGT     nomatch
 
 spannext:
 	INCQ   R12

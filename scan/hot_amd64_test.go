@@ -60,6 +60,8 @@ func TestHotStateLayout(t *testing.T) {
 		{"key2", unsafe.Offsetof(it.key2), 512},
 		{"kshift", unsafe.Offsetof(it.kshift), 520},
 		{"kmask", unsafe.Offsetof(it.kmask), 528},
+		{"dlo", unsafe.Offsetof(it.dlo), 536},
+		{"dhi", unsafe.Offsetof(it.dhi), 560},
 		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},
@@ -654,5 +656,58 @@ func TestCompressModeWindowEnd(t *testing.T) {
 	hotWalk(&it, &win[0], &mk, &r, &cbuf)
 	if it.more != 0 || r.Rows != 40 || r.Matched != 27 {
 		t.Fatalf("more = %d, rows %d matched %d; want 0, 40 and 27", it.more, r.Rows, r.Matched)
+	}
+}
+
+// hotWalk reads the dates of a range's span itself (hotPlan.dateOn),
+// handing none back, in each shape it knows: M/D/YYYY of every width and
+// YYYY-MM-DD, each day of a month up to the 28th, the field first, in the
+// middle or near the row's end.
+func TestHotWalkReadsDates(t *testing.T) {
+	if !hotAsm {
+		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
+	}
+	for at := range 3 {
+		b := []byte([3]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n"}[at])
+		for i := range 200 {
+			y, m, d := 2014+i%3, 1+i%12, 1+(i*5)%28
+			day := fmt.Sprintf("%d/%d/%d", m, d, y)
+			switch i % 4 {
+			case 1:
+				day = fmt.Sprintf("%02d/%02d/%d", m, d, y)
+			case 2:
+				day = fmt.Sprintf("%d-%02d-%02d", y, m, d)
+			}
+			row := [3]string{day + ",r,%d,%d.%02d\n", "r," + day + ",%d,%d.%02d\n", "r,%d," + day + ",%d.%02d\n"}[at]
+			b = fmt.Appendf(b, row, i, i%1000, i%100)
+		}
+		for _, r := range [][2]string{{"2015-01-01", "2016-01-01"}, {"2014-03-05", "2016-11-20 08:00"}, {"1/1/2000", "2014-01-02"}} {
+			q := Query{Filters: []Cond{{Col: "D", Op: OpGe, Value: r[0]}, {Col: "D", Op: OpLt, Value: r[1]}}, Sum: []string{"V"}}
+			tb, err := NewTable("d.csv", b, &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := tb.b.gen.hot
+			s, _ := tb.Body()
+			win := b[s:min(len(b), s+winBytes)]
+			stop := bytes.LastIndexByte(win, '\n') + 1
+			var mk marks
+			n := classify(win, &mk, everyRow, ',')
+			it := walk(&n, stop)
+			h.hp.fillHot(&it, b, s)
+			var res Result
+			res.Sums[0].Scale = 2
+			if !h.hp.scalesOf(&it, &res, &rowScratch{}) {
+				t.Fatal("scalesOf: not 0 or 2")
+			}
+			hotWalk(&it, &b[s], &mk, &res, nil)
+			want, err := refGeneral([]refFile{{"d.csv", b[:s+stop]}}, q) // the window's rows
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it.more != 0 || res.Matched != want.matched || res.Rows != want.rows || res.Matched == 0 {
+				t.Errorf("at %d, %v: more = %d (the row %q), matched %d of %d, reference %d of %d", at, r, it.more, win[it.q:it.e], res.Matched, res.Rows, want.matched, want.rows)
+			}
+		}
 	}
 }

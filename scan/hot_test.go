@@ -257,3 +257,80 @@ func TestNumericBounds(t *testing.T) {
 		}
 	}
 }
+
+// dateSpanFile is a file of n rows whose column d holds dates in every
+// shape hotWalk reads (M/D/YYYY of each width, YYYY-MM-DD), the last
+// days of months, leap days, and the values it hands back (a time of
+// day, other forms, an empty field), extra (if not empty) among them;
+// the date is the first column, the second, or (from the row's end) the
+// third of four, as at says.
+func dateSpanFile(n, at int, extra string) []byte {
+	vals := []string{"1/1/2015", "1/9/2015", "9/30/2015", "10/1/2015", "10/10/2015", "12/31/2014", "12/31/2015",
+		"1/1/2016", "2/28/2015", "2/29/2016", "2/28/2016", "3/1/2016", "4/30/2015", "6/15/2015", "11/30/2015",
+		"01/01/2015", "01/5/2015", "2015-01-01", "2015-12-31", "2016-01-01", "2015-06-15", "2014-12-31",
+		"6/15/2015 12:00 PM", "2015-06-15T12:00:00", "2015-06-15 00:00", "Jun 15 2015", "2015/6/15", "15-Jun-2015", "",
+		"1/1/0000", "12/31/9999", "2015-02-28"}
+	if extra != "" {
+		vals = append(vals, extra)
+	}
+	head := [3]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n"}[at]
+	b := []byte(head)
+	for i := range n {
+		d := vals[(i*7)%len(vals)]
+		if i%5 != 0 { // mostly the fast shapes
+			d = vals[(i*3)%22]
+		}
+		row := [3]string{d + ",r,%d,%d.%02d\n", "r," + d + ",%d,%d.%02d\n", "r,%d," + d + ",%d.%02d\n"}[at]
+		b = fmt.Appendf(b, row, i%97, i%1000, i%100)
+	}
+	return b
+}
+
+// A date column's filters, read by hotWalk on their span (hotPlan.dateOn:
+// a range's two filters on one span) or handed back, give the
+// reference's answer in every way bulk takes rows, for every comparison
+// with a day or an instant, a date column decided or read as it looks,
+// the column first, in the middle or near the row's end; and a value
+// that is no date is the same error.
+func TestDateSpans(t *testing.T) {
+	bounds := []string{"2015-01-01", "2016-02-29", "2015-06-15 12:00", "2014-12-31T23:59:59"}
+	kinds := [][]ColumnKind{nil, {{"D", KindDate, "a date"}, {"V", KindNumber, "summed"}}}
+	for at := range 3 {
+		in := dateSpanFile(1500, at, "")
+		files := []refFile{{"d.csv", in}}
+		q := Query{Filters: []Cond{{Col: "D", Op: OpGe, Value: bounds[0]}, {Col: "D", Op: OpLt, Value: bounds[1]}}, Sum: []string{"V"}}
+		if tb, err := NewTable("d.csv", in, &q); err != nil {
+			t.Fatal(err)
+		} else if h := tb.b.gen.hot; h == nil || !h.lanes || h.tested != 2 || h.hp.eqop[1] != 3 || h.hp.span[2] != -1 {
+			t.Fatalf("at %d: the range is not one date span of hotWalk's: %+v", at, h)
+		}
+		for ki, ks := range kinds {
+			for _, lo := range bounds {
+				for _, op := range []Op{OpLt, OpLe, OpGt, OpGe, OpEq} {
+					q := Query{Filters: []Cond{{Col: "D", Op: op, Value: lo}}, Sum: []string{"V"}, Kinds: ks}
+					checkGen(t, fmt.Sprintf("at %d, kinds %d, %s", at, ki, q.Filters[0]), files, q)
+				}
+				for _, hi := range bounds {
+					q := Query{Filters: []Cond{{Col: "D", Op: OpGe, Value: lo}, {Col: "D", Op: OpLt, Value: hi}}, Sum: []string{"V"}, Kinds: ks}
+					checkGen(t, fmt.Sprintf("at %d, kinds %d, %s and %s", at, ki, q.Filters[0], q.Filters[1]), files, q)
+					if lo != bounds[0] {
+						continue
+					}
+					q.Filters = append([]Cond{{Col: "R", Op: OpEq, Value: "r"}}, q.Filters...)
+					q.By = []string{"N"}
+					checkGen(t, fmt.Sprintf("at %d, kinds %d, r, %s and %s by N", at, ki, q.Filters[1], q.Filters[2]), files, q)
+				}
+			}
+		}
+		bads := []string{"2/30/2015", "13/1/2015", "0/5/2015", "1/0/2015", "2015-13-01", "2015-00-10", "2/29/2015", "1/1/15", "2015-1-1x", "x/1/2015", "1//2015", "1/1/201x"}
+		for m := 1; m <= 12; m++ { // each month's first day past its last
+			bads = append(bads, fmt.Sprintf("%d/%d/2015", m, daysIn(2015, m)+1), fmt.Sprintf("2015-%02d-%02d", m, daysIn(2015, m)+1))
+		}
+		for _, bad := range bads {
+			q := Query{Filters: []Cond{{Col: "D", Op: OpGe, Value: "2015-01-01"}, {Col: "D", Op: OpLt, Value: "2016-01-01"}}, Sum: []string{"V"}}
+			if _, err := checkGen(t, fmt.Sprintf("at %d, %q", at, bad), []refFile{{"d.csv", dateSpanFile(1500, at, bad)}}, q); err == nil {
+				t.Errorf("at %d: %q in a date column gave no error", at, bad)
+			}
+		}
+	}
+}
