@@ -697,6 +697,10 @@ type groupHot struct {
 	// slot: hotWalk's slot mode (see groupsHot): a group-by whose every
 	// later filter is one hotWalk tests
 	slot bool
+	// dslot: the slot of a date column's minimum or maximum (-1: none),
+	// not one of tp's: hotWalk reads it on span dspan (hotPlan.dateValue),
+	// and addAccs takes it from its field's bytes
+	dslot, dcol, dspan int
 }
 
 func hotGroups(g *general, ncols int, sep byte) *groupHot {
@@ -707,12 +711,28 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&NeedDistinct != 0 || g.any != nil {
 		return nil
 	}
-	for _, s := range g.slots {
-		if s.kind == KindText || s.kind == KindDate {
-			return nil // (hotWalk reads numbers only)
+	// hotWalk reads numbers, and the dates of one slot's minimum or
+	// maximum on a span (dateValue) if one is free: rest's are 1 and 2,
+	// key2's 2
+	dslot, dspan := -1, 0
+	for k, s := range g.slots {
+		switch {
+		case s.kind == KindDate && dslot < 0 && g.dates == nil && s.need&^(NeedMin|NeedMax) == 0 && len(rest) <= 1 && (len(rest) == 0 || len(g.keys) < 2):
+			dslot, dspan = k, 1+len(rest)
+		case s.kind == KindText || s.kind == KindDate:
+			return nil
 		}
 	}
-	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols, nsum: len(g.slots)}}
+	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols}, dslot: dslot, dspan: dspan}
+	for k, s := range g.slots {
+		if k != dslot {
+			h.tp.byCol[h.tp.nsum] = struct{ col, slot int }{g.cols[s.fi], k}
+			h.tp.nsum++
+		}
+	}
+	if dslot >= 0 {
+		h.dcol = g.cols[g.slots[dslot].fi]
+	}
 	if len(g.keys) >= 1 {
 		h.key = g.cols[g.keys[0]]
 	}
@@ -722,13 +742,12 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if len(rest) > 0 {
 		h.rest = rest
 	}
-	for k, s := range g.slots {
-		h.tp.byCol[k] = struct{ col, slot int }{g.cols[s.fi], k}
-	}
 	slices.SortFunc(h.tp.byCol[:h.tp.nsum], func(a, b struct{ col, slot int }) int { return a.col - b.col })
-	h.tp.need = ncols - h.tp.byCol[0].col
-	if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
-		return nil
+	if h.tp.nsum > 0 {
+		h.tp.need = ncols - h.tp.byCol[0].col
+		if h.tp.byCol[0].col == 0 || h.tp.need > maxNeed {
+			return nil
+		}
 	}
 	h.hp, h.all = newHotPlan(&h.tp), true
 	if h.key >= 0 {
@@ -742,6 +761,11 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.hp.spanOn(2, h.key2, ncols)
 		h.hp.key2 = int(sep) // (the key's joiner: see twoKey)
 		h.all = h.all && h.hp.span[2] >= 0
+	}
+	if dslot >= 0 {
+		h.hp.spanOn(dspan, h.dcol, ncols)
+		h.all = h.all && h.hp.span[dspan] >= 0
+		h.hp.eqop[dspan] = 4 // (hotPlan.dateValue)
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
 	// cannot: = and != of bytes and a date's comparisons on their spans
@@ -802,8 +826,16 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 		r.Rows++
 		return true
 	}
+	var dv []byte
+	if h := t.b.gen.hot; h.dslot >= 0 {
+		ds, de := t.fieldSpan(p, e, mk, wb, h.dcol)
+		if ds < 0 {
+			return false
+		}
+		dv = t.data[ds:de]
+	}
 	var kb [keyBuf]byte
-	return t.groupAdd(t.keyOf(kb[:0], s, end, s2, end2), r, &vals, &scales)
+	return t.groupAdd(t.keyOf(kb[:0], s, end, s2, end2), r, &vals, &scales, dv)
 }
 
 // keyBuf is the room for a two-column key that keyOf builds without
@@ -882,21 +914,21 @@ func (t *Table) fieldSpan(p, e int, mk *marks, wb int, k int) (s, end int) {
 // into the key's group. It reports false, having added nothing (it may
 // have made the group, empty), if addVals does. A key of another part
 // (see KeyPart) makes the row a row, not a match, here.
-func (t *Table) groupAdd(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+func (t *Table) groupAdd(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	if t.b.gen.hot.key >= 0 && !r.Part.has(key) {
 		r.Rows++
 		return true
 	}
-	return t.groupAddOwn(key, r, vals, scales)
+	return t.groupAddOwn(key, r, vals, scales, dv)
 }
 
 // groupAddOwn is groupAdd for a row whose key is known to be r's part's.
-func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	g := t.b.gen
 	h := g.hot
 	n := len(g.slots)
 	if h.key < 0 {
-		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales)
+		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales, dv)
 	}
 	if r.Groups == nil {
 		r.Groups = newGroups(n, g.need)
@@ -926,15 +958,22 @@ func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales 
 		r.Matched++
 		return true
 	}
-	return t.addAccs(r, gr.Sums, gr.Mins, gr.Maxs, i*n, &gr.Count[i], vals, scales)
+	return t.addAccs(r, gr.Sums, gr.Mins, gr.Maxs, i*n, &gr.Count[i], vals, scales, dv)
 }
 
 // addAccs is the end of groupAdd: the row's values into the accumulators
 // of its group, which start at base in sums, mins and maxs (sums nil when
 // no slot needs one), then the counts (count is the group's, nil for no
 // group-by).
-func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int, count *int64, vals *[MaxSums]int64, scales *[MaxSums]int) bool {
+func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int, count *int64, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	h := t.b.gen.hot
+	var day int64
+	if h.dslot >= 0 { // the date slot's value, dv: one parseDate reads, else lineGen takes the row
+		var ok bool
+		if day, ok = parseDate(dv); !ok {
+			return false
+		}
+	}
 	if h.sums {
 		if !addVals(sums[base:], &h.tp, vals, scales) {
 			return false
@@ -973,6 +1012,13 @@ func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int,
 				r.holdNum(w, vals[k], scales[k])
 			}
 		}
+	}
+	if h.dslot >= 0 {
+		w := &r.Words
+		if count != nil {
+			w = &r.Groups.Words
+		}
+		slotWords(w, base+h.dslot).take(dv, day, true)
 	}
 	if count != nil {
 		*count++

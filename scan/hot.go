@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -139,6 +140,11 @@ type hotState struct {
 	kshift, kmask uint64
 	// 536, 560: hotPlan.dlo, dhi
 	dlo, dhi [3]int64
+	// 584: not 0 if a span is a date value (eqop 4): hotWalk puts each
+	// row's key (dateKey) in dkey (592), and slot mode takes its maximum
+	// and minimum to the key's entry (keyAcc, accDate)
+	dv   int
+	dkey int64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -177,7 +183,8 @@ type hotPlan struct {
 	nspan int // the span fields up to the last one set
 	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
 	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
-	// whose day lies in [dlo[j], dhi[j]] (see dateOn)
+	// whose day lies in [dlo[j], dhi[j]] (see dateOn); or 4, no filter: a
+	// date whose minimum or maximum the query asks for (see dateKey)
 	eqw      [3][2]uint64
 	eqn      [3]int
 	eqop     [3]int
@@ -321,6 +328,41 @@ func (hp *hotPlan) dateOn(j int, c *cond) bool {
 	}
 	hp.eqop[j], hp.dlo[j], hp.dhi[j] = 3, lo, hi
 	return true
+}
+
+// dateKey is the key hotWalk reads a date value as (eqop 4, in
+// M/D/YYYY or YYYY-MM-DD: plainDay's forms), whose order is the order
+// cmpDateWord gives their Words: the day's ordinal y·512 + m·32 + d
+// above the field's first 4 bytes, big-endian (two spellings of one day
+// differ within them: a month's or day's leading zero, or YYYY- against a
+// '/' in the first 3). dateOfKey reads the text and instant back. (Go
+// makes a key only in tests: hotWalk's is hot_amd64.s's spandate.)
+func dateKey(y, m, d int, text []byte) int64 {
+	return int64(y*512+m*32+d)<<32 | int64(binary.BigEndian.Uint32(text))
+}
+
+// dateOfKey is the text and the parseDate instant of the date hotWalk
+// read as key (see dateKey): the spelling is the one the day and the
+// first 4 bytes give, YYYY-MM-DD if they hold no '/', else M/D/YYYY with
+// the month's digits up to the first '/' and the day's two if it is past
+// 9 or its first is '0'.
+func dateOfKey(key int64) (string, int64) {
+	ord := key >> 32
+	var b4 [4]byte
+	binary.BigEndian.PutUint32(b4[:], uint32(key))
+	y, m, d := int(ord>>9), int(ord>>5&15), int(ord&31)
+	s1 := bytes.IndexByte(b4[:], '/')
+	if s1 < 0 {
+		return fmt.Sprintf("%04d-%02d-%02d", y, m, d), ord * dayMicros
+	}
+	mf, df := "%d", "%d"
+	if s1 == 2 {
+		mf = "%02d"
+	}
+	if d > 9 || b4[s1+1] == '0' {
+		df = "%02d"
+	}
+	return fmt.Sprintf(mf+"/"+df+"/%04d", m, d, y), ord * dayMicros
 }
 
 // dayBounds is the range of day ordinals (y·512 + m·32 + d) whose
@@ -478,6 +520,12 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
+	it.dv = 0
+	for _, op := range hp.eqop {
+		if op == 4 {
+			it.dv = 1
+		}
+	}
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
 	it.skip, it.key2 = hp.skip, hp.key2
 }

@@ -218,7 +218,11 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 				continue
 			}
 			// a key split's row that gets here is its part's (sc.foreign)
-			if !ok || !t.groupAddOwn(rowKeys[i], r, &rc.v, &scales) {
+			var dv []byte
+			if h.dslot >= 0 {
+				dv = t.data[wb+rc.span[h.dspan][0] : wb+rc.span[h.dspan][1]]
+			}
+			if !ok || !t.groupAddOwn(rowKeys[i], r, &rc.v, &scales, dv) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {
 					return err
 				}

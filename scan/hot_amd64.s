@@ -44,6 +44,8 @@
 #define KMASK 528
 #define DLO 536
 #define DHI 560
+#define DV 584
+#define DKEY 592
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -65,6 +67,8 @@
 #define ACCSUM 200
 #define ACCMAX 208
 #define ACCMIN 216
+#define ACCDMAX 392
+#define ACCDMIN 400
 #define LANEROWS 4096
 
 // hotRec: a row's start and '\n', its span fields' starts and ends (from
@@ -791,7 +795,7 @@ spantest:
 	TESTQ    CX, CX
 	JZ       spannext
 	CMPQ     CX, $3
-	JEQ      spandate
+	JAE      spandate
 	MOVQ     SPE(SP)(R12*8), AX
 	SUBQ     SPS(SP)(R12*8), AX
 	CMPQ     AX, EQN(R13)(R12*8)
@@ -822,16 +826,19 @@ spandiffer:
 	JEQ  nomatch                 // != fails on an empty field: a missing value
 	JMP  spannext
 
-	// A span's date filter (EQOP 3): the field read as plainDay reads
-	// M/D/YYYY and YYYY-MM-DD (16 bytes readable), its day's ordinal
-	// y·512 + m·32 + d in [DLO, DHI]. An empty field is a missing value:
-	// no match. Another form, a month not in 1 to 12, a day 0 or past its
-	// month's (February's 28th: a leap day goes back too) go back.
+	// A span's date filter (EQOP 3) or value (4): the field read as
+	// plainDay reads M/D/YYYY and YYYY-MM-DD (16 bytes readable), its
+	// day's ordinal y·512 + m·32 + d in [DLO, DHI], or made the row's
+	// DKEY (see dateKey: the ordinal above the first 4 bytes, big-endian).
+	// An empty field is a missing value: no match for a filter, and a
+	// value's row goes back. So does a field of another form, a month not
+	// in 1 to 12, a day 0 or past its month's (February's 28th: a leap day
+	// goes back too).
 spandate:
 	MOVQ       SPS(SP)(R12*8), AX
 	MOVQ       SPE(SP)(R12*8), R8
 	SUBQ       AX, R8               // its length
-	JZ         nomatch
+	JZ         spanempty
 	LEAQ       -8(R8), CX
 	CMPQ       CX, $2
 	JA         handback             // not 8 to 10 bytes
@@ -839,6 +846,8 @@ spandate:
 	CMPQ       CX, AVAIL(R13)
 	JGT        handback
 	ADDQ       SI, AX               // AX: the field
+	MOVL       (AX), CX
+	MOVQ       CX, X4               // its first 4 bytes
 	MOVOU      (AX), X0
 	MOVQ       $0x3030303030303030, CX
 	MOVQ       CX, X1
@@ -964,10 +973,25 @@ spanyear:
 	SHLQ    $5, DX
 	ADDQ    DX, R11
 	ADDQ    R8, R11                 // the day's ordinal
+	CMPQ    EQOP(R13)(R12*8), $3
+	JNE     spandval
 	CMPQ    R11, DLO(R13)(R12*8)
 	JLT     nomatch
 	CMPQ    R11, DHI(R13)(R12*8)
 	JGT     nomatch
+	JMP     spannext
+
+spanempty:
+	CMPQ EQOP(R13)(R12*8), $3
+	JEQ  nomatch
+	JMP  handback
+
+spandval:
+	MOVQ   X4, CX
+	BSWAPL CX
+	SHLQ   $32, R11
+	ORQ    CX, R11
+	MOVQ   R11, DKEY(R13)
 
 spannext:
 	INCQ   R12
@@ -982,6 +1006,8 @@ spansdone:
 	// digits, 8 bytes readable.
 parsestart:
 	XORL AX, AX
+	CMPQ NPARSE(R13), $0
+	JEQ  parsed                  // no value but a date (DKEY)
 
 parse:
 	MOVBQZX SUMS(R13)(AX*2), CX
@@ -1052,6 +1078,8 @@ digits:
 	INCQ  AX
 	CMPQ  AX, NPARSE(R13)    // the sums, then the numeric filters' fields
 	JLT   parse
+
+parsed:
 	MOVQ  OUT(R13), R12
 	TESTQ R12, R12
 	JNZ   emit
@@ -1105,6 +1133,8 @@ numlanes:
 
 emit:
 	XORL   AX, AX
+	CMPQ   NPARSE(R13), $0
+	JEQ    numok
 	CMPQ   KTAB(R13), $0
 	JEQ    tonum
 	CMPQ   EXT(R13), $0
@@ -1276,6 +1306,8 @@ slot:
 	XORL   CX, CX
 	CMPQ   EXT(R13), $0
 	JEQ    slotlanes
+	CMPQ   DV(R13), $0            // (a date's minimum or maximum: extremes mode)
+	JNE    slotdate
 
 	// Extremes mode: each value to its sum, its maximum, and MaxInt64
 	// minus it to the minima's maximum (both start at 0: the values are
@@ -1383,6 +1415,26 @@ key2:
 	LEAQ    1(R12)(CX*1), R12    // the key's length
 	LEAQ    KBUF(SP), R8
 	JMP     slothash
+
+	// The date value's key (DKEY) to the entry's date maximum, and
+	// MaxInt64 minus it to its minima's (both start at 0: keys are not
+	// negative), as slotext does for a value; then the values, if any.
+slotdate:
+	MOVQ    DKEY(R13), R8
+	MOVQ    ACCDMAX(AX), R11
+	CMPQ    R8, R11
+	CMOVQGT R8, R11
+	MOVQ    R11, ACCDMAX(AX)
+	MOVQ    $0x7FFFFFFFFFFFFFFF, R11
+	SUBQ    R8, R11
+	MOVQ    ACCDMIN(AX), DX
+	CMPQ    R11, DX
+	CMOVQGT R11, DX
+	MOVQ    DX, ACCDMIN(AX)
+	XORL    CX, CX
+	CMPQ    NSUM(R13), $0
+	JNE     slotext
+	JMP     slotdone
 
 	// A row slot mode does not take (its key not in the table, too long
 	// or too near the window's end) goes out as a record, as in emit

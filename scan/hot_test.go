@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -331,6 +332,86 @@ func TestDateSpans(t *testing.T) {
 			if _, err := checkGen(t, fmt.Sprintf("at %d, %q", at, bad), []refFile{{"d.csv", dateSpanFile(1500, at, bad)}}, q); err == nil {
 				t.Errorf("at %d: %q in a date column gave no error", at, bad)
 			}
+		}
+	}
+}
+
+// dateKey orders the spellings of a day as cmpDateWord orders their
+// Words (by their bytes), and dateOfKey gives back each one's text and
+// instant, for each form hotWalk reads a date value in.
+func TestDateKeys(t *testing.T) {
+	for _, day := range [][3]int{{2015, 1, 1}, {2015, 1, 10}, {2015, 10, 1}, {2015, 12, 31}, {1015, 12, 5}, {115, 1, 5}, {2, 2, 2}, {9999, 9, 28}} {
+		y, m, d := day[0], day[1], day[2]
+		var texts []string
+		for _, mf := range []string{"%d", "%02d"} {
+			for _, df := range []string{"%d", "%02d"} {
+				texts = append(texts, fmt.Sprintf(mf+"/"+df+"/%04d", m, d, y))
+			}
+		}
+		texts = append(texts, fmt.Sprintf("%04d-%02d-%02d", y, m, d))
+		slices.Sort(texts)
+		texts = slices.Compact(texts)
+		var keys []int64
+		for _, text := range texts {
+			want, ok := parseDate([]byte(text))
+			if !ok {
+				t.Fatalf("%q: not a date", text)
+			}
+			key := dateKey(y, m, d, []byte(text))
+			if got, at := dateOfKey(key); got != text || at != want {
+				t.Errorf("%q: key %#x reads back as %q at %d, want %d", text, key, got, at, want)
+			}
+			keys = append(keys, key)
+		}
+		if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+			t.Errorf("%v: keys %x do not order as the texts", texts, keys)
+		}
+	}
+}
+
+// A date column's minimum and maximum by group, which hotWalk reads on a
+// span (groupHot.dslot: slot mode's entries keep their keys, emit mode
+// and the portable path read the field), are the reference's, with the
+// day's spelling that sorts last (first) among those of the extreme day:
+// the column first, in the middle or last; with sums beside, a filter, a
+// second key; and with values it hands back (empty, a leap day, a time,
+// other forms) among them.
+func TestDateExtremes(t *testing.T) {
+	spell := []string{"%[2]d/%[3]d/%[1]d", "%02[2]d/%02[3]d/%[1]d", "%[2]d/%02[3]d/%[1]d", "%[1]d-%02[2]d-%02[3]d"}
+	odd := []string{"", "2/29/2016", "6/15/2015 10:00 AM", "Jun 15 2015", "2015-06-15T23:00:00"}
+	for at := range 3 {
+		b := []byte([3]string{"D,K,L,V\n", "K,D,L,V\n", "K,L,V,D\n"}[at])
+		for i := range 2500 {
+			y, m, d := 2010+i%7, 1+(i*5)%12, 1+(i*11)%28
+			if i%97 == 0 {
+				y, m, d = 2017, 12, 28 // the last day, in every spelling
+			}
+			day := fmt.Sprintf(spell[(i/3)%len(spell)], y, m, d)
+			if i%13 == 0 {
+				day = odd[(i/13)%len(odd)]
+			}
+			k, l := string(rune('a'+i%5)), string(rune('x'+i%2))
+			row := [3]string{day + ",%s,%s,%d.%02d\n", "%s," + day + ",%s,%d.%02d\n", "%s,%s,%d.%02d," + day + "\n"}[at]
+			b = fmt.Appendf(b, row, k, l, i%1000, i%100)
+		}
+		files := []refFile{{"d.csv", b}}
+		kinds := []ColumnKind{{"D", KindDate, "a date"}, {"V", KindNumber, "summed"}}
+		for _, q := range []Query{
+			{By: []string{"K"}, Max: []string{"D"}, Kinds: kinds},
+			{By: []string{"K"}, Min: []string{"D"}, Max: []string{"D", "V"}, Sum: []string{"V"}, Kinds: kinds},
+			{Filters: []Cond{{Col: "L", Op: OpEq, Value: "x"}}, By: []string{"K"}, Min: []string{"D"}, Kinds: kinds},
+			{Filters: []Cond{{Col: "K", Op: OpEq, Value: "a"}, {Col: "L", Op: OpNe, Value: "x"}}, By: []string{"K"}, Max: []string{"D"}, Kinds: kinds},
+			{By: []string{"K", "L"}, Max: []string{"D"}, Min: []string{"D"}, Kinds: kinds},
+			{Max: []string{"D"}, Min: []string{"D"}, Kinds: kinds},
+		} {
+			tb, err := NewTable("d.csv", b, &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := tb.b.gen.hot; h == nil || h.dslot < 0 || !h.all {
+				t.Fatalf("at %d, %+v: no date value on a span: %+v", at, q, h)
+			}
+			checkGen(t, fmt.Sprintf("at %d, %+v", at, q), files, q)
 		}
 	}
 }
