@@ -145,6 +145,10 @@ type hotState struct {
 	// and minimum to the key's entry (keyAcc, accDate)
 	dv   int
 	dkey int64
+	// 600, 664, 696: hotPlan.inw, inn, nin
+	inw [maxIn][2]uint64
+	inn [maxIn]int
+	nin int
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -183,12 +187,16 @@ type hotPlan struct {
 	nspan int // the span fields up to the last one set
 	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
 	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
-	// whose day lies in [dlo[j], dhi[j]] (see dateOn); or 4, no filter: a
-	// date whose minimum or maximum the query asks for (see dateKey)
+	// whose day lies in [dlo[j], dhi[j]] (see dateOn); 4, no filter: a
+	// date whose minimum or maximum the query asks for (see dateKey); 5
+	// in, 6 not in, the nin values of inw (inn bytes each; see inOn)
 	eqw      [3][2]uint64
 	eqn      [3]int
 	eqop     [3]int
 	dlo, dhi [3]int64
+	inw      [maxIn][2]uint64
+	inn      [maxIn]int
+	nin      int
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
 	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
@@ -291,6 +299,35 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 	hp.eqn[j], hp.eqop[j] = len(c.val), 1
 	if c.op == OpNe {
 		hp.eqop[j] = 2
+	}
+	return true
+}
+
+// maxIn is how many values an in list hotWalk tests may have (inOn).
+const maxIn = 4
+
+// inOn makes hotWalk test c, in or not in a list, on span field j, if it
+// can: one list a plan, of at most maxIn values that are each bytes that
+// could lead (leadOK: = of bytes, which never fails) of at most 16 bytes,
+// on a field it finds. As cond.test, both fail on an empty field.
+func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
+	if c.op != OpIn && c.op != OpNotIn || hp.nin != 0 || len(c.list) > maxIn || hp.span[j] < 0 {
+		return false
+	}
+	for i := range c.list {
+		if !c.list[i].leadOK(sep) || len(c.list[i].val) > 16 {
+			return false
+		}
+	}
+	for i := range c.list {
+		var w [16]byte
+		copy(w[:], c.list[i].val)
+		hp.inw[i] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+		hp.inn[i] = len(c.list[i].val)
+	}
+	hp.nin, hp.eqop[j] = len(c.list), 5
+	if c.op == OpNotIn {
+		hp.eqop[j] = 6
 	}
 	return true
 }
@@ -520,6 +557,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
+	it.inw, it.inn, it.nin = hp.inw, hp.inn, hp.nin
 	it.dv = 0
 	for _, op := range hp.eqop {
 		if op == 4 {

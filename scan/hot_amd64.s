@@ -46,6 +46,9 @@
 #define DHI 560
 #define DV 584
 #define DKEY 592
+#define INW 600
+#define INN 664
+#define NIN 696
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -795,7 +798,7 @@ spantest:
 	TESTQ    CX, CX
 	JZ       spannext
 	CMPQ     CX, $3
-	JAE      spandate
+	JAE      spanother
 	MOVQ     SPE(SP)(R12*8), AX
 	SUBQ     SPS(SP)(R12*8), AX
 	CMPQ     AX, EQN(R13)(R12*8)
@@ -825,6 +828,48 @@ spandiffer:
 	CMPQ AX, SPS(SP)(R12*8)
 	JEQ  nomatch                 // != fails on an empty field: a missing value
 	JMP  spannext
+
+	// A span's in (EQOP 5) or not in (6) list: the field's length, then
+	// its bytes (16 readable), against each of the NIN values of INW (INN
+	// bytes each). Not in fails on an empty field too (a missing value).
+spanother:
+	CMPQ     CX, $5
+	JB       spandate
+	MOVQ     SPE(SP)(R12*8), AX
+	MOVQ     SPS(SP)(R12*8), R8
+	SUBQ     R8, AX                // its length
+	LEAQ     16(R8), R11
+	CMPQ     R11, AVAIL(R13)
+	JGT      handback
+	MOVOU    (SI)(R8*1), X0
+	XORL     R8, R8
+
+spaninloop:
+	CMPQ     AX, INN(R13)(R8*8)
+	JNE      spaninnext
+	MOVQ     R8, R11
+	SHLQ     $4, R11
+	MOVOU    INW(R13)(R11*1), X1
+	PCMPEQB  X0, X1
+	PMOVMSKB X1, R11
+	XORL     $0xFFFF, R11          // the bytes that differ
+	BZHIQ    AX, R11, R11
+	JZ       spaninhit
+
+spaninnext:
+	INCQ     R8
+	CMPQ     R8, NIN(R13)
+	JLT      spaninloop
+	CMPQ     CX, $5
+	JEQ      nomatch               // in fails
+	TESTQ    AX, AX
+	JZ       nomatch               // not in fails on a missing value
+	JMP      spannext
+
+spaninhit:
+	CMPQ     CX, $5
+	JEQ      spannext              // in holds
+	JMP      nomatch               // not in fails
 
 	// A span's date filter (EQOP 3) or value (4): the field read as
 	// plainDay reads M/D/YYYY and YYYY-MM-DD (16 bytes readable), its
