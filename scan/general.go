@@ -768,8 +768,8 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.hp.eqop[dspan] = 4 // (hotPlan.dateValue)
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
-	// cannot: = and != of bytes, in lists of them and a date's
-	// comparisons on their spans
+	// cannot: = and != of bytes, in lists of them, contains and starts
+	// with, and a date's comparisons on their spans
 	// (a date it cannot read goes back, so these never fail with an
 	// error either) before it parses a value,
 	// then the comparisons with numbers on the values it parses. = and !=
@@ -779,7 +779,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	// for it, as does anything after a filter hotWalk cannot test.
 	for ordered := false; h.tested < len(h.rest); h.tested++ {
 		c := &h.rest[h.tested]
-		if !ordered && h.tested < 2 && (h.hp.testOn(1+h.tested, c) || h.hp.dateOn(1+h.tested, c) || h.hp.inOn(1+h.tested, c, sep)) {
+		if !ordered && h.tested < 2 && (h.hp.testOn(1+h.tested, c) || h.hp.dateOn(1+h.tested, c) || h.hp.inOn(1+h.tested, c, sep) || h.hp.textOn(1+h.tested, c)) {
 			continue
 		}
 		if !h.hp.numOn(c, ncols) {

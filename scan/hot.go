@@ -149,6 +149,8 @@ type hotState struct {
 	inw [maxIn][2]uint64
 	inn [maxIn]int
 	nin int
+	// 704, 752: hotPlan.cfirst, clast
+	cfirst, clast [3][2]uint64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -189,7 +191,9 @@ type hotPlan struct {
 	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
 	// whose day lies in [dlo[j], dhi[j]] (see dateOn); 4, no filter: a
 	// date whose minimum or maximum the query asks for (see dateKey); 5
-	// in, 6 not in, the nin values of inw (inn bytes each; see inOn)
+	// in, 6 not in, the nin values of inw (inn bytes each; see inOn); 7
+	// contains, 8 starts with eqw's eqn bytes (cfirst and clast: its
+	// first and last byte in every byte; see textOn)
 	eqw      [3][2]uint64
 	eqn      [3]int
 	eqop     [3]int
@@ -197,6 +201,8 @@ type hotPlan struct {
 	inw      [maxIn][2]uint64
 	inn      [maxIn]int
 	nin      int
+	cfirst   [3][2]uint64
+	clast    [3][2]uint64
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
 	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
@@ -300,6 +306,27 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 	if c.op == OpNe {
 		hp.eqop[j] = 2
 	}
+	return true
+}
+
+// textOn makes hotWalk test c, contains (~) or starts with (^=), on span
+// field j, if it can: a value of 1 to 16 bytes, on a field it finds. (Both
+// compare bytes, whatever the column's kind, and never fail; a field
+// whose last 16 bytes hotWalk cannot reach goes back: see spancontains.)
+func (hp *hotPlan) textOn(j int, c *cond) bool {
+	if c.op != OpContains && c.op != OpPrefix || len(c.val) == 0 || len(c.val) > 16 || hp.span[j] < 0 {
+		return false
+	}
+	var w [16]byte
+	copy(w[:], c.val)
+	hp.eqw[j] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+	hp.eqn[j], hp.eqop[j] = len(c.val), 7
+	if c.op == OpPrefix {
+		hp.eqop[j] = 8
+	}
+	const ones = 0x0101010101010101
+	f, l := uint64(c.val[0])*ones, uint64(c.val[len(c.val)-1])*ones
+	hp.cfirst[j], hp.clast[j] = [2]uint64{f, f}, [2]uint64{l, l}
 	return true
 }
 
@@ -558,6 +585,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
 	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
 	it.inw, it.inn, it.nin = hp.inw, hp.inn, hp.nin
+	it.cfirst, it.clast = hp.cfirst, hp.clast
 	it.dv = 0
 	for _, op := range hp.eqop {
 		if op == 4 {

@@ -49,6 +49,8 @@
 #define INW 600
 #define INN 664
 #define NIN 696
+#define CFIRST 704
+#define CLAST 752
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -835,6 +837,8 @@ spandiffer:
 spanother:
 	CMPQ     CX, $5
 	JB       spandate
+	CMPQ     CX, $7
+	JAE      spantext
 	MOVQ     SPE(SP)(R12*8), AX
 	MOVQ     SPS(SP)(R12*8), R8
 	SUBQ     R8, AX                // its length
@@ -870,6 +874,70 @@ spaninhit:
 	CMPQ     CX, $5
 	JEQ      spannext              // in holds
 	JMP      nomatch               // not in fails
+
+	// A span's contains (EQOP 7) or starts with (8): EQW's EQN bytes (1
+	// to 16). Contains: the starts p in [0, L-EQN] where the field's byte
+	// is the value's first (CFIRST) and its byte p+EQN-1 the value's last
+	// (CLAST), in two 16-byte blocks, each then compared whole (as
+	// Muła's SIMD strstr); a field with a start past 31, or whose 48
+	// bytes are not readable, goes back. An empty field fails both.
+spantext:
+	MOVQ     SPE(SP)(R12*8), AX
+	MOVQ     SPS(SP)(R12*8), R8
+	SUBQ     R8, AX                // its length L
+	MOVQ     EQN(R13)(R12*8), DX
+	SUBQ     DX, AX                // L - EQN, the last start
+	JLT      nomatch
+	LEAQ     48(R8), R11
+	CMPQ     R11, AVAIL(R13)
+	JGT      handback
+	ADDQ     SI, R8                // the field
+	MOVQ     R12, R11
+	SHLQ     $4, R11
+	MOVOU    EQW(R13)(R11*1), X4   // the value
+	CMPQ     CX, $8
+	JEQ      spanprefix
+	CMPQ     AX, $31
+	JA       handback
+	MOVOU    CFIRST(R13)(R11*1), X2
+	MOVOU    CLAST(R13)(R11*1), X3
+	MOVOU    (R8), X0
+	PCMPEQB  X2, X0
+	MOVOU    -1(R8)(DX*1), X1
+	PCMPEQB  X3, X1
+	PAND     X1, X0
+	PMOVMSKB X0, R11
+	MOVOU    16(R8), X0
+	PCMPEQB  X2, X0
+	MOVOU    15(R8)(DX*1), X1
+	PCMPEQB  X3, X1
+	PAND     X1, X0
+	PMOVMSKB X0, CX
+	SHLQ     $16, CX
+	ORQ      CX, R11
+	INCQ     AX
+	BZHIQ    AX, R11, R11          // the starts up to L - EQN
+
+spancand:
+	TZCNTQ   R11, CX
+	JCS      nomatch               // none left: contains fails
+	MOVOU    (R8)(CX*1), X0
+	PCMPEQB  X4, X0
+	PMOVMSKB X0, AX
+	XORL     $0xFFFF, AX
+	BZHIQ    DX, AX, AX
+	JZ       spannext              // the value at CX: contains holds
+	BLSRQ    R11, R11
+	JMP      spancand
+
+spanprefix:
+	MOVOU    (R8), X0
+	PCMPEQB  X4, X0
+	PMOVMSKB X0, AX
+	XORL     $0xFFFF, AX
+	BZHIQ    DX, AX, AX
+	JNZ      nomatch
+	JMP      spannext
 
 	// A span's date filter (EQOP 3) or value (4): the field read as
 	// plainDay reads M/D/YYYY and YYYY-MM-DD (16 bytes readable), its

@@ -67,6 +67,8 @@ func TestHotStateLayout(t *testing.T) {
 		{"inw", unsafe.Offsetof(it.inw), 600},
 		{"inn", unsafe.Offsetof(it.inn), 664},
 		{"nin", unsafe.Offsetof(it.nin), 696},
+		{"cfirst", unsafe.Offsetof(it.cfirst), 704},
+		{"clast", unsafe.Offsetof(it.clast), 752},
 		{"keyAcc date max", 8 * accDate, 392},
 		{"keyAcc date min", 8 * (accDate + 1), 400},
 		{"cbufLen", cbufLen, 64},

@@ -456,3 +456,43 @@ func TestInSpans(t *testing.T) {
 		}
 	}
 }
+
+// Contains and starts with, which hotWalk tests on their span
+// (hotPlan.textOn: a value of 1 to 16 bytes), give the reference's answer
+// in every way bulk takes rows: the value at a field's start, end or
+// middle, overlapping itself, the whole field, its first and last bytes
+// without the middle (a start to reject), a field of 0 to 40 bytes
+// (one whose last start is past 31 goes back), the column first, in the
+// middle or near the row's end; a longer value is left to Go.
+func TestTextSpans(t *testing.T) {
+	vals := []string{"Afghanistan", "Uzbekistan", "stan", "sta", "", "Pakistani food", "aaaaab", "aab", "x", "sewn", "a sewn stan", "abb",
+		"Saint Vincent and the Grenadines", strings.Repeat("ab", 20), strings.Repeat("c", 31) + "stan", strings.Repeat("d", 33) + "stan", "0123456789abcdef", "0123456789abcdefg"}
+	for at := range 3 {
+		b := []byte([3]string{"K,L,N,V\n", "L,K,N,V\n", "L,N,K,V\n"}[at])
+		for i := range 1500 {
+			k, l := vals[(i*7)%len(vals)], string(rune('a'+i%3))
+			row := [3]string{"%[1]s,%[2]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[1]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[3]d,%[1]s,%[4]d.%02[5]d\n"}[at]
+			b = fmt.Appendf(b, row, k, l, i%50, i%1000, i%100)
+		}
+		files := []refFile{{"k.csv", b}}
+		for _, v := range []string{"stan", "a", "aab", "ab", "x", "Afghanistan", "0123456789abcdef", "0123456789abcdefg", "cstan", "dstan", "Saint"} {
+			for _, op := range []Op{OpContains, OpPrefix} {
+				c := Cond{Col: "K", Op: op, Value: v}
+				for _, q := range []Query{
+					{Filters: []Cond{c}, Sum: []string{"V"}},
+					{Filters: []Cond{{Col: "L", Op: OpEq, Value: "a"}, c}, By: []string{"N"}, Sum: []string{"V"}},
+				} {
+					tb, err := NewTable("k.csv", b, &q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h := tb.b.gen.hot
+					if got := h != nil && h.tested == len(h.rest); got != (len(v) <= 16) {
+						t.Fatalf("at %d, %s: hotWalk tests it %v", at, c, got)
+					}
+					checkGen(t, fmt.Sprintf("at %d, %+v", at, q), files, q)
+				}
+			}
+		}
+	}
+}
