@@ -698,8 +698,8 @@ type groupHot struct {
 	// later filter is one hotWalk tests
 	slot bool
 	// dslot: the slot of a date column's minimum or maximum (-1: none),
-	// not one of tp's: hotWalk reads it on span dspan (hotPlan.dateValue),
-	// and addAccs takes it from its field's bytes
+	// column dcol, not one of tp's: hotWalk reads it on span dspan (eqop
+	// 4: see dateKey), and addAccs takes it from its field's bytes
 	dslot, dcol, dspan int
 }
 
@@ -712,7 +712,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		return nil
 	}
 	// hotWalk reads numbers, and the dates of one slot's minimum or
-	// maximum on a span (dateValue) if one is free: rest's are 1 and 2,
+	// maximum on a span (see dateKey) if one is free: rest's are 1 and 2,
 	// key2's 2
 	dslot, dspan := -1, 0
 	for k, s := range g.slots {
@@ -765,13 +765,12 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if dslot >= 0 {
 		h.hp.spanOn(dspan, h.dcol, ncols)
 		h.all = h.all && h.hp.span[dspan] >= 0
-		h.hp.eqop[dspan] = 4 // (hotPlan.dateValue)
+		h.hp.eqop[dspan] = 4 // (see dateKey)
 	}
 	// hotWalk tests the later filters it can, in order up to the first it
 	// cannot: = and != of bytes, in lists of them, contains and starts
-	// with, and a date's comparisons on their spans
-	// (a date it cannot read goes back, so these never fail with an
-	// error either) before it parses a value,
+	// with, and a date's comparisons (a date it cannot read goes back: no
+	// error either) on their spans before it parses a value,
 	// then the comparisons with numbers on the values it parses. = and !=
 	// cannot fail with an error, so the order of those two stages is the
 	// query's as far as the answer and its errors go; but a filter after an
@@ -833,7 +832,12 @@ func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
 		if ds < 0 {
 			return false
 		}
+		// read here, before groupAdd leaves another key part's row (as
+		// tailValues read the values): every part sees a bad date
 		dv = t.data[ds:de]
+		if _, ok := parseDate(dv); !ok {
+			return false
+		}
 	}
 	var kb [keyBuf]byte
 	return t.groupAdd(t.keyOf(kb[:0], s, end, s2, end2), r, &vals, &scales, dv)
@@ -911,9 +915,10 @@ func (t *Table) fieldSpan(p, e int, mk *marks, wb int, k int) (s, end int) {
 }
 
 // groupAdd is the end of groupHit, for a row whose key is key (see keyOf)
-// and whose values (in groupHot.tp's order) are vals, at scales: the values
-// into the key's group. It reports false, having added nothing (it may
-// have made the group, empty), if addVals does. A key of another part
+// and whose values (in groupHot.tp's order) are vals, at scales, and
+// whose date slot's field is dv (see addAccs): the values into the key's
+// group. It reports false, having added nothing (it may have made the
+// group, empty), if addAccs does. A key of another part
 // (see KeyPart) makes the row a row, not a match, here.
 func (t *Table) groupAdd(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	if t.b.gen.hot.key >= 0 && !r.Part.has(key) {
@@ -964,8 +969,9 @@ func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales 
 
 // addAccs is the end of groupAdd: the row's values into the accumulators
 // of its group, which start at base in sums, mins and maxs (sums nil when
-// no slot needs one), then the counts (count is the group's, nil for no
-// group-by).
+// no slot needs one), and the date slot's field dv (groupHot.dslot; a row
+// whose dv is not a date, or missing, is declined: lineGen reports or
+// skips it), then the counts (count is the group's, nil for no group-by).
 func (t *Table) addAccs(r *Result, sums []Fixed, mins, maxs []Extreme, base int, count *int64, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	h := t.b.gen.hot
 	var day int64
