@@ -767,6 +767,28 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		h.all = h.all && h.hp.span[dspan] >= 0
 		h.hp.eqop[dspan] = 4 // (see dateKey)
 	}
+	// With no first = filter to lead, a first later filter that compares
+	// a date may lead (dateLead), with the next if it is the range's other
+	// end: their spans are freed.
+	if g.lead < 0 && h.all && len(h.rest) > 0 {
+		var d *cond
+		if len(h.rest) > 1 {
+			d = &h.rest[1]
+		}
+		if ok, both := h.hp.dateLead(&h.rest[0], d); ok {
+			h.tested, h.hp.span[1] = 1, -1
+			if both {
+				h.tested, h.hp.span[2] = 2, -1
+			}
+			h.hp.nspan = 0
+			for k, v := range h.hp.span {
+				if v >= 0 {
+					h.hp.nspan = k + 1
+				}
+			}
+			h.hp.skip = h.hp.skipOf()
+		}
+	}
 	// hotWalk tests the later filters it can, in order up to the first it
 	// cannot: = and != of bytes, in lists of them, contains and starts
 	// with, and a date's comparisons (a date it cannot read goes back: no

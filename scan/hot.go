@@ -151,6 +151,9 @@ type hotState struct {
 	nin int
 	// 704, 752: hotPlan.cfirst, clast
 	cfirst, clast [3][2]uint64
+	// 800, 808, 816: hotPlan.ldate, ldlo, ldhi
+	ldate      int
+	ldlo, ldhi int64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -203,6 +206,10 @@ type hotPlan struct {
 	nin      int
 	cfirst   [3][2]uint64
 	clast    [3][2]uint64
+	// ldate: not 0 if the lead (leadbit) is a date's comparison, whose day
+	// must lie in [ldlo, ldhi], not a value (see dateLead)
+	ldate      int
+	ldlo, ldhi int64
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
 	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
@@ -370,9 +377,7 @@ func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
 // date on the same field, c narrows k's range instead and span j is
 // freed: a range's two filters read the field once.
 func (hp *hotPlan) dateOn(j int, c *cond) bool {
-	dates := c.ckind == KindDate || c.ckind == KindAuto && c.kind == kindDate
-	if !dates || c.dates != nil || len(c.val) == 0 || hp.span[j] < 0 ||
-		!c.op.ordered() && (c.op != OpEq || c.ckind != KindDate) {
+	if !dateTestable(c) || hp.span[j] < 0 {
 		return false
 	}
 	lo, hi := dayBounds(c.op, c.day)
@@ -392,6 +397,35 @@ func (hp *hotPlan) dateOn(j int, c *cond) bool {
 	}
 	hp.eqop[j], hp.dlo[j], hp.dhi[j] = 3, lo, hi
 	return true
+}
+
+// dateTestable says whether hotWalk can test c on a date it reads (see
+// dateOn): an order comparison (or = in a date column) of a column read
+// as dates in parseDate's forms (no --date-format).
+func dateTestable(c *cond) bool {
+	dates := c.ckind == KindDate || c.ckind == KindAuto && c.kind == kindDate
+	return dates && c.dates == nil && len(c.val) > 0 && (c.op.ordered() || c.op == OpEq && c.ckind == KindDate)
+}
+
+// dateLead makes hotWalk's lead (leadbit) c, a date comparison on a
+// column past the first and within the first 33 (dateTestable), if no
+// other filter leads: hotWalk then reads each row's date after the lead-th
+// comma, as dateOn's span does, before it looks for the row's end, so a
+// row the date turns away costs what a lead's value compare does. A next
+// filter d (nil for none) on the same column narrows the range, and
+// dateLead reports that it took it too.
+func (hp *hotPlan) dateLead(c, d *cond) (ok, both bool) {
+	if !dateTestable(c) || c.field < 1 || c.field > 32 || hp.leadbit != 0 || hp.vmask != 0 {
+		return false, false
+	}
+	hp.leadbit, hp.vlen, hp.ldate = 1<<(c.field-1), 10, 1 // (vlen: the longest date it reads)
+	hp.ldlo, hp.ldhi = dayBounds(c.op, c.day)
+	if d != nil && dateTestable(d) && d.field == c.field {
+		lo, hi := dayBounds(d.op, d.day)
+		hp.ldlo, hp.ldhi = max(hp.ldlo, lo), min(hp.ldhi, hi)
+		both = true
+	}
+	return true, both
 }
 
 // dateKey is the key hotWalk reads a date value as (eqop 4, in
@@ -586,6 +620,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
 	it.inw, it.inn, it.nin = hp.inw, hp.inn, hp.nin
 	it.cfirst, it.clast = hp.cfirst, hp.clast
+	it.ldate, it.ldlo, it.ldhi = hp.ldate, hp.ldlo, hp.ldhi
 	it.dv = 0
 	for _, op := range hp.eqop {
 		if op == 4 {

@@ -51,6 +51,9 @@
 #define NIN 696
 #define CFIRST 704
 #define CLAST 752
+#define LDATE 800
+#define LDLO 808
+#define LDHI 816
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -435,6 +438,8 @@ leadat:
 	ADDQ  R8, AX
 	CMPQ  AX, DX
 	JGE   handback
+	CMPQ  LDATE(R13), $0
+	JNE   leaddate
 	JMP   compare
 
 	// A filter on a later column (LEADBIT set): the row's end is not
@@ -470,6 +475,8 @@ lead:
 	JGT    rowend
 	ADDQ   BX, DX
 	MOVQ   $0, ROWE(SP)         // the row's end: not yet known
+	CMPQ   LDATE(R13), $0
+	JNE    leaddate
 	JMP    compare
 
 	// The lead-th comma, in the comma bits of the 64 bytes after BX's
@@ -952,6 +959,9 @@ spandate:
 	MOVQ       SPE(SP)(R12*8), R8
 	SUBQ       AX, R8               // its length
 	JZ         spanempty
+
+	// (from leaddate too, R12 -1: AX the field, R8 its length)
+spanday:
 	LEAQ       -8(R8), CX
 	CMPQ       CX, $2
 	JA         handback             // not 8 to 10 bytes
@@ -1086,6 +1096,8 @@ spanyear:
 	SHLQ    $5, DX
 	ADDQ    DX, R11
 	ADDQ    R8, R11                 // the day's ordinal
+	TESTQ   R12, R12
+	JS      leadday
 	CMPQ    EQOP(R13)(R12*8), $3
 	JNE     spandval
 	CMPQ    R11, DLO(R13)(R12*8)
@@ -1098,6 +1110,38 @@ spanempty:
 	CMPQ EQOP(R13)(R12*8), $3
 	JEQ  nomatch
 	JMP  handback
+
+	// A date lead (LDATE; see hotPlan.dateLead): the field at R8 up to its
+	// comma (no '\n' lies within VLEN bytes of its start: see lead and
+	// leadat), read by spandate's code (R12 -1), its day in [LDLO, LDHI].
+	// An empty field fails (a missing value); one of more than 63 bytes
+	// goes back.
+leaddate:
+	MOVQ   R8, CX
+	MOVQ   R8, AX
+	SHRQ   $6, AX
+	MOVQ   CM(DI)(AX*8), R11
+	MOVQ   (CM+8)(DI)(AX*8), R12
+	SHRQ   CX, R12, R11         // the comma bits from the field on
+	TZCNTQ R11, R11             // its length
+	JCS    handback
+	JZ     nomatch
+	MOVQ   R8, AX
+	MOVQ   R11, R8
+	MOVQ   $-1, R12
+	JMP    spanday
+
+	// (DX, the row's end where leadat found it, is spandate's scratch:
+	// mend makes it again from ROWE; the lead way's match finds it.)
+leadday:
+	CMPQ  R11, LDLO(R13)
+	JLT   nomatch
+	CMPQ  R11, LDHI(R13)
+	JGT   nomatch
+	MOVQ  ROWE(SP), R12
+	TESTQ R12, R12
+	JZ    match
+	JMP   mend
 
 spandval:
 	MOVQ   X4, CX

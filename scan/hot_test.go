@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -262,7 +263,8 @@ func TestNumericBounds(t *testing.T) {
 // dateSpanFile is a file of n rows whose column d holds dates in every
 // shape hotWalk reads (M/D/YYYY of each width, YYYY-MM-DD), the last
 // days of months, leap days, and the values it hands back (a time of
-// day, other forms, an empty field), extra (if not empty) among them;
+// day, other forms, an empty field), extra (if not empty) among them, in
+// rows whose other fields are long or short;
 // the date is the first column, the second, or (from the row's end) the
 // third of four, as at says.
 func dateSpanFile(n, at int, extra string) []byte {
@@ -281,14 +283,23 @@ func dateSpanFile(n, at int, extra string) []byte {
 		if i%5 != 0 { // mostly the fast shapes
 			d = vals[(i*3)%22]
 		}
-		row := [3]string{d + ",r,%d,%d.%02d\n", "r," + d + ",%d,%d.%02d\n", "r,%d," + d + ",%d.%02d\n"}[at]
-		b = fmt.Appendf(b, row, i%97, i%1000, i%100)
+		r := "r"
+		if i%4 == 1 { // the date's comma past the row's first 64 bytes (hotWalk's lead finds it the long way)
+			r += strings.Repeat("x", 70)
+		}
+		v := fmt.Sprintf("%d.%02d", i%1000, i%100)
+		if i%6 == 2 { // a row that ends within a few bytes of the date
+			v = strconv.Itoa(i % 10)
+		}
+		row := [3]string{d + ",%s,%d,%s\n", "%s," + d + ",%d,%s\n", "%s,%d," + d + ",%s\n"}[at]
+		b = fmt.Appendf(b, row, r, i%97, v)
 	}
 	return b
 }
 
 // A date column's filters, read by hotWalk on their span (hotPlan.dateOn:
-// a range's two filters on one span) or handed back, give the
+// a range's two filters on one span) or as its lead (dateLead: a later
+// column's, with no = to lead) or handed back, give the
 // reference's answer in every way bulk takes rows, for every comparison
 // with a day or an instant, a date column decided or read as it looks,
 // the column first, in the middle or near the row's end; and a value
@@ -309,8 +320,10 @@ func TestDateSpans(t *testing.T) {
 		q := Query{Filters: []Cond{{Col: "D", Op: OpGe, Value: bounds[0]}, {Col: "D", Op: OpLt, Value: bounds[1]}}, Sum: []string{"V"}}
 		if tb, err := NewTable("d.csv", in, &q); err != nil {
 			t.Fatal(err)
-		} else if h := tb.b.gen.hot; h == nil || !h.lanes || h.tested != 2 || h.hp.eqop[1] != 3 || h.hp.span[2] != -1 {
-			t.Fatalf("at %d: the range is not one date span of hotWalk's: %+v", at, h)
+		} else if h := tb.b.gen.hot; h == nil || !h.lanes || h.tested != 2 || h.hp.span[2] != -1 ||
+			(at == 0) != (h.hp.eqop[1] == 3) || (at == 0) == (h.hp.ldate == 1 && h.hp.span[1] == -1) {
+			// (the first column's is a span: a lead is a later column's)
+			t.Fatalf("at %d: the range is not one date span or lead of hotWalk's: %+v", at, h)
 		}
 		for ki, ks := range kinds {
 			for _, lo := range bounds {
