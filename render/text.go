@@ -35,7 +35,7 @@ func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
 	switch {
 	case rep.Ranks > 0:
 		how = fmt.Sprintf("%s, %s x %s, %s split", rep.Strategy, Plural(int64(rep.Ranks), "rank"), Plural(int64(rep.Workers/rep.Ranks), "thread"), rep.Split)
-	case rep.Strategy != "seq":
+	case !rep.Sequential():
 		how = fmt.Sprintf("%s, %d workers, %s split", rep.Strategy, rep.Workers, rep.Split)
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, Plural(int64(rep.Files), "file"),
