@@ -699,7 +699,7 @@ type groupHot struct {
 	slot bool
 	// dslot: the slot of a date column's minimum or maximum (-1: none),
 	// column dcol, not one of tp's: hotWalk reads it on span dspan (eqop
-	// 4: see dateKey), and addAccs takes it from its field's bytes
+	// 4: see dateOfKey), and addAccs takes it from its field's bytes
 	dslot, dcol, dspan int
 }
 
@@ -712,7 +712,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 		return nil
 	}
 	// hotWalk reads numbers, and the dates of one slot's minimum or
-	// maximum on a span (see dateKey) if one is free: rest's are 1 and 2,
+	// maximum on a span (see dateOfKey) if one is free: rest's are 1 and 2,
 	// key2's 2
 	dslot, dspan := -1, 0
 	for k, s := range g.slots {
@@ -765,7 +765,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if dslot >= 0 {
 		h.hp.spanOn(dspan, h.dcol, ncols)
 		h.all = h.all && h.hp.span[dspan] >= 0
-		h.hp.eqop[dspan] = 4 // (see dateKey)
+		h.hp.eqop[dspan] = 4 // (see dateOfKey)
 	}
 	// With no first = filter to lead, a first later filter that compares
 	// a date may lead (dateLead), with the next if it is the range's other

@@ -141,7 +141,7 @@ type hotState struct {
 	// 536, 560: hotPlan.dlo, dhi
 	dlo, dhi [3]int64
 	// 584: not 0 if a span is a date value (eqop 4): hotWalk puts each
-	// row's key (dateKey) in dkey (592), and slot mode takes its maximum
+	// row's key (see dateOfKey) in dkey (592), and slot mode takes its maximum
 	// and minimum to the key's entry (keyAcc, accDate)
 	dv   int
 	dkey int64
@@ -193,7 +193,7 @@ type hotPlan struct {
 	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
 	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
 	// whose day lies in [dlo[j], dhi[j]] (see dateOn); 4, no filter: a
-	// date whose minimum or maximum the query asks for (see dateKey); 5
+	// date whose minimum or maximum the query asks for (see dateOfKey); 5
 	// in, 6 not in, the nin values of inw (inn bytes each; see inOn); 7
 	// contains, 8 starts with eqw's eqn bytes (cfirst and clast: its
 	// first and last byte in every byte; see textOn)
@@ -319,7 +319,7 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 // textOn makes hotWalk test c, contains (~) or starts with (^=), on span
 // field j, if it can: a value of 1 to 16 bytes, on a field it finds. (Both
 // compare bytes, whatever the column's kind, and never fail; a field
-// whose last 16 bytes hotWalk cannot reach goes back: see spancontains.)
+// with a start past 31 goes back: see spantext in hot_amd64.s.)
 func (hp *hotPlan) textOn(j int, c *cond) bool {
 	if c.op != OpContains && c.op != OpPrefix || len(c.val) == 0 || len(c.val) > 16 || hp.span[j] < 0 {
 		return false
@@ -366,9 +366,8 @@ func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
 	return true
 }
 
-// dateOn makes hotWalk test c on span field j, if it can: an order
-// comparison (or = in a date column) of a column read as dates in
-// parseDate's forms (no --date-format). hotWalk reads a field of the two
+// dateOn makes hotWalk test c on span field j, if it can
+// (dateTestable). hotWalk reads a field of the two
 // forms plainDay reads, M/D/YYYY and YYYY-MM-DD, as its day's ordinal
 // y·512 + m·32 + d, and c holds iff that lies in [dlo[j], dhi[j]]; an empty
 // field is a missing value, which fails c; any other field goes back to
@@ -428,22 +427,15 @@ func (hp *hotPlan) dateLead(c, d *cond) (ok, both bool) {
 	return true, both
 }
 
-// dateKey is the key hotWalk reads a date value as (eqop 4, in
-// M/D/YYYY or YYYY-MM-DD: plainDay's forms), whose order is the order
-// cmpDateWord gives their Words: the day's ordinal y·512 + m·32 + d
-// above the field's first 4 bytes, big-endian (two spellings of one day
-// differ within them: a month's or day's leading zero, or YYYY- against a
-// '/' in the first 3). dateOfKey reads the text and instant back. (Go
-// makes a key only in tests: hotWalk's is hot_amd64.s's spandate.)
-func dateKey(y, m, d int, text []byte) int64 {
-	return int64(y*512+m*32+d)<<32 | int64(binary.BigEndian.Uint32(text))
-}
-
 // dateOfKey is the text and the parseDate instant of the date hotWalk
-// read as key (see dateKey): the spelling is the one the day and the
-// first 4 bytes give, YYYY-MM-DD if they hold no '/', else M/D/YYYY with
-// the month's digits up to the first '/' and the day's two if it is past
-// 9 or its first is '0'.
+// read as key (eqop 4, in M/D/YYYY or YYYY-MM-DD: plainDay's forms; see
+// spandate in hot_amd64.s): the day's ordinal y·512 + m·32 + d above the
+// field's first 4 bytes, big-endian, so that keys order as cmpDateWord
+// orders their Words (two spellings of one day differ within those bytes:
+// a month's or day's leading zero, or YYYY- against a '/' in the first 3).
+// The spelling is the one the day and the 4 bytes give: YYYY-MM-DD if they
+// hold no '/', else M/D/YYYY with the month's digits up to the first '/'
+// and the day's two if it is past 9 or its first is '0'.
 func dateOfKey(key int64) (string, int64) {
 	ord := key >> 32
 	var b4 [4]byte

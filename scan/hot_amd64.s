@@ -430,6 +430,8 @@ leadat:
 	LEAQ  16(R8), AX
 	CMPQ  AX, AVAIL(R13)
 	JGT   handback
+	CMPQ  LDATE(R13), $0
+	JNE   leaddate
 
 	// A value that reaches the row's end (a field that may be the last)
 	// goes back: its comma is not there to compare. (At the row's start,
@@ -438,8 +440,6 @@ leadat:
 	ADDQ  R8, AX
 	CMPQ  AX, DX
 	JGE   handback
-	CMPQ  LDATE(R13), $0
-	JNE   leaddate
 	JMP   compare
 
 	// A filter on a later column (LEADBIT set): the row's end is not
@@ -949,7 +949,7 @@ spanprefix:
 	// A span's date filter (EQOP 3) or value (4): the field read as
 	// plainDay reads M/D/YYYY and YYYY-MM-DD (16 bytes readable), its
 	// day's ordinal y·512 + m·32 + d in [DLO, DHI], or made the row's
-	// DKEY (see dateKey: the ordinal above the first 4 bytes, big-endian).
+	// DKEY (see dateOfKey: the ordinal above the first 4 bytes, big-endian).
 	// An empty field is a missing value: no match for a filter, and a
 	// value's row goes back. So does a field of another form, a month not
 	// in 1 to 12, a day 0 or past its month's (February's 28th: a leap day
@@ -1112,24 +1112,30 @@ spanempty:
 	JMP  handback
 
 	// A date lead (LDATE; see hotPlan.dateLead): the field at R8 up to its
-	// comma (no '\n' lies within VLEN bytes of its start: see lead and
-	// leadat), read by spandate's code (R12 -1), its day in [LDLO, LDHI].
-	// An empty field fails (a missing value); one of more than 63 bytes
-	// goes back.
+	// comma, or to DX if that is nearer (leadat's DX is the row's end: the
+	// field may be the last; the lead way's is a bound no '\n' comes
+	// before, VLEN+2 bytes past the field's start), read by spandate's
+	// code (R12 -1), its day in [LDLO, LDHI]. An empty field fails (a
+	// missing value).
 leaddate:
-	MOVQ   R8, CX
-	MOVQ   R8, AX
-	SHRQ   $6, AX
-	MOVQ   CM(DI)(AX*8), R11
-	MOVQ   (CM+8)(DI)(AX*8), R12
-	SHRQ   CX, R12, R11         // the comma bits from the field on
-	TZCNTQ R11, R11             // its length
-	JCS    handback
-	JZ     nomatch
-	MOVQ   R8, AX
-	MOVQ   R11, R8
-	MOVQ   $-1, R12
-	JMP    spanday
+	MOVQ    R8, CX
+	MOVQ    R8, AX
+	SHRQ    $6, AX
+	MOVQ    CM(DI)(AX*8), R11
+	MOVQ    (CM+8)(DI)(AX*8), R12
+	SHRQ    CX, R12, R11         // the comma bits from the field on
+	TZCNTQ  R11, R11             // to its comma (64: none near)
+	LEAQ    (R8)(R11*1), AX
+	MOVQ    DX, R12
+	SUBQ    R8, R12
+	CMPQ    AX, DX
+	CMOVQGT R12, R11             // or to DX, the nearer
+	TESTQ   R11, R11
+	JZ      nomatch
+	MOVQ    R8, AX
+	MOVQ    R11, R8
+	MOVQ    $-1, R12
+	JMP     spanday
 
 	// (DX, the row's end where leadat found it, is spandate's scratch:
 	// mend makes it again from ROWE; the lead way's match finds it.)

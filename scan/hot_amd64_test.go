@@ -674,13 +674,13 @@ func TestCompressModeWindowEnd(t *testing.T) {
 // hotWalk reads the dates of a range's span itself (hotPlan.dateOn),
 // handing none back, in each shape it knows: M/D/YYYY of every width and
 // YYYY-MM-DD, each day of a month up to the 28th, the field first, in the
-// middle or near the row's end.
+// middle, near the row's end or last.
 func TestHotWalkReadsDates(t *testing.T) {
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
-	for at := range 3 {
-		b := []byte([3]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n"}[at])
+	for at := range 4 {
+		b := []byte([4]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n", "R,N,V,D\n"}[at])
 		for i := range 200 {
 			y, m, d := 2014+i%3, 1+i%12, 1+(i*5)%28
 			day := fmt.Sprintf("%d/%d/%d", m, d, y)
@@ -690,7 +690,7 @@ func TestHotWalkReadsDates(t *testing.T) {
 			case 2:
 				day = fmt.Sprintf("%d-%02d-%02d", y, m, d)
 			}
-			row := [3]string{day + ",r,%d,%d.%02d\n", "r," + day + ",%d,%d.%02d\n", "r,%d," + day + ",%d.%02d\n"}[at]
+			row := [4]string{day + ",r,%d,%d.%02d\n", "r," + day + ",%d,%d.%02d\n", "r,%d," + day + ",%d.%02d\n", "r,%d,%d.%02d," + day + "\n"}[at]
 			b = fmt.Appendf(b, row, i, i%1000, i%100)
 		}
 		for _, r := range [][2]string{{"2015-01-01", "2016-01-01"}, {"2014-03-05", "2016-11-20 08:00"}, {"1/1/2000", "2014-01-02"}} {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -265,8 +266,8 @@ func TestNumericBounds(t *testing.T) {
 // days of months, leap days, and the values it hands back (a time of
 // day, other forms, an empty field), extra (if not empty) among them, in
 // rows whose other fields are long or short;
-// the date is the first column, the second, or (from the row's end) the
-// third of four, as at says.
+// the date is the first column, the second, (from the row's end) the
+// third of four, or the last, as at says.
 func dateSpanFile(n, at int, extra string) []byte {
 	vals := []string{"1/1/2015", "1/9/2015", "9/30/2015", "10/1/2015", "10/10/2015", "12/31/2014", "12/31/2015",
 		"1/1/2016", "2/28/2015", "2/29/2016", "2/28/2016", "3/1/2016", "4/30/2015", "6/15/2015", "11/30/2015",
@@ -276,7 +277,7 @@ func dateSpanFile(n, at int, extra string) []byte {
 	if extra != "" {
 		vals = append(vals, extra)
 	}
-	head := [3]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n"}[at]
+	head := [4]string{"D,R,N,V\n", "R,D,N,V\n", "R,N,D,V\n", "R,N,V,D\n"}[at]
 	b := []byte(head)
 	for i := range n {
 		d := vals[(i*7)%len(vals)]
@@ -291,7 +292,7 @@ func dateSpanFile(n, at int, extra string) []byte {
 		if i%6 == 2 { // a row that ends within a few bytes of the date
 			v = strconv.Itoa(i % 10)
 		}
-		row := [3]string{d + ",%s,%d,%s\n", "%s," + d + ",%d,%s\n", "%s,%d," + d + ",%s\n"}[at]
+		row := [4]string{d + ",%s,%d,%s\n", "%s," + d + ",%d,%s\n", "%s,%d," + d + ",%s\n", "%s,%d,%s," + d + "\n"}[at]
 		b = fmt.Appendf(b, row, r, i%97, v)
 	}
 	return b
@@ -302,8 +303,8 @@ func dateSpanFile(n, at int, extra string) []byte {
 // column's, with no = to lead) or handed back, give the
 // reference's answer in every way bulk takes rows, for every comparison
 // with a day or an instant, a date column decided or read as it looks,
-// the column first, in the middle or near the row's end; and a value
-// that is no date is the same error.
+// the column first, in the middle, near the row's end or last; and a
+// value that is no date is the same error.
 func TestDateSpans(t *testing.T) {
 	bounds := []string{"2015-01-01", "2016-02-29", "2015-06-15 12:00", "2014-12-31T23:59:59"}
 	kinds := [][]ColumnKind{nil, {{"D", KindDate, "a date"}, {"V", KindNumber, "summed"}}}
@@ -311,7 +312,7 @@ func TestDateSpans(t *testing.T) {
 	if short {
 		bounds = bounds[1:3]
 	}
-	for at := range 3 {
+	for at := range 4 {
 		if short && at != 1 {
 			continue
 		}
@@ -357,6 +358,13 @@ func TestDateSpans(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dateKey is the key hotWalk makes of a date value (hot_amd64.s's
+// spandate, dateOfKey's inverse): the day's ordinal above the field's
+// first 4 bytes, big-endian.
+func dateKey(y, m, d int, text []byte) int64 {
+	return int64(y*512+m*32+d)<<32 | int64(binary.BigEndian.Uint32(text))
 }
 
 // dateKey orders the spellings of a day as cmpDateWord orders their

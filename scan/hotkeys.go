@@ -58,7 +58,7 @@ type keyAcc [accWords]int64
 // keyAcc's words: the count at 0; value k's even lanes, odd lanes and
 // cents at accLane+3k, +1 and +2; its sum, maximum and minimum at
 // accExt+3k, +1 and +2; the date value's (groupHot.dslot) maximum key and
-// MaxInt64 minus its minimum one (see dateKey) at accDate and +1.
+// MaxInt64 minus its minimum one (see dateOfKey) at accDate and +1.
 const (
 	accLane  = 1
 	accExt   = accLane + 3*MaxSums
@@ -254,7 +254,7 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 				g.Mins[slot].takeMin(math.MaxInt64-a[x+2], s)
 			}
 		}
-		if h.dslot >= 0 { // every row of the entry had its date (see dateKey)
+		if h.dslot >= 0 { // every row of the entry had its date (see dateOfKey)
 			w := slotWords(&g.Words, i*g.Slots+h.dslot)
 			for _, key := range [2]int64{a[accDate], math.MaxInt64 - a[accDate+1]} {
 				text, day := dateOfKey(key)
