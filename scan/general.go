@@ -780,13 +780,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 			if both {
 				h.tested, h.hp.span[2] = 2, -1
 			}
-			h.hp.nspan = 0
-			for k, v := range h.hp.span {
-				if v >= 0 {
-					h.hp.nspan = k + 1
-				}
-			}
-			h.hp.skip = h.hp.skipOf()
+			h.hp.spansSet()
 		}
 	}
 	// hotWalk tests the later filters it can, in order up to the first it

@@ -289,6 +289,11 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 	default:
 		hp.span[j] = -1
 	}
+	hp.spansSet()
+}
+
+// spansSet brings nspan and skip up to date with span.
+func (hp *hotPlan) spansSet() {
 	hp.nspan = 0
 	for k, v := range hp.span {
 		if v >= 0 {
@@ -296,6 +301,14 @@ func (hp *hotPlan) spanOn(j, f, ncols int) {
 		}
 	}
 	hp.skip = hp.skipOf()
+}
+
+// word16 is v, at most 16 bytes, as the two little-endian words hotWalk
+// compares a field's first 16 bytes with (zero past v).
+func word16(v []byte) [2]uint64 {
+	var w [16]byte
+	copy(w[:], v)
+	return [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
 }
 
 // testOn makes hotWalk test c on span field j, if it can: = or != with a
@@ -306,10 +319,7 @@ func (hp *hotPlan) testOn(j int, c *cond) bool {
 	if (c.op != OpEq && c.op != OpNe) || c.kind != kindBytes || len(c.val) > 16 || hp.span[j] < 0 {
 		return false
 	}
-	var w [16]byte
-	copy(w[:], c.val)
-	hp.eqw[j] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
-	hp.eqn[j], hp.eqop[j] = len(c.val), 1
+	hp.eqw[j], hp.eqn[j], hp.eqop[j] = word16(c.val), len(c.val), 1
 	if c.op == OpNe {
 		hp.eqop[j] = 2
 	}
@@ -324,10 +334,7 @@ func (hp *hotPlan) textOn(j int, c *cond) bool {
 	if c.op != OpContains && c.op != OpPrefix || len(c.val) == 0 || len(c.val) > 16 || hp.span[j] < 0 {
 		return false
 	}
-	var w [16]byte
-	copy(w[:], c.val)
-	hp.eqw[j] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
-	hp.eqn[j], hp.eqop[j] = len(c.val), 7
+	hp.eqw[j], hp.eqn[j], hp.eqop[j] = word16(c.val), len(c.val), 7
 	if c.op == OpPrefix {
 		hp.eqop[j] = 8
 	}
@@ -354,10 +361,7 @@ func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
 		}
 	}
 	for i := range c.list {
-		var w [16]byte
-		copy(w[:], c.list[i].val)
-		hp.inw[i] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
-		hp.inn[i] = len(c.list[i].val)
+		hp.inw[i], hp.inn[i] = word16(c.list[i].val), len(c.list[i].val)
 	}
 	hp.nin, hp.eqop[j] = len(c.list), 5
 	if c.op == OpNotIn {
@@ -384,13 +388,7 @@ func (hp *hotPlan) dateOn(j int, c *cond) bool {
 		if hp.eqop[k] == 3 && hp.span[k] == hp.span[j] {
 			hp.dlo[k], hp.dhi[k] = max(hp.dlo[k], lo), min(hp.dhi[k], hi)
 			hp.span[j] = -1
-			hp.nspan = 0
-			for k, v := range hp.span {
-				if v >= 0 {
-					hp.nspan = k + 1
-				}
-			}
-			hp.skip = hp.skipOf()
+			hp.spansSet()
 			return true
 		}
 	}

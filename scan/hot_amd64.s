@@ -260,6 +260,15 @@ nzl: \
 done: \
 	MOVQ   R8, DIG(SP)(AX*8)
 
+// DIFFER(x, v, n, r) puts in r the bytes of the first n (a register, at
+// most 16) of x's where x and v differ, a bit a byte: ZF set if none. It
+// changes x.
+#define DIFFER(x, v, n, r) \
+	PCMPEQB  v, x \
+	PMOVMSKB x, r \
+	XORL     $0xFFFF, r \
+	BZHIQ    n, r, r
+
 // func hotWalk(it *hotState, window *byte, mk *marks, r *Result, cbuf *[cbufLen][3]int)
 //
 // Table.hit, step for step (see there), for every sp bit of the window
@@ -820,11 +829,8 @@ spantest:
 	MOVQ     R12, R8
 	SHLQ     $4, R8
 	MOVOU    EQW(R13)(R8*1), X1
-	PCMPEQB  X1, X0
-	PMOVMSKB X0, AX
-	XORL     $0xFFFF, AX         // the bytes that differ
 	MOVQ     EQN(R13)(R12*8), R8
-	BZHIQ    R8, AX, AX
+	DIFFER(X0, X1, R8, AX)
 	JNZ      spandiffer
 	CMPQ     CX, $1
 	JEQ      spannext            // = holds
@@ -861,10 +867,7 @@ spaninloop:
 	MOVQ     R8, R11
 	SHLQ     $4, R11
 	MOVOU    INW(R13)(R11*1), X1
-	PCMPEQB  X0, X1
-	PMOVMSKB X1, R11
-	XORL     $0xFFFF, R11          // the bytes that differ
-	BZHIQ    AX, R11, R11
+	DIFFER(X1, X0, AX, R11)
 	JZ       spaninhit
 
 spaninnext:
@@ -929,20 +932,14 @@ spancand:
 	TZCNTQ   R11, CX
 	JCS      nomatch               // none left: contains fails
 	MOVOU    (R8)(CX*1), X0
-	PCMPEQB  X4, X0
-	PMOVMSKB X0, AX
-	XORL     $0xFFFF, AX
-	BZHIQ    DX, AX, AX
+	DIFFER(X0, X4, DX, AX)
 	JZ       spannext              // the value at CX: contains holds
 	BLSRQ    R11, R11
 	JMP      spancand
 
 spanprefix:
 	MOVOU    (R8), X0
-	PCMPEQB  X4, X0
-	PMOVMSKB X0, AX
-	XORL     $0xFFFF, AX
-	BZHIQ    DX, AX, AX
+	DIFFER(X0, X4, DX, AX)
 	JNZ      nomatch
 	JMP      spannext
 

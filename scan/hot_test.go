@@ -450,6 +450,18 @@ func TestDateExtremes(t *testing.T) {
 	}
 }
 
+// textSpanFile is 1500 rows of columns K (vals in turn), L (a, b or c),
+// N and V (a number), K first, second or third of four as at says.
+func textSpanFile(vals []string, at int) []byte {
+	b := []byte([3]string{"K,L,N,V\n", "L,K,N,V\n", "L,N,K,V\n"}[at])
+	for i := range 1500 {
+		k, l := vals[(i*7)%len(vals)], string(rune('a'+i%3))
+		row := [3]string{"%[1]s,%[2]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[1]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[3]d,%[1]s,%[4]d.%02[5]d\n"}[at]
+		b = fmt.Appendf(b, row, k, l, i%50, i%1000, i%100)
+	}
+	return b
+}
+
 // An in or not in list that hotWalk tests on its span (hotPlan.inOn: up
 // to maxIn values of at most 16 bytes) gives the reference's answer in
 // every way bulk takes rows: values that share a prefix, are 15, 16 or
@@ -462,12 +474,7 @@ func TestInSpans(t *testing.T) {
 		if testing.Short() && at != 1 {
 			continue // (the race run: the middle column; the full run has all three)
 		}
-		b := []byte([3]string{"K,L,N,V\n", "L,K,N,V\n", "L,N,K,V\n"}[at])
-		for i := range 1500 {
-			k, l := vals[(i*7)%len(vals)], string(rune('a'+i%3))
-			row := [3]string{"%[1]s,%[2]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[1]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[3]d,%[1]s,%[4]d.%02[5]d\n"}[at]
-			b = fmt.Appendf(b, row, k, l, i%50, i%1000, i%100)
-		}
+		b := textSpanFile(vals, at)
 		files := []refFile{{"k.csv", b}}
 		for _, list := range [][]string{{"Europe"}, {"Europe", "Asia"}, {"Euro", "abcdefghijklmnop", "x"}, {"abcdefghijklmno", "Oceania and more", "Europe2", "Asia"},
 			{"abcdefghijklmnopq"}, {"Euro", "Europe", "Europe2", "Asia", "x"}} {
@@ -508,12 +515,7 @@ func TestTextSpans(t *testing.T) {
 		if testing.Short() && at != 1 {
 			continue // (the race run: the middle column; the full run has all three)
 		}
-		b := []byte([3]string{"K,L,N,V\n", "L,K,N,V\n", "L,N,K,V\n"}[at])
-		for i := range 1500 {
-			k, l := vals[(i*7)%len(vals)], string(rune('a'+i%3))
-			row := [3]string{"%[1]s,%[2]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[1]s,%[3]d,%[4]d.%02[5]d\n", "%[2]s,%[3]d,%[1]s,%[4]d.%02[5]d\n"}[at]
-			b = fmt.Appendf(b, row, k, l, i%50, i%1000, i%100)
-		}
+		b := textSpanFile(vals, at)
 		files := []refFile{{"k.csv", b}}
 		for _, v := range []string{"stan", "a", "aab", "ab", "x", "Afghanistan", "0123456789abcdef", "0123456789abcdefg", "cstan", "dstan", "Saint"} {
 			for _, op := range []Op{OpContains, OpPrefix} {
