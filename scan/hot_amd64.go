@@ -25,10 +25,13 @@ var hotAsm = cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.Ha
 // The plan (hotPlan.fillHot) may name a filter on a later field, which it
 // finds after the row's lead-th comma in the comma bits of its first 64
 // bytes, and a value of up to 15 bytes. It finds up to 3 span fields
-// (hotPlan.span: the group-by key, the later filters' fields) and tests
-// the later = and != filters on them before it parses a value, and the
-// numeric ones on the values it parses after the sums (hotPlan.numOn); a
-// row one turns away counts as a row, not a match. In emit mode (it.out
+// (hotPlan.span: the group-by key, the later filters' fields, a date
+// value) and tests the later =, !=, in, contains, starts-with and date
+// filters on them before it parses a value (testOn, inOn, textOn,
+// dateOn; a date as the lead: dateLead), and the numeric ones on the
+// values it parses after the sums (hotPlan.numOn); a row one turns away
+// counts as a row, not a match. A date value's key goes to the key
+// table's entry in slot mode (see dateOfKey). In emit mode (it.out
 // not nil) it adds nothing to the lanes: each row it takes goes to
 // it.out[it.nout] with its values made numbers and its spans, and it
 // returns with it.more = 3 when it.ncap rows are there (r gets only the
