@@ -492,7 +492,8 @@ func (t *Table) rowGen(r *Result, fields *[MaxFields][]byte, offs *[MaxFields]in
 			continue
 		}
 		m, sc, err := ParseFixed(fields[s.fi])
-		if errors.Is(err, ErrOverflow) && s.need&NeedValues != 0 {
+		if (errors.Is(err, ErrOverflow) || err == nil && sc > 18) && s.need&NeedValues != 0 {
+			// (1e-20 parses, to m = 1 at scale 20: its digits are 20)
 			err = fmt.Errorf("%w: a median or quantile reads numbers of at most 18 digits", ErrOverflow)
 		} else if errors.Is(err, ErrOverflow) {
 			if _, _, err = parseWide(fields[s.fi]); err == nil {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/big"
 	"slices"
 	"testing"
@@ -79,5 +80,30 @@ func TestHolisticValue(t *testing.T) {
 	}
 	if _, _, ok := holisticValue(nil, big.NewRat(1, 2)); ok {
 		t.Error("a median of no values")
+	}
+}
+
+// A median's or quantile's value has at most 18 digits, after the point
+// too: 1e-20 (m = 1 at scale 20) is an error naming it, as the reference
+// says, in every way bulk takes rows (it crashed the median, beside
+// integers, as an index past the powers of ten); 18 digits after the point
+// answer exactly.
+func TestHolisticDigits(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		bad  bool
+	}{
+		{"x\n1e-20\n5\n7\n", true},
+		{"x\n5\n0.00000000000000000001\n", true},
+		{"x\n0.000000000000000001\n5\n9\n", false},
+		{"x\n1e-18\n5\n", false},
+	} {
+		for _, h := range []Holistic{{"median", "x", ""}, {"quantile", "x", "0.25"}} {
+			q := Query{Holistic: []Holistic{h}}
+			_, err := checkGen(t, c.body, []refFile{{"d.csv", []byte(c.body)}}, q)
+			if (err != nil) != c.bad || c.bad && !errors.Is(err, ErrOverflow) {
+				t.Errorf("%q, %v: error %v", c.body, h, err)
+			}
+		}
 	}
 }
