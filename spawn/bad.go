@@ -51,8 +51,12 @@ func (s *Set) placeRejects(ctx context.Context, r *scan.Result) error {
 			line, at = line+n, int(f)
 			lines[f] = line
 		}
+		shift := int64(-1)
+		if s.added(i) {
+			shift = -2 // (the input's line: its header is parlab's)
+		}
 		for k := range rs {
-			rs[k].Line += lines[rs[k].From] - 1
+			rs[k].Line += lines[rs[k].From] + shift
 		}
 		a = b
 	}

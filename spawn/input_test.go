@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -85,7 +86,7 @@ func runStreamed(paths []string, d stage.Dialect, stdin io.Reader, q scan.Query,
 		return scan.Result{}, err
 	}
 	defer in.Close()
-	c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, Stream: in.Stream, Opens: in.Opens, Query: q, Mode: w.mode, Workers: w.workers,
+	c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, HeadAdded: in.HeadAdded, Stream: in.Stream, Opens: in.Opens, Query: q, Mode: w.mode, Workers: w.workers,
 		Split: w.split, Chunk: block, Timeout: time.Minute}
 	rep, err := underShort(w.st).Run(context.Background(), c)
 	if err != nil {
@@ -108,7 +109,7 @@ func runWays(t *testing.T, ways []way, paths []string, d stage.Dialect, stdin io
 	var first scan.Result
 	var ferr error
 	for i, w := range ways {
-		c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
+		c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, HeadAdded: in.HeadAdded, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
 			Chunk: 1 << 12, Opt: shm.Options{Buffer: 4096}, Timeout: time.Minute}
 		rep, err := underShort(w.st).Run(context.Background(), c)
 		if err == nil && in.Rest != nil { // a later PATH's, as parlab query reports it
@@ -831,6 +832,54 @@ func TestNDJSONAgrees(t *testing.T) {
 			if in.same && !got.Equal(&want) || got.Matched == 0 {
 				t.Fatalf("%+v over JSON lines %q: %+v, the CSV's %+v", q, in.paths, got, want)
 			}
+		}
+	}
+}
+
+// A JSON lines input's value error, and its rejected row, name the
+// input's own line (its CSV's header is parlab's: HeadAdded), blank
+// lines before and among the objects counted, in every staged and
+// streamed way, from a file and from standard input.
+func TestNDJSONErrorLines(t *testing.T) {
+	dir := t.TempDir()
+	if err := data.Generate(dir, data.Options{Rows: 40, Files: 1, Seed: 5, NDJSON: true}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	gen, _ := stage.ExpandPaths([]string{dir})
+	raw, _ := os.ReadFile(gen[0])
+	objs := bytes.SplitAfter(raw, []byte("\n"))
+	var b []byte
+	b = append(b, "\n  \n"...) // two blank lines first
+	want := 0                  // the bad object's line
+	for i, o := range objs[:40] {
+		if i == 20 {
+			b = append(b, "\n"...)
+		}
+		if i == 30 {
+			o = regexp.MustCompile(`"Units Sold":[0-9]+`).ReplaceAll(o, []byte(`"Units Sold":"1x"`))
+			want = bytes.Count(b, []byte("\n")) + 1
+		}
+		b = append(b, o...)
+	}
+	p := filepath.Join(dir, "e.ndjson")
+	os.WriteFile(p, b, 0o644)
+	q := scan.Query{Sum: []string{"Units Sold"}, Types: []scan.ColumnKind{{Col: "Units Sold", Kind: scan.KindNumber, Why: "given"}}}
+	d := stage.Dialect{Columns: q.Names()}
+	for _, in := range []struct {
+		paths []string
+		stdin []byte
+		name  string
+	}{{[]string{p}, nil, p}, {[]string{"-"}, b, "standard input"}} {
+		_, err := runDialect(t, in.paths, d, in.stdin, q)
+		var pe *scan.ParseError
+		if !errors.As(err, &pe) || pe.Line != want || pe.File != in.name {
+			t.Errorf("%q: error %v, want one at %s line %d", in.paths, err, in.name, want)
+		}
+		sq := q
+		sq.SkipBad = true
+		r, err := runDialect(t, in.paths, d, in.stdin, sq)
+		if err != nil || r.Bad != 1 || len(r.Rejects) != 1 || r.Rejects[0].Line != int64(want) {
+			t.Errorf("%q, skipping bad rows: %v, %d bad, rejects %+v, want line %d", in.paths, err, r.Bad, r.Rejects, want)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func optionsOf(c Config) mpiOptions {
 // config is the run that o describes over this rank's inputs (paths, as
 // own names them), under timeout.
 func (o mpiOptions) config(own Config, timeout time.Duration) Config {
-	return Config{Paths: own.Paths, Names: own.Names, Seps: own.Seps, Query: o.Query, Mode: shm.Mode(o.Mode),
+	return Config{Paths: own.Paths, Names: own.Names, Seps: own.Seps, HeadAdded: own.HeadAdded, Query: o.Query, Mode: shm.Mode(o.Mode),
 		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
@@ -363,12 +363,15 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			return rr
 		}
 		cc := c
-		cc.Paths, cc.Names, cc.Seps = c.Paths[lo:hi], nil, nil
+		cc.Paths, cc.Names, cc.Seps, cc.HeadAdded = c.Paths[lo:hi], nil, nil, nil
 		if len(c.Names) == len(c.Paths) {
 			cc.Names = c.Names[lo:hi]
 		}
 		if len(c.Seps) == len(c.Paths) {
 			cc.Seps = c.Seps[lo:hi]
+		}
+		if len(c.HeadAdded) == len(c.Paths) {
+			cc.HeadAdded = c.HeadAdded[lo:hi]
 		}
 		cc.Workers = T
 		r, err := startAt(cc, NameMPI, t0)
@@ -588,7 +591,7 @@ func decideAll(c Config) ([]scan.ColumnKind, string) {
 	if c.Query.Kinds != nil {
 		return c.Query.Kinds, ""
 	}
-	s, err := open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names, c.Seps, nil)
+	s, err := open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names, c.Seps, c.HeadAdded, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		// rank 0 holds none of the files (each rank its own, none here):
 		// every rank reads each value as it looks (scan.KindAuto), alike

@@ -90,6 +90,7 @@ type job struct {
 	Paths    []string
 	Names    []string // what messages call the files
 	Seps     []byte   // their delimiters (Set.Seps)
+	Added    []bool   // whether their headers are parlab's (Set.HeadAdded)
 	Sizes    []int    // each file's size when the parent planned: a child checks it
 	Query    scan.Query
 	Mode     int

@@ -34,11 +34,15 @@ type Set struct {
 	Names   []string // what messages call each file (Inputs.Names; else its path)
 	// Seps is each file's field delimiter, as it is scanned in place
 	// (Inputs.Seps): ',', a tab, ';' or '|'
-	Seps   []byte
-	Query  scan.Query
-	Files  []*shm.File
-	Tables []*scan.Table
-	Bytes  int64
+	Seps []byte
+	// HeadAdded says of each file whether its header is parlab's
+	// (Config.HeadAdded): scanUnit and placeRejects count its lines
+	// without it.
+	HeadAdded []bool
+	Query     scan.Query
+	Files     []*shm.File
+	Tables    []*scan.Table
+	Bytes     int64
 	// populateUnits: the files were mapped lazily and each unit's pages are
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
@@ -79,22 +83,23 @@ var ErrBug = errors.New("internal error (a bug in parlab; please report it with 
 // what messages call the files (a memory file's path says nothing). On
 // error nothing stays open.
 func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
-	return open(paths, q, mode, opt, names, nil, nil)
+	return open(paths, q, mode, opt, names, nil, nil, nil)
 }
 
 // openConfig is Open (OpenLazy if lazy) of c's Paths, Names and Seps.
 func openConfig(c *Config, mode shm.Mode, opt shm.Options, lazy bool) (*Set, error) {
 	if lazy {
-		return openLazy(c.Paths, c.Query, mode, opt, c.Names, c.Seps, nil)
+		return openLazy(c.Paths, c.Query, mode, opt, c.Names, c.Seps, c.HeadAdded, nil)
 	}
-	return open(c.Paths, c.Query, mode, opt, c.Names, c.Seps, nil)
+	return open(c.Paths, c.Query, mode, opt, c.Names, c.Seps, c.HeadAdded, nil)
 }
 
 // open is Open, where a non-nil want leaves out the files it says false
 // for: their entries in Files and Tables are nil, so every other file keeps
 // its index (a worker process opens only the files of its own units).
-// seps are the files' delimiters (nil: all ',').
-func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, want []bool) (*Set, error) {
+// seps are the files' delimiters (nil: all ','), added whether a file's
+// header is parlab's (Set.HeadAdded; nil: none).
+func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -114,9 +119,13 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		}
 		return ','
 	}
+	keep := func(i int, p string) {
+		s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
+		s.HeadAdded = append(s.HeadAdded, i < len(added) && added[i])
+	}
 	for i, p := range paths {
 		if want != nil && !want[i] {
-			s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
+			keep(i, p)
 			s.Files, s.Tables = append(s.Files, nil), append(s.Tables, nil)
 			continue
 		}
@@ -145,7 +154,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		if len(s.Tables) == 0 && want == nil {
 			s.selectAll(t)
 		}
-		s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
+		keep(i, p)
 		s.Files = append(s.Files, f)
 		s.Tables = append(s.Tables, t)
 		s.input = append(s.input, i)
@@ -258,13 +267,13 @@ const headBytes = 64 << 10
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
 func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
-	return openLazy(paths, q, mode, opt, names, nil, nil)
+	return openLazy(paths, q, mode, opt, names, nil, nil, nil)
 }
 
-func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, want []bool) (*Set, error) {
+func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
 	lazy := opt
 	lazy.Populate = false
-	s, err := open(paths, q, mode, lazy, names, seps, want)
+	s, err := open(paths, q, mode, lazy, names, seps, added, want)
 	if err != nil {
 		return nil, err
 	}
@@ -381,13 +390,26 @@ func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
 	})
 }
 
+// added says whether file i's header is parlab's (HeadAdded).
+func (s *Set) added(i int) bool { return i < len(s.HeadAdded) && s.HeadAdded[i] }
+
 // scanRows scans the rows of file i that start in [a, b), a a row's
 // start, into r, and returns where the row after them starts (b, or past
 // it where the last one runs on). sure says that a is known to be a row's
 // start (the file's first, or one a scan found): a copying mode then reads
 // on through a quoted field open at the end of its buffer, where a unit
-// that may have started inside one stops with its error.
+// that may have started inside one stops with its error, the input's line
+// in it (one less where the file's header is parlab's: HeadAdded).
 func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bool) (int, error) {
+	p, err := s.scanRowsOf(ctx, i, a, b, r, sure)
+	var pe *scan.ParseError
+	if err != nil && s.added(i) && errors.As(err, &pe) {
+		pe.Shift(-1)
+	}
+	return p, err
+}
+
+func (s *Set) scanRowsOf(ctx context.Context, i, a, b int, r *scan.Result, sure bool) (int, error) {
 	if s.Files[i].Copying() {
 		return s.stream(ctx, i, a, b, r, sure)
 	}

@@ -18,13 +18,17 @@ type Config struct {
 	Names []string // what messages call each path (Inputs.Names); nil: the paths
 	// Seps is each path's field delimiter (Inputs.Seps): a file in
 	// another than ',' is scanned in place in it. nil or 0: ','.
-	Seps    []byte
-	Query   scan.Query
-	Mode    shm.Mode
-	Opt     shm.Options
-	Workers int
-	Split   Split
-	Chunk   int // the dynamic split's chunk size; 0: DefaultChunk
+	Seps []byte
+	// HeadAdded says of each path whether its first line is a header
+	// parlab wrote (Inputs.HeadAdded: JSON lines): its errors and rejected
+	// rows name the input's line, one less than the CSV's. nil: none.
+	HeadAdded []bool
+	Query     scan.Query
+	Mode      shm.Mode
+	Opt       shm.Options
+	Workers   int
+	Split     Split
+	Chunk     int // the dynamic split's chunk size; 0: DefaultChunk
 	// Timeout bounds the whole run, setup included, in every strategy: past
 	// it the run stops (children are killed) and fails with a
 	// *TimeoutError. 0: no bound.

@@ -241,6 +241,13 @@ func (rep *Report) streamed(name string, joined time.Duration, own []paddedResul
 	return rep, nil
 }
 
+// headAdded says whether stream r's header is parlab's (JSON lines: its
+// HeadAdded method's; see stage.Inputs.HeadAdded).
+func headAdded(r io.Reader) bool {
+	h, ok := r.(interface{ HeadAdded() bool })
+	return ok && h.HeadAdded()
+}
+
 // delimiterOf is the field delimiter of stream r: its Delimiter method's
 // (a stream stage opened says its own), else ','.
 func delimiterOf(r io.Reader) byte {
@@ -258,7 +265,7 @@ func newStreamRun(c *Config, r io.Reader, i, workers int, t0 time.Time) *streamR
 		size = DefaultChunk
 	}
 	s := &streamRun{
-		t0: t0, r: r, name: "standard input", sep: delimiterOf(r), q: c.Query, size: size,
+		t0: t0, r: r, name: "standard input", sep: delimiterOf(r), added: headAdded(r), q: c.Query, size: size,
 		blocks: make(chan block, workers), free: make(chan []byte, workers+2),
 		bound: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -299,8 +306,11 @@ type streamRun struct {
 	r    io.Reader
 	name string
 	sep  byte // the stream's delimiter (delimiterOf)
-	q    scan.Query
-	size int
+	// added: the stream's header is parlab's (headAdded): its errors and
+	// rejects name the input's lines, one less than the CSV's
+	added bool
+	q     scan.Query
+	size  int
 	// decide: the reader decides q's kinds from the stream's head before
 	// it binds the header (a lone stream, whose Query has none)
 	decide bool
@@ -547,6 +557,9 @@ func lowerTo(a *atomic.Int64, i int) {
 func (s *streamRun) failure(outs []blockOutcome) error {
 	slices.SortFunc(outs, func(a, b blockOutcome) int { return a.idx - b.idx })
 	lines := s.blankLines
+	if s.added {
+		lines-- // (the input's line: its header is parlab's)
+	}
 	for _, o := range outs {
 		if o.err != nil {
 			var pe *scan.ParseError
@@ -572,6 +585,9 @@ func (s *streamRun) placeRejects(rs []scan.Reject, outs []blockOutcome) {
 	slices.SortFunc(sorted, func(a, b blockOutcome) int { return a.idx - b.idx })
 	first := make(map[int64]int64, len(sorted)) // a block's offset: its first line
 	line := int64(s.blankLines) + 1
+	if s.added {
+		line-- // (see failure)
+	}
 	for _, o := range sorted {
 		first[int64(o.off)] = line
 		line += int64(o.lines)

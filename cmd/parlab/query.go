@@ -265,7 +265,7 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if q.inputs.Rest != nil && !q.stream { // (query reports it after its run: errors in PATH order)
 		return c, q.inputs.Rest
 	}
-	c.Paths, c.Names, c.Seps, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Seps, q.inputs.Stream, q.inputs.Opens
+	c.Paths, c.Names, c.Seps, c.HeadAdded, c.Stream, c.Opens = q.inputs.Paths, q.inputs.Names, q.inputs.Seps, q.inputs.HeadAdded, q.inputs.Stream, q.inputs.Opens
 	return c, nil
 }
 

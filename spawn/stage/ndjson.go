@@ -86,6 +86,7 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 	out := bufio.NewWriterSize(w, copyBytes)
 	var c *jsonConv
 	var row []byte
+	blanks := 0 // blank lines before the first object, written after the header
 	for line := 1; ; line++ {
 		if c != nil && alone { // the header is written: the rest in blocks, on every core
 			if err := convertBlocks(out, br, c, line, runtime.GOMAXPROCS(0)); err != nil {
@@ -100,7 +101,14 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
 		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
+		switch t := bytes.TrimSpace(b); {
+		case len(t) == 0 && len(b) > 0: // a blank line: a blank CSV line, so that line n+1 is JSON line n
+			if c == nil {
+				blanks++
+			} else if err := out.WriteByte('\n'); err != nil {
+				return err
+			}
+		case len(t) > 0:
 			if c == nil { // the first object: its keys make the header
 				var p fastjson.Parser
 				v, perr := parseJSONLine(&p, t, name, line)
@@ -119,7 +127,11 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 				if len(cols) == 1 && cols[0] == "" {
 					head = append(head, '"', '"') // (a key "": a header, not a blank line)
 				}
-				if _, err := out.Write(append(head, '\n')); err != nil {
+				head = append(head, '\n')
+				for range blanks {
+					head = append(head, '\n')
+				}
+				if _, err := out.Write(head); err != nil {
 					return err
 				}
 			}
@@ -327,6 +339,8 @@ func (c *jsonConv) block(dst, data []byte, line int) ([]byte, error) {
 			if dst, err = c.convert(dst, t, line); err != nil {
 				return dst, err
 			}
+		} else {
+			dst = append(dst, '\n') // (see jsonToCSV: a line for a line)
 		}
 		line++
 	}

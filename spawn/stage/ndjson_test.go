@@ -21,9 +21,12 @@ func TestJSONToCSV(t *testing.T) {
 	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson", false); err != nil {
 		t.Fatal(err)
 	}
+	// (a blank line for a blank line, so that the CSV's line n+1 is the
+	// input's line n: spawn.Config.HeadAdded)
 	want := `kind,user.id,amount,missing.key
 click,7,,
 view,9,,
+
 click,7,,
 view,,,
 buy,12,19.99,
@@ -39,6 +42,7 @@ buy,12,19.99,
 	want = `ts,user,kind,ms,tags,ok
 2024-03-01T10:00:00Z,"{""id"":7,""name"":""Ana""}",click,12.50,"[""a"",""b""]",true
 2024-03-01T10:00:05Z,"{""id"":9,""name"":""Bo, \""the\"" Kid""}",view,3,,false
+
 2024-03-02T08:30:00Z,"{""id"":7,""name"":""Ana""}",click,1e2,,
 2024-03-02T09:00:00Z,,view,,,
 2024-03-03T12:00:00Z,"{""id"":12}",buy,40.25,,
@@ -60,10 +64,12 @@ buy,12,19.99,
 		t.Errorf("keys reordered: %q, want %q", out.String(), want)
 	}
 	// one column: a row whose value is missing is a row, not a blank line;
-	// objects without keys a column of their own
+	// objects without keys a column of their own; blank lines, before the
+	// first object too, kept (after the header)
 	for in, want := range map[string]string{
 		"{\"a\":1}\n{}\n{\"a\":null}\n": "a\n1\n\"\"\n\"\"\n",
-		"{}\n\n{}\n":                    "column0\n\"\"\n\"\"\n",
+		"{}\n\n{}\n":                    "column0\n\"\"\n\n\"\"\n",
+		"\n \n{\"a\":1}\n":              "a\n\n\n1\n",
 	} {
 		out.Reset()
 		if err := jsonToCSV(&out, strings.NewReader(in), nil, "m", false); err != nil || out.String() != want {
@@ -136,7 +142,8 @@ func TestJSONBlocks(t *testing.T) {
 		fmt.Fprintf(&in, "{\"id\":%d,\"note\":%q}\n", i, note)
 		fmt.Fprintf(&want, "%d,%s\n", i, note)
 		if i%1000 == 0 {
-			in.WriteString("\n") // a blank line
+			in.WriteString("\n") // a blank line, kept
+			want.WriteString("\n")
 		}
 	}
 	var out bytes.Buffer

@@ -168,6 +168,12 @@ type Inputs struct {
 	// plain file whose delimiter is a tab, ';' or '|' is scanned where it
 	// is, in its own (scan.NewTableSep); a staged one is in ','.
 	Seps []byte
+	// HeadAdded says of each of Paths whether its first line is a header
+	// parlab wrote, not the input's (JSON lines, whose line n is line n+1
+	// of their CSV: ndjson.go): an error's or a rejected row's line is
+	// then one less (spawn.Config.HeadAdded). A stream says it itself
+	// (its HeadAdded method). nil: none.
+	HeadAdded []bool
 	// Stream, from Stream only: the lone input's CSV bytes, read as they
 	// come (Paths is then empty, and Names[0] names it).
 	Stream io.Reader
@@ -412,7 +418,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (*Inputs, error) {
 	n := len(paths)
 	d.alone = n == 1
-	in := &Inputs{Paths: make([]string, n), Names: make([]string, n), Seps: make([]byte, n)}
+	in := &Inputs{Paths: make([]string, n), Names: make([]string, n), Seps: make([]byte, n), HeadAdded: make([]bool, n)}
 	errs := make([]error, n)
 	b := newBudget(d.MaxMemory)
 	var next atomic.Int64
@@ -442,7 +448,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 					mu.Unlock()
 				}
 				var mem *os.File
-				mem, in.Paths[i], in.Seps[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.d, src.sep, src.name, b, pk)
+				mem, in.Paths[i], in.Seps[i], in.HeadAdded[i], errs[i] = stage(ctxReader{ctx, src.r}, src.zip, src.d, src.sep, src.name, b, pk)
 				src.close()
 				if mem != nil {
 					mu.Lock()
@@ -463,7 +469,7 @@ func stageAll(ctx context.Context, paths []string, d Dialect, stdin io.Reader) (
 		}
 		// the PATHs before k are ready: the run's error is theirs, if
 		// any, else this one (Inputs.Rest)
-		in.Paths, in.Names, in.Seps, in.Rest = in.Paths[:k], in.Names[:k], in.Seps[:k], err
+		in.Paths, in.Names, in.Seps, in.HeadAdded, in.Rest = in.Paths[:k], in.Names[:k], in.Seps[:k], in.HeadAdded[:k], err
 		break
 	}
 	return in, nil
@@ -539,7 +545,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 			zclose()
 			src.close()
 		}()
-		lc := &lateClose{r: pr, sep: ',', closers: []func(){func() { pr.Close() }}}
+		lc := &lateClose{r: pr, sep: ',', headAdded: true, closers: []func(){func() { pr.Close() }}}
 		return lc, lc.close, nil
 	}
 	if r, src.sep, err = readable(r, src.sep); err != nil {
@@ -603,18 +609,23 @@ func openStream(p string, d Dialect) (io.Reader, func(), error) {
 // middle of a Read leaves the closing to the Read's end; a Read after
 // close reads nothing. Safe for one reader and one closer at once.
 type lateClose struct {
-	r       io.Reader
-	sep     byte // the stream's field delimiter (Delimiter)
-	mu      sync.Mutex
-	reading bool
-	closed  bool
-	closers []func()
+	r         io.Reader
+	sep       byte // the stream's field delimiter (Delimiter)
+	headAdded bool // (HeadAdded)
+	mu        sync.Mutex
+	reading   bool
+	closed    bool
+	closers   []func()
 }
 
 // Delimiter is the field delimiter of the stream's CSV bytes: ',', a tab,
 // ';' or '|' (a stream is transcoded only for what else it needs). A
 // scan of a stream reads it from here (spawn's delimiterOf).
 func (l *lateClose) Delimiter() byte { return l.sep }
+
+// HeadAdded says whether the stream's first line is a header parlab wrote,
+// not the input's (JSON lines: see Inputs.HeadAdded).
+func (l *lateClose) HeadAdded() bool { return l.headAdded }
 
 // errStreamClosed is a Read's error after Inputs.Close.
 var errStreamClosed = errors.New("the input was closed")
@@ -922,29 +933,30 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBytes); return 
 // lines or fields), into a new memory file (returned, with its path), or
 // at the end of pk if not nil (its region's path), taking its bytes from
 // b. It returns the delimiter of what it wrote: src's own (sep, or its
-// first line's), or ',' where it transcoded.
-func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budget, pk *pack) (*os.File, string, byte, error) {
+// first line's), or ',' where it transcoded; and whether its first line
+// is a header it wrote (JSON lines: Inputs.HeadAdded).
+func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budget, pk *pack) (*os.File, string, byte, bool, error) {
 	src, zclose, err := decompress(src, zip, d.MaxRatio, name)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, "", 0, false, err
 	}
 	defer zclose()
 	src, json := asJSON(src, d)
 	if !json {
 		if src, sep, err = readable(src, sep); err != nil {
-			return nil, "", 0, fmt.Errorf("%s: %w", name, err)
+			return nil, "", 0, false, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	var mem *os.File
 	var start int64
 	if pk == nil {
 		if mem, err = shm.NewMemFile("parlab-input"); err != nil {
-			return nil, "", 0, err
+			return nil, "", 0, false, err
 		}
 	} else {
 		mem, start = pk.f, pk.end
 		if _, err := mem.Seek(start, io.SeekStart); err != nil {
-			return nil, "", 0, err
+			return nil, "", 0, false, err
 		}
 	}
 	w := &memWriter{w: mem, b: b, name: name}
@@ -974,14 +986,14 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 		}
 		var pe *scan.ParseError
 		if errors.As(err, &pe) || errors.Is(err, ErrMaxMemory) || errors.Is(err, errRowBound) {
-			return nil, "", 0, err // (named already)
+			return nil, "", 0, false, err // (named already)
 		}
-		return nil, "", 0, fmt.Errorf("%s: %w", name, err)
+		return nil, "", 0, false, fmt.Errorf("%s: %w", name, err)
 	}
 	if pk != nil {
-		return nil, shm.RegionPath(mem, start, w.off), sep, nil
+		return nil, shm.RegionPath(mem, start, w.off), sep, json, nil
 	}
-	return mem, shm.MemFilePath(mem), sep, nil
+	return mem, shm.MemFilePath(mem), sep, json, nil
 }
 
 // decompress is src decompressed as zip says (".gz", ".zst", or "" for
