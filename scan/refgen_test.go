@@ -472,6 +472,20 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				selNames = names // (the first file's)
 			}
 		}
+		// each row's aggregated values are checked a column at a time, in
+		// the order of the columns' first appearance (the scanner's slots),
+		// each column's aggregates in theirs
+		first := map[int]int{}
+		for _, c := range aggCols {
+			if _, ok := first[c]; !ok {
+				first[c] = len(first)
+			}
+		}
+		aggOrder := make([]int, len(aggCols))
+		for k := range aggOrder {
+			aggOrder[k] = k
+		}
+		slices.SortStableFunc(aggOrder, func(a, b int) int { return first[aggCols[a]] - first[aggCols[b]] })
 		numeric := map[int]bool{} // the columns that a sum or an average reads: numbers only
 		for k, a := range aggs {
 			if a.fn == "median" || a.fn == "quantile" {
@@ -580,12 +594,12 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 				out.matched++
 				continue
 			}
-			// every aggregated value must parse, in the order of the columns'
-			// first appearance (the scanner's slots); vals[k] is aggregate
-			// k's value read for min and max
+			// every aggregated value must parse, in aggOrder; vals[k] is
+			// aggregate k's value read for min and max
 			vals := make([]refExt, len(aggCols))
 			var rowErr error
-			for k, c := range aggCols {
+			for _, k := range aggOrder {
+				c := aggCols[k]
 				if rec[c] == "" {
 					continue // missing: skipped by every aggregate
 				}
