@@ -766,7 +766,7 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if dslot >= 0 {
 		h.hp.spanOn(dspan, h.dcol, ncols)
 		h.all = h.all && h.hp.span[dspan] >= 0
-		h.hp.eqop[dspan] = 4 // (see dateOfKey)
+		h.hp.eqop[dspan], h.hp.dv = 4, 1 // (see dateOfKey)
 	}
 	// With no first = filter to lead, a first later filter that compares
 	// a date may lead (dateLead), with the next if it is the range's other

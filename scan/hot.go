@@ -138,22 +138,32 @@ type hotState struct {
 	// 520, 528: slot mode's table size, as 64 minus its bits and as a
 	// mask of them (hotKeys.bits)
 	kshift, kmask uint64
-	// 536, 560: hotPlan.dlo, dhi
-	dlo, dhi [3]int64
-	// 584: not 0 if a span is a date value (eqop 4): hotWalk puts each
-	// row's key (see dateOfKey) in dkey (592), and slot mode takes its maximum
-	// and minimum to the key's entry (keyAcc, accDate)
+	// 536: the plan's span tests' values (hotPlan.st), read where a test
+	// needs them: a window's copy of the state stays small
+	st *spanTests
+	// 544: hotPlan.dv: not 0 if a span is a date value (eqop 4): hotWalk
+	// puts each row's key (see dateOfKey) in dkey (552), and slot mode
+	// takes its maximum and minimum to the key's entry (keyAcc, accDate)
 	dv   int
 	dkey int64
-	// 600, 664, 696: hotPlan.inw, inn, nin
-	inw [maxIn][2]uint64
-	inn [maxIn]int
-	nin int
-	// 704, 752: hotPlan.cfirst, clast
+	// 560: hotPlan.ldate
+	ldate int
+}
+
+// spanTests are the values of a plan's span tests beyond = and != (see
+// hotPlan.eqop; hot_amd64.s reads them by their offsets, which
+// TestHotStateLayout checks): per span, a date's range of days (dlo, dhi
+// at 0, 24); an in list's values and lengths (inw, inn at 48, 112; nin at
+// 144 of them); per span, a contains value's first and last byte in every
+// byte (cfirst, clast at 152, 200); a date lead's range (ldlo, ldhi at
+// 248, 256).
+type spanTests struct {
+	dlo, dhi      [3]int64
+	inw           [maxIn][2]uint64
+	inn           [maxIn]int
+	nin           int
 	cfirst, clast [3][2]uint64
-	// 800, 808, 816: hotPlan.ldate, ldlo, ldhi
-	ldate      int
-	ldlo, ldhi int64
+	ldlo, ldhi    int64
 }
 
 // cbufLen is how many rows compress mode's first pass takes at most
@@ -192,24 +202,21 @@ type hotPlan struct {
 	nspan int // the span fields up to the last one set
 	// eqop: span field j's filter, tested by hotWalk: 0 none, 1 =, 2 !=,
 	// against the eqn bytes of eqw (at most 16; see testOn), 3 a date
-	// whose day lies in [dlo[j], dhi[j]] (see dateOn); 4, no filter: a
-	// date whose minimum or maximum the query asks for (see dateOfKey); 5
-	// in, 6 not in, the nin values of inw (inn bytes each; see inOn); 7
-	// contains, 8 starts with eqw's eqn bytes (cfirst and clast: its
-	// first and last byte in every byte; see textOn)
-	eqw      [3][2]uint64
-	eqn      [3]int
-	eqop     [3]int
-	dlo, dhi [3]int64
-	inw      [maxIn][2]uint64
-	inn      [maxIn]int
-	nin      int
-	cfirst   [3][2]uint64
-	clast    [3][2]uint64
+	// whose day lies in [st.dlo[j], st.dhi[j]] (see dateOn); 4, no
+	// filter: a date whose minimum or maximum the query asks for (see
+	// dateOfKey; dv); 5 in, 6 not in, the st.nin values of st.inw
+	// (st.inn bytes each; see inOn); 7 contains, 8 starts with eqw's eqn
+	// bytes (st.cfirst and st.clast: its first and last byte in every
+	// byte; see textOn)
+	eqw  [3][2]uint64
+	eqn  [3]int
+	eqop [3]int
+	st   spanTests
+	// dv: not 0 if a span is a date value (eqop 4)
+	dv int
 	// ldate: not 0 if the lead (leadbit) is a date's comparison, whose day
-	// must lie in [ldlo, ldhi], not a value (see dateLead)
-	ldate      int
-	ldlo, ldhi int64
+	// must lie in [st.ldlo, st.ldhi], not a value (see dateLead)
+	ldate int
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
 	// [numlo[k][i], numhi[k][i]], i = 0 for scale 0 and 1 for scale 2 (see
@@ -340,7 +347,7 @@ func (hp *hotPlan) textOn(j int, c *cond) bool {
 	}
 	const ones = 0x0101010101010101
 	f, l := uint64(c.val[0])*ones, uint64(c.val[len(c.val)-1])*ones
-	hp.cfirst[j], hp.clast[j] = [2]uint64{f, f}, [2]uint64{l, l}
+	hp.st.cfirst[j], hp.st.clast[j] = [2]uint64{f, f}, [2]uint64{l, l}
 	return true
 }
 
@@ -352,7 +359,7 @@ const maxIn = 4
 // could lead (leadOK: = of bytes, which never fails) of at most 16 bytes,
 // on a field it finds. As cond.test, both fail on an empty field.
 func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
-	if c.op != OpIn && c.op != OpNotIn || hp.nin != 0 || len(c.list) > maxIn || hp.span[j] < 0 {
+	if c.op != OpIn && c.op != OpNotIn || hp.st.nin != 0 || len(c.list) > maxIn || hp.span[j] < 0 {
 		return false
 	}
 	for i := range c.list {
@@ -361,9 +368,9 @@ func (hp *hotPlan) inOn(j int, c *cond, sep byte) bool {
 		}
 	}
 	for i := range c.list {
-		hp.inw[i], hp.inn[i] = word16(c.list[i].val), len(c.list[i].val)
+		hp.st.inw[i], hp.st.inn[i] = word16(c.list[i].val), len(c.list[i].val)
 	}
-	hp.nin, hp.eqop[j] = len(c.list), 5
+	hp.st.nin, hp.eqop[j] = len(c.list), 5
 	if c.op == OpNotIn {
 		hp.eqop[j] = 6
 	}
@@ -386,13 +393,13 @@ func (hp *hotPlan) dateOn(j int, c *cond) bool {
 	lo, hi := dayBounds(c.op, c.day)
 	for k := 1; k < j; k++ {
 		if hp.eqop[k] == 3 && hp.span[k] == hp.span[j] {
-			hp.dlo[k], hp.dhi[k] = max(hp.dlo[k], lo), min(hp.dhi[k], hi)
+			hp.st.dlo[k], hp.st.dhi[k] = max(hp.st.dlo[k], lo), min(hp.st.dhi[k], hi)
 			hp.span[j] = -1
 			hp.spansSet()
 			return true
 		}
 	}
-	hp.eqop[j], hp.dlo[j], hp.dhi[j] = 3, lo, hi
+	hp.eqop[j], hp.st.dlo[j], hp.st.dhi[j] = 3, lo, hi
 	return true
 }
 
@@ -416,10 +423,10 @@ func (hp *hotPlan) dateLead(c, d *cond) (ok, both bool) {
 		return false, false
 	}
 	hp.leadbit, hp.vlen, hp.ldate = 1<<(c.field-1), 10, 1 // (vlen: the longest date it reads)
-	hp.ldlo, hp.ldhi = dayBounds(c.op, c.day)
+	hp.st.ldlo, hp.st.ldhi = dayBounds(c.op, c.day)
 	if d != nil && dateTestable(d) && d.field == c.field {
 		lo, hi := dayBounds(d.op, d.day)
-		hp.ldlo, hp.ldhi = max(hp.ldlo, lo), min(hp.ldhi, hi)
+		hp.st.ldlo, hp.st.ldhi = max(hp.st.ldlo, lo), min(hp.st.ldhi, hi)
 		both = true
 	}
 	return true, both
@@ -607,16 +614,7 @@ func (hp *hotPlan) fillHot(it *hotState, data []byte, wb int) {
 	it.vword, it.vmask, it.ncm, it.need, it.nsum = hp.vword, hp.vmask, hp.ncm, hp.need, hp.nsum
 	it.sums = hp.sums
 	it.leadbit, it.vword2, it.vmask2, it.vlen, it.span, it.nspan = hp.leadbit, hp.vword2, hp.vmask2, hp.vlen, hp.span, hp.nspan
-	it.eqw, it.eqn, it.eqop, it.dlo, it.dhi = hp.eqw, hp.eqn, hp.eqop, hp.dlo, hp.dhi
-	it.inw, it.inn, it.nin = hp.inw, hp.inn, hp.nin
-	it.cfirst, it.clast = hp.cfirst, hp.clast
-	it.ldate, it.ldlo, it.ldhi = hp.ldate, hp.ldlo, hp.ldhi
-	it.dv = 0
-	for _, op := range hp.eqop {
-		if op == 4 {
-			it.dv = 1
-		}
-	}
+	it.eqw, it.eqn, it.eqop, it.st, it.dv, it.ldate = hp.eqw, hp.eqn, hp.eqop, &hp.st, hp.dv, hp.ldate
 	it.nparse, it.nnum = hp.nparse, hp.nparse-hp.nsum
 	it.skip, it.key2 = hp.skip, hp.key2
 }

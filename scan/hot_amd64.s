@@ -42,18 +42,22 @@
 #define KEY2 512
 #define KSHIFT 520
 #define KMASK 528
-#define DLO 536
-#define DHI 560
-#define DV 584
-#define DKEY 592
-#define INW 600
-#define INN 664
-#define NIN 696
-#define CFIRST 704
-#define CLAST 752
-#define LDATE 800
-#define LDLO 808
-#define LDHI 816
+#define ST 536
+#define DV 544
+#define DKEY 552
+#define LDATE 560
+
+// spanTests' fields (hot.go; TestHotStateLayout checks these), from
+// hotState.st.
+#define DLO 0
+#define DHI 24
+#define INW 48
+#define INN 112
+#define NIN 144
+#define CFIRST 152
+#define CLAST 200
+#define LDLO 248
+#define LDHI 256
 
 // A span field at SPANBACK + i or more is found from the row's end.
 #define SPANBACK 100
@@ -860,19 +864,20 @@ spanother:
 	JGT      handback
 	MOVOU    (SI)(R8*1), X0
 	XORL     R8, R8
+	MOVQ     ST(R13), DX
 
 spaninloop:
-	CMPQ     AX, INN(R13)(R8*8)
+	CMPQ     AX, INN(DX)(R8*8)
 	JNE      spaninnext
 	MOVQ     R8, R11
 	SHLQ     $4, R11
-	MOVOU    INW(R13)(R11*1), X1
+	MOVOU    INW(DX)(R11*1), X1
 	DIFFER(X1, X0, AX, R11)
 	JZ       spaninhit
 
 spaninnext:
 	INCQ     R8
-	CMPQ     R8, NIN(R13)
+	CMPQ     R8, NIN(DX)
 	JLT      spaninloop
 	CMPQ     CX, $5
 	JEQ      nomatch               // in fails
@@ -909,8 +914,9 @@ spantext:
 	JEQ      spanprefix
 	CMPQ     AX, $31
 	JA       handback
-	MOVOU    CFIRST(R13)(R11*1), X2
-	MOVOU    CLAST(R13)(R11*1), X3
+	MOVQ     ST(R13), CX
+	MOVOU    CFIRST(CX)(R11*1), X2
+	MOVOU    CLAST(CX)(R11*1), X3
 	MOVOU    (R8), X0
 	PCMPEQB  X2, X0
 	MOVOU    -1(R8)(DX*1), X1
@@ -1097,9 +1103,10 @@ spanyear:
 	JS      leadday
 	CMPQ    EQOP(R13)(R12*8), $3
 	JNE     spandval
-	CMPQ    R11, DLO(R13)(R12*8)
+	MOVQ    ST(R13), CX
+	CMPQ    R11, DLO(CX)(R12*8)
 	JLT     nomatch
-	CMPQ    R11, DHI(R13)(R12*8)
+	CMPQ    R11, DHI(CX)(R12*8)
 	JGT     nomatch
 	JMP     spannext
 
@@ -1137,9 +1144,10 @@ leaddate:
 	// (DX, the row's end where leadat found it, is spandate's scratch:
 	// mend makes it again from ROWE; the lead way's match finds it.)
 leadday:
-	CMPQ  R11, LDLO(R13)
+	MOVQ  ST(R13), CX
+	CMPQ  R11, LDLO(CX)
 	JLT   nomatch
-	CMPQ  R11, LDHI(R13)
+	CMPQ  R11, LDHI(CX)
 	JGT   nomatch
 	MOVQ  ROWE(SP), R12
 	TESTQ R12, R12

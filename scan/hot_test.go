@@ -491,7 +491,7 @@ func TestInSpans(t *testing.T) {
 						t.Fatal(err)
 					}
 					h := tb.b.gen.hot
-					if got := h != nil && h.hp.nin > 0; got != inAsm {
+					if got := h != nil && h.hp.st.nin > 0; got != inAsm {
 						t.Fatalf("at %d, %s: hotWalk tests it %v, want %v", at, c, got, inAsm)
 					}
 					checkGen(t, fmt.Sprintf("at %d, %+v", at, q), files, q)
