@@ -264,6 +264,15 @@ nzl: \
 done: \
 	MOVQ   R8, DIG(SP)(AX*8)
 
+// DIGITS2(w, t) puts in t the value of the two digits' bytes in w's
+// low 16 bits (the tens first, in the low byte), and changes w.
+#define DIGITS2(w, t) \
+	ANDL    $0x0F0F, w \
+	IMUL3L  $10, w, t \
+	SHRL    $8, w \
+	MOVBLZX t, t \
+	ADDL    w, t
+
 // DIFFER(x, v, n, r) puts in r the bytes of the first n (a register, at
 // most 16) of x's where x and v differ, a bit a byte: ZF set if none. It
 // changes x.
@@ -1023,11 +1032,7 @@ spanday:
 	SUBL    DX, R8
 	SHLL    $3, R8
 	SHLXL   R8, R11, R11
-	ANDL    $0x0F0F, R11
-	IMUL3L  $10, R11, R8
-	SHRL    $8, R11
-	MOVBLZX R8, R8
-	ADDL    R11, R8
+	DIGITS2(R11, R8)
 	MOVQ    R8, X3                  // the month
 	// the day's, from s1+1, s2-s1-1 digits
 	MOVWLZX 1(AX)(DX*1), R11
@@ -1036,11 +1041,7 @@ spanday:
 	SUBL    CX, R8
 	SHLL    $3, R8
 	SHLXL   R8, R11, R11
-	ANDL    $0x0F0F, R11
-	IMUL3L  $10, R11, R8
-	SHRL    $8, R11
-	MOVBLZX R8, R8
-	ADDL    R11, R8                 // the day
+	DIGITS2(R11, R8)                // the day
 	MOVL    1(AX)(CX*1), R11        // the year's 4 digits
 	MOVQ    X3, DX
 	JMP     spanyear
@@ -1058,18 +1059,9 @@ spaniso:
 	CMPB    7(AX), $0x2D
 	JNE     handback
 	MOVWLZX 5(AX), R8
-	ANDL    $0x0F0F, R8
-	IMUL3L  $10, R8, CX
-	SHRL    $8, R8
-	MOVBLZX CX, CX
-	ADDL    CX, R8
-	MOVQ    R8, DX                  // the month
-	MOVWLZX 8(AX), R8
-	ANDL    $0x0F0F, R8
-	IMUL3L  $10, R8, CX
-	SHRL    $8, R8
-	MOVBLZX CX, CX
-	ADDL    CX, R8                  // the day
+	DIGITS2(R8, DX)                 // the month
+	MOVWLZX 8(AX), R11
+	DIGITS2(R11, R8)                // the day
 	MOVL    (AX), R11               // the year's 4 digits
 
 	// DX the month, R8 the day, R11 the year's digits (as year4: a lane
