@@ -36,8 +36,8 @@ type Set struct {
 	// (Inputs.Seps): ',', a tab, ';' or '|'
 	Seps []byte
 	// HeadAdded says of each file whether its header is parlab's
-	// (Config.HeadAdded): scanUnit and placeRejects count its lines
-	// without it.
+	// (Config.HeadAdded): scanRows' errors and placeRejects' rows count
+	// its lines without it.
 	HeadAdded []bool
 	Query     scan.Query
 	Files     []*shm.File
@@ -409,6 +409,7 @@ func (s *Set) scanRows(ctx context.Context, i, a, b int, r *scan.Result, sure bo
 	return p, err
 }
 
+// scanRowsOf is scanRows with its error's line the CSV's.
 func (s *Set) scanRowsOf(ctx context.Context, i, a, b int, r *scan.Result, sure bool) (int, error) {
 	if s.Files[i].Copying() {
 		return s.stream(ctx, i, a, b, r, sure)
