@@ -804,12 +804,7 @@ func TestNDJSONAgrees(t *testing.T) {
 		t.Fatalf("a directory's JSON lines: %q", jsons)
 	}
 	raw, _ := os.ReadFile(jsons[0])
-	var gz bytes.Buffer
-	gw := gzip.NewWriter(&gz)
-	gw.Write(raw)
-	gw.Close()
-	gzp := filepath.Join(t.TempDir(), "a.jsonl.gz")
-	os.WriteFile(gzp, gz.Bytes(), 0o644)
+	gzp := writeFile(t, filepath.Join(t.TempDir(), "a.jsonl.gz"), gzipOf(raw))
 	for _, q := range []scan.Query{
 		{Where: "Region", Equals: "Europe", By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}},
 		{Filters: []scan.Cond{{Col: "Units Sold", Op: scan.OpGt, Value: "9000"}}, Select: []string{"Country", "Unit Price"}},
@@ -861,8 +856,7 @@ func TestNDJSONErrorLines(t *testing.T) {
 		}
 		b = append(b, o...)
 	}
-	p := filepath.Join(dir, "e.ndjson")
-	os.WriteFile(p, b, 0o644)
+	p := writeFile(t, filepath.Join(dir, "e.ndjson"), string(b))
 	q := scan.Query{Sum: []string{"Units Sold"}, Types: []scan.ColumnKind{{Col: "Units Sold", Kind: scan.KindNumber, Why: "given"}}}
 	d := stage.Dialect{Columns: q.Names()}
 	for _, in := range []struct {

@@ -552,14 +552,21 @@ func lowerTo(a *atomic.Int64, i int) {
 	}
 }
 
+// linesBefore is what a block's lines are counted after: the blank lines
+// before the header, less the header where it is parlab's (added), so
+// that errors and rejects name the input's lines.
+func (s *streamRun) linesBefore() int {
+	if s.added {
+		return s.blankLines - 1
+	}
+	return s.blankLines
+}
+
 // failure is the run's error, if any: the earliest block's, its line
 // moved past the newlines of the blocks before it; else the reader's.
 func (s *streamRun) failure(outs []blockOutcome) error {
 	slices.SortFunc(outs, func(a, b blockOutcome) int { return a.idx - b.idx })
-	lines := s.blankLines
-	if s.added {
-		lines-- // (the input's line: its header is parlab's)
-	}
+	lines := s.linesBefore()
 	for _, o := range outs {
 		if o.err != nil {
 			var pe *scan.ParseError
@@ -584,10 +591,7 @@ func (s *streamRun) placeRejects(rs []scan.Reject, outs []blockOutcome) {
 	sorted := slices.Clone(outs)
 	slices.SortFunc(sorted, func(a, b blockOutcome) int { return a.idx - b.idx })
 	first := make(map[int64]int64, len(sorted)) // a block's offset: its first line
-	line := int64(s.blankLines) + 1
-	if s.added {
-		line-- // (see failure)
-	}
+	line := int64(s.linesBefore()) + 1
 	for _, o := range sorted {
 		first[int64(o.off)] = line
 		line += int64(o.lines)
