@@ -72,7 +72,8 @@ func asJSON(r io.Reader, d Dialect) (io.Reader, bool) {
 
 // jsonToCSV reads the JSON lines of r and writes them to w as CSV (see
 // above); want are the names the query reads, nil for every key (see
-// Dialect.Columns). The first object (its keys make the header) is read
+// Dialect.Columns), and a string value in nulls is a missing value, as
+// --null makes a CSV field one (Dialect.Null). The first object (its keys make the header) is read
 // here. For an input read alone the lines after it go in blocks of about
 // jsonBlock bytes, cut at line ends, to as many converters as there are
 // cores (beside other inputs, which take the other cores, they are
@@ -81,7 +82,7 @@ func asJSON(r io.Reader, d Dialect) (io.Reader, bool) {
 // line is parsed, and each is written before that), and the blocks' CSV
 // is written in the order they were read. The error is the earliest
 // line's.
-func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool) error {
+func jsonToCSV(w io.Writer, r io.Reader, want, nulls []string, name string, alone bool) error {
 	br := bufio.NewReaderSize(r, copyBytes)
 	out := bufio.NewWriterSize(w, copyBytes)
 	var c *jsonConv
@@ -116,7 +117,7 @@ func jsonToCSV(w io.Writer, r io.Reader, want []string, name string, alone bool)
 					return perr
 				}
 				cols, paths := jsonColumns(v, want)
-				c = newJSONConv(paths, name)
+				c = newJSONConv(paths, nulls, name)
 				var head []byte
 				for k, col := range cols {
 					if k > 0 {
@@ -305,10 +306,11 @@ type jsonConv struct {
 	}
 	fields    [][]byte // per column, this line's field (nil: missing), as CSV
 	vals, num []byte
+	nulls     []string // string values that are missing values (--null; read only)
 }
 
-func newJSONConv(paths [][]string, name string) *jsonConv {
-	c := &jsonConv{name: name, paths: paths, top: map[string]int{}, fields: make([][]byte, len(paths)), vals: make([]byte, 0, 1024)}
+func newJSONConv(paths [][]string, nulls []string, name string) *jsonConv {
+	c := &jsonConv{name: name, paths: paths, nulls: nulls, top: map[string]int{}, fields: make([][]byte, len(paths)), vals: make([]byte, 0, 1024)}
 	for k, path := range paths {
 		if len(path) == 1 {
 			c.top[path[0]] = k
@@ -319,7 +321,7 @@ func newJSONConv(paths [][]string, name string) *jsonConv {
 
 // clone is another converter of c's columns.
 func (c *jsonConv) clone() *jsonConv {
-	d := newJSONConv(c.paths, c.name)
+	d := newJSONConv(c.paths, c.nulls, c.name)
 	d.top = c.top
 	return d
 }
@@ -376,14 +378,14 @@ func (c *jsonConv) convert(dst, t []byte, line int) ([]byte, error) {
 		}
 		if k := a.col; k >= 0 && c.fields[k] == nil {
 			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, x)
+			c.vals, c.num = appendJSONField(c.vals, c.num, x, c.nulls)
 			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
 		}
 	})
 	for k, path := range c.paths {
 		if len(path) > 1 {
 			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...))
+			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...), c.nulls)
 			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
 		}
 	}
@@ -440,7 +442,7 @@ func jsonColumns(v *fastjson.Value, want []string) (cols []string, paths [][]str
 // appendJSONField appends value v (nil: a missing key) as a CSV field;
 // num is scratch for a number's or a nested value's JSON text, returned
 // for the next call.
-func appendJSONField(row, num []byte, v *fastjson.Value) ([]byte, []byte) {
+func appendJSONField(row, num []byte, v *fastjson.Value, nulls []string) ([]byte, []byte) {
 	if v == nil {
 		return row, num
 	}
@@ -448,7 +450,13 @@ func appendJSONField(row, num []byte, v *fastjson.Value) ([]byte, []byte) {
 	case fastjson.TypeNull:
 		return row, num
 	case fastjson.TypeString:
-		return scan.AppendCSVField(row, v.GetStringBytes()), num
+		b := v.GetStringBytes()
+		for _, n := range nulls {
+			if string(b) == n {
+				return row, num // a missing value (--null), as in a CSV input
+			}
+		}
+		return scan.AppendCSVField(row, b), num
 	case fastjson.TypeTrue:
 		return append(row, "true"...), num
 	case fastjson.TypeFalse:

@@ -18,7 +18,7 @@ func TestJSONToCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, "events.ndjson", false); err != nil {
+	if err := jsonToCSV(&out, bytes.NewReader(in), []string{"user.id", "kind", "amount", "missing.key", "Kind"}, nil, "events.ndjson", false); err != nil {
 		t.Fatal(err)
 	}
 	// (a blank line for a blank line, so that the CSV's line n+1 is the
@@ -36,7 +36,7 @@ buy,12,19.99,
 	}
 	// every key (nil), objects and arrays as their JSON text
 	out.Reset()
-	if err := jsonToCSV(&out, bytes.NewReader(in), nil, "events.ndjson", false); err != nil {
+	if err := jsonToCSV(&out, bytes.NewReader(in), nil, nil, "events.ndjson", false); err != nil {
 		t.Fatal(err)
 	}
 	want = `ts,user,kind,ms,tags,ok
@@ -57,11 +57,23 @@ buy,12,19.99,
 {"b":3,"a":4}
 {"b":5,"a":6,"a":7}
 {"a":8}
-`), nil, "o", false); err != nil {
+`), nil, nil, "o", false); err != nil {
 		t.Fatal(err)
 	}
 	if want := "a,b\n1,2\n4,3\n6,5\n8,\n"; out.String() != want {
 		t.Errorf("keys reordered: %q, want %q", out.String(), want)
+	}
+	// a string that --null names is a missing value (a number, and a
+	// string that only holds one, are not)
+	out.Reset()
+	if err := jsonToCSV(&out, strings.NewReader(`{"a":"NA","b":"NA!"}
+{"a":"-","b":2}
+{"a":3,"b":"x"}
+`), nil, []string{"NA", "-"}, "o", false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a,b\n,NA!\n,2\n3,x\n"; out.String() != want {
+		t.Errorf("--null: %q, want %q", out.String(), want)
 	}
 	// one column: a row whose value is missing is a row, not a blank line;
 	// objects without keys a column of their own; blank lines, before the
@@ -72,13 +84,13 @@ buy,12,19.99,
 		"\n \n{\"a\":1}\n":              "a\n\n\n1\n",
 	} {
 		out.Reset()
-		if err := jsonToCSV(&out, strings.NewReader(in), nil, "m", false); err != nil || out.String() != want {
+		if err := jsonToCSV(&out, strings.NewReader(in), nil, nil, "m", false); err != nil || out.String() != want {
 			t.Errorf("%q: %q %v, want %q", in, out.String(), err, want)
 		}
 	}
 	// a string field holding a newline and quotes stays one field
 	var nested bytes.Buffer
-	if err := jsonToCSV(&nested, strings.NewReader(`{"note":"line\nbreak, \"q\""}`+"\n"), nil, "n", true); err != nil {
+	if err := jsonToCSV(&nested, strings.NewReader(`{"note":"line\nbreak, \"q\""}`+"\n"), nil, nil, "n", true); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&nested).ReadAll()
@@ -94,7 +106,7 @@ func TestJSONErrors(t *testing.T) {
 		{"\"just a string\"\n", "bad.ndjson:1:1"},
 		{"{\"a\":1}\n{\"a\":", "bad.ndjson:2:1"},
 	} {
-		err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(c.in), nil, "bad.ndjson", true)
+		err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(c.in), nil, nil, "bad.ndjson", true)
 		var pe *scan.ParseError
 		if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an ErrJSON at %q", c.in, err, c.want)
@@ -109,7 +121,7 @@ func FuzzJSONToCSV(f *testing.F) {
 	f.Add([]byte("\ufeff{\"a\":\"\\u00e9\\n\"}\r\n"), "a")
 	f.Fuzz(func(t *testing.T, in []byte, want string) {
 		var out bytes.Buffer
-		err := jsonToCSV(&out, bytes.NewReader(in), strings.Split(want, ","), "f.ndjson", len(in)%2 == 0)
+		err := jsonToCSV(&out, bytes.NewReader(in), strings.Split(want, ","), nil, "f.ndjson", len(in)%2 == 0)
 		if err != nil {
 			var pe *scan.ParseError
 			if !errors.As(err, &pe) || pe.Line < 1 {
@@ -147,7 +159,7 @@ func TestJSONBlocks(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := jsonToCSV(&out, strings.NewReader(in.String()), nil, "big.ndjson", true); err != nil {
+	if err := jsonToCSV(&out, strings.NewReader(in.String()), nil, nil, "big.ndjson", true); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != want.String() {
@@ -155,7 +167,7 @@ func TestJSONBlocks(t *testing.T) {
 	}
 	lines := strings.SplitAfter(in.String(), "\n")
 	lines[50123] = "{\"id\":1,]\n"
-	err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(strings.Join(lines, "")), nil, "big.ndjson", true)
+	err := jsonToCSV(&bytes.Buffer{}, strings.NewReader(strings.Join(lines, "")), nil, nil, "big.ndjson", true)
 	if err == nil || !strings.Contains(err.Error(), "big.ndjson:50124:1") {
 		t.Fatalf("%v, want the error at line 50124", err)
 	}

@@ -541,7 +541,7 @@ func streamOf(src source) (io.Reader, func(), error) {
 	if r, json = asJSON(r, src.d); json {
 		pr, pw := io.Pipe()
 		go func() {
-			pw.CloseWithError(jsonToCSV(pw, r, src.d.Columns, src.name, src.d.alone))
+			pw.CloseWithError(jsonToCSV(pw, r, src.d.Columns, src.d.Null, src.name, src.d.alone))
 			zclose()
 			src.close()
 		}()
@@ -961,7 +961,7 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 	}
 	w := &memWriter{w: mem, b: b, name: name}
 	if json {
-		err = jsonToCSV(w, src, d.Columns, name, d.alone)
+		err = jsonToCSV(w, src, d.Columns, d.Null, name, d.alone)
 		sep = ','
 	} else if d.readAll() {
 		err = scan.Transcode(w, src, d.transcoding(sep), name)
