@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -30,7 +30,7 @@ func salesReport(t *testing.T, q scan.Query) (*spawn.Report, spawn.Config) {
 	for _, e := range ents {
 		paths = append(paths, filepath.Join(dir, e.Name()))
 	}
-	c := spawn.Config{Paths: paths, Query: q, Mode: shm.Mmap, Workers: 1, Split: spawn.SplitFile}
+	c := spawn.Config{Paths: paths, Query: q, Mode: input.Mmap, Workers: 1, Split: spawn.SplitFile}
 	rep, err := spawn.Sequential{}.Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestGolden(t *testing.T) {
 	} {
 		rep, c := salesReport(t, tt.q)
 		var text, csv, js bytes.Buffer
-		Text(&text, rep, shm.Mmap)
+		Text(&text, rep, input.Mmap)
 		Kinds(&text, rep)
 		Workers(&text, rep)
 		if err := CSV(&csv, rep); err != nil {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"parlab/bench"
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -23,7 +23,7 @@ import (
 // the time by phase. mode is the I/O mode the run used (a stream's is
 // read, whatever it was asked). A write error is not reported: no text
 // output's is.
-func Text(w io.Writer, rep *spawn.Report, mode shm.Mode) {
+func Text(w io.Writer, rep *spawn.Report, mode input.Mode) {
 	mode = rep.IO(mode)
 	filter, _ := DisplayString(rep.Spec.Describe())
 	if rep.Floor() {

@@ -8,7 +8,7 @@
 // allocates per new group), and no system call but one hint that changes no
 // answer (huge pages asked for a group-by's large arrays: huge_linux.go), so
 // it can be fuzzed anywhere. How the bytes arrive (mmap, pread, a copy) is
-// package shm's business; which worker scans which range is package spawn's.
+// package input's business; which worker scans which range is package spawn's.
 //
 // # The dialect
 //

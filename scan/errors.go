@@ -18,7 +18,7 @@ var (
 	// ErrUTF16 is bytes to scan that start with UTF-16's byte order mark
 	// (Excel's "Unicode Text"): every other byte a zero, which no column
 	// name or number holds. (A file whose delimiter parlab finds itself is
-	// decoded before the scan: spawn/stage.)
+	// decoded before the scan: input/stage.)
 	ErrUTF16 = errors.New("UTF-16 text (it starts with UTF-16's byte order mark): leave --delimiter out for parlab to decode it, or convert it first: iconv -f UTF-16 -t UTF-8")
 	// ErrOpenQuote is the ErrQuote of a quoted field that the input ends
 	// inside: errors.Is(ErrOpenQuote, ErrQuote) holds. A reader that holds

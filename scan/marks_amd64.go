@@ -73,7 +73,7 @@ func classifyWith(c int, src []byte, m *marks, v0 int, sep byte) tally {
 	if tail := src[full*64:]; len(tail) > 0 {
 		// The last partial block goes through a zero-padded copy, so the
 		// vector loads never touch a byte past the end of src (a mapping
-		// may end right there: see shm's guard-page test). Its bits past
+		// may end right there: see input's guard-page test). Its bits past
 		// the end are cleared: a zero byte there may equal v0.
 		var pad [64]byte
 		copy(pad[:], tail)

@@ -7,17 +7,11 @@ package shm
 // is page-aligned, so every such word is naturally aligned. Atomic
 // operations on MAP_SHARED memory are atomic across processes too: they are
 // plain locked instructions on the same physical memory.
-//
-// mincore(2), which x/sys/unix does not wrap, needs the address of a
-// mapping's first byte too (Resident), as does finding a mapping in
-// /proc/self/smaps (Folios).
 
 import (
 	"fmt"
 	"sync/atomic"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 func (r *Region) word(off int) *uint64 {
@@ -37,22 +31,3 @@ func (r *Region) Load(off int) uint64 { return atomic.LoadUint64(r.word(off)) }
 // a process that Loads the new value (a release/acquire pair), which is what
 // a completion marker needs.
 func (r *Region) Store(off int, v uint64) { atomic.StoreUint64(r.word(off), v) }
-
-// mincore fills vec with a byte per page of the mapping b (bit 0: resident).
-func mincore(b, vec []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	if len(vec) < (len(b)+unix.Getpagesize()-1)/unix.Getpagesize() {
-		panic("shm: mincore vector shorter than the mapping's pages")
-	}
-	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-// addr is the address of a mapping's first byte, as /proc/self/smaps names
-// the mapping.
-func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }

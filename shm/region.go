@@ -1,3 +1,8 @@
+// Package shm is the memory parlab shares between processes: the result
+// region that child processes write (Region: a memfd mapped MAP_SHARED by
+// both sides, with atomic words across processes) and anonymous memory
+// files (NewMemFile, MemFilePath) that a child maps by path. atomic.go is
+// its one file with unsafe. How input files are mapped is package input's.
 package shm
 
 import (

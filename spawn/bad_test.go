@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
 )
 
 // Bad rows skipped (--skip-bad-rows) every way: the answer is the one
@@ -67,7 +67,7 @@ func TestSkipBadRowsEveryWay(t *testing.T) {
 	}
 	var first []scan.Reject
 	for i, w := range everyWay(true) {
-		c := Config{Paths: []string{p}, Query: q, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+		c := Config{Paths: []string{p}, Query: q, Mode: w.mode, Opt: input.Options{Buffer: 300},
 			Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
 		rep, err := w.st.Run(context.Background(), c)
 		if err != nil {

@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/input"
 	"parlab/internal/testrun"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // The general queries (several filters, order comparisons, group-by,
@@ -59,13 +58,13 @@ func chadQuoted(t *testing.T, o data.Options) (plain, quoted []string) {
 	if err := data.Generate(dir, o, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	plain, _ = stage.ExpandPaths([]string{dir})
+	plain, _ = input.ExpandPaths([]string{dir})
 	for _, p := range plain {
 		b, _ := os.ReadFile(p)
 		b = bytes.ReplaceAll(b, []byte(",Chad,"), []byte(",\"Ch\nad, \"\"the\"\"\","))
 		writeFile(t, filepath.Join(qdir, filepath.Base(p)), string(b))
 	}
-	quoted, _ = stage.ExpandPaths([]string{qdir})
+	quoted, _ = input.ExpandPaths([]string{qdir})
 	return plain, quoted
 }
 
@@ -77,7 +76,7 @@ func TestGroupsEveryRow(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 1, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	q := scan.Query{By: []string{"Order ID"}, Max: []string{"Total Profit"}}
 	var want *Report
 	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}} {
@@ -110,7 +109,7 @@ func TestKeysSplit(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 40000, Files: 3, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	for _, c := range []struct {
 		q       scan.Query
 		workers int
@@ -124,7 +123,7 @@ func TestKeysSplit(t *testing.T) {
 		{scan.Query{By: []string{"Order ID"}, Filters: []scan.Cond{{Col: "Country", Op: scan.OpEq, Value: "Chad"}}}, 2, SplitRows}, // too few matches to judge
 		{scan.Query{Where: "Region", Equals: "Europe"}, 2, SplitRows},
 	} {
-		set, err := Open(paths, c.q, shm.Mmap, shm.Options{})
+		set, err := Open(paths, c.q, input.Mmap, input.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,8 +140,8 @@ func TestKeysSplit(t *testing.T) {
 	if err := data.Generate(small, data.Options{Rows: 3000, Files: 1, Seed: 9}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	smallPaths, _ := stage.ExpandPaths([]string{small})
-	sset, err := Open(smallPaths, scan.Query{By: []string{"Order ID"}}, shm.Mmap, shm.Options{})
+	smallPaths, _ := input.ExpandPaths([]string{small})
+	sset, err := Open(smallPaths, scan.Query{By: []string{"Order ID"}}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestKeysSplit(t *testing.T) {
 		t.Errorf("by Order ID on 3,000 rows: the auto split is %v (%v), want keys", p.Split, err)
 	}
 	sset.Close()
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

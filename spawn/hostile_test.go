@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"parlab/data"
+	"parlab/input"
+	"parlab/input/stage"
 	"parlab/internal/child"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // way is one way of running a query.
@@ -26,7 +26,7 @@ type way struct {
 	st      Strategy
 	split   Split
 	workers int
-	mode    shm.Mode
+	mode    input.Mode
 }
 
 func (w way) String() string {
@@ -50,7 +50,7 @@ func everyWay(groups bool) []way {
 	if groups {
 		splits = append(splits, SplitKeys, SplitAuto)
 	}
-	for mi, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
+	for mi, m := range []input.Mode{input.Mmap, input.ReadAt, input.Read} {
 		ws = append(ws, way{Sequential{}, SplitFile, 1, m})
 		for _, st := range parallel {
 			_, full := st.(Goroutines)
@@ -88,7 +88,7 @@ func agree(t *testing.T, label string, paths []string, q scan.Query, want *scan.
 	var first error
 	var ans scan.Result
 	for i, w := range everyWay(len(q.By) > 0) {
-		c := Config{Paths: paths, Query: q, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+		c := Config{Paths: paths, Query: q, Mode: w.mode, Opt: input.Options{Buffer: 300},
 			Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
 		rep, err := w.st.Run(context.Background(), c)
 		if i == 0 {
@@ -136,7 +136,7 @@ func TestBytesNotUTF8(t *testing.T) {
 		fmt.Fprintf(&b, "Europe,%s,%d.25,1\n", c, i)
 	}
 	p := writeFile(t, filepath.Join(dir, "latin1.csv"), b.String())
-	paths, err := stage.ExpandPaths([]string{dir})
+	paths, err := input.ExpandPaths([]string{dir})
 	if err != nil || len(paths) != 1 || paths[0] != p {
 		t.Fatalf("ExpandPaths: %q, %v", paths, err)
 	}
@@ -159,7 +159,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		writeFile(t, filepath.Join(root, d, "x.csv"), h+"Europe,"+fmt.Sprint(len(d))+",1\n")
 	}
 	for _, d := range []string{"exp[1]", "sales*", "only[x]", "bad[", "a?b", "a\\b"} {
-		got, err := stage.ExpandPaths([]string{filepath.Join(root, d)})
+		got, err := input.ExpandPaths([]string{filepath.Join(root, d)})
 		if err != nil || len(got) != 1 || got[0] != filepath.Join(root, d, "x.csv") {
 			t.Errorf("%s: %q, %v", d, got, err)
 		}
@@ -173,7 +173,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".hidden.csv"), h+"Europe,100,1\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "not csv")
 	writeFile(t, filepath.Join(dir, "csv"), "not csv either")
-	got, err := stage.ExpandPaths([]string{dir})
+	got, err := input.ExpandPaths([]string{dir})
 	want := []string{"A.CSV", "b.csv", "c.Csv", "empty.csv"}
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("mixed: %q, %v; want %q", got, err, want)
@@ -188,7 +188,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 	if err != nil || ans.Rows != 3 || ans.Matched != 2 || ans.Sums[0].String() != "3" {
 		t.Fatalf("mixed: %+v, %v", ans, err)
 	}
-	if _, err := Open(got[3:], scan.Query{}, shm.Mmap, shm.Options{}); !errors.Is(err, ErrNoData) {
+	if _, err := Open(got[3:], scan.Query{}, input.Mmap, input.Options{}); !errors.Is(err, ErrNoData) {
 		t.Errorf("only an empty file: %v, want %v", err, ErrNoData)
 	}
 	// a FIFO named *.csv in a directory is refused at once (nothing waits
@@ -199,18 +199,18 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, named := range map[string]string{dir: fifo, "/dev/null": "/dev/null"} {
-		if _, err := stage.ExpandPaths([]string{p}); !errors.Is(err, shm.ErrNotRegular) || !strings.Contains(err.Error(), named) {
-			t.Errorf("%s: %v, want %v naming %s", p, err, shm.ErrNotRegular, named)
+		if _, err := input.ExpandPaths([]string{p}); !errors.Is(err, input.ErrNotRegular) || !strings.Contains(err.Error(), named) {
+			t.Errorf("%s: %v, want %v naming %s", p, err, input.ErrNotRegular, named)
 		}
 	}
-	if got, err := stage.ExpandPaths([]string{fifo}); err != nil || len(got) != 1 {
+	if got, err := input.ExpandPaths([]string{fifo}); err != nil || len(got) != 1 {
 		t.Errorf("a FIFO named itself: %q, %v", got, err)
 	}
 	// an unfinished gen's leftover makes the set incomplete
 	unfinished := filepath.Join(root, "unfinished")
 	writeFile(t, filepath.Join(unfinished, "xaa.csv"), h+"Europe,1,1\n")
 	writeFile(t, filepath.Join(unfinished, "xab.csv.tmp"), h+"Europe,1,1\n")
-	if _, err := stage.ExpandPaths([]string{unfinished}); !errors.Is(err, stage.ErrUnfinished) || !strings.Contains(err.Error(), "xab.csv.tmp") {
+	if _, err := input.ExpandPaths([]string{unfinished}); !errors.Is(err, input.ErrUnfinished) || !strings.Contains(err.Error(), "xab.csv.tmp") {
 		t.Errorf("unfinished: %v", err)
 	}
 	// an unreadable directory says why
@@ -219,11 +219,11 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		writeFile(t, filepath.Join(locked, "x.csv"), h)
 		os.Chmod(locked, 0)
 		defer os.Chmod(locked, 0o755)
-		if _, err := stage.ExpandPaths([]string{locked}); !errors.Is(err, os.ErrPermission) {
+		if _, err := input.ExpandPaths([]string{locked}); !errors.Is(err, os.ErrPermission) {
 			t.Errorf("unreadable directory: %v", err)
 		}
 	}
-	if _, err := stage.ExpandPaths([]string{filepath.Join(root, "salesX"), "/dev/zero"}); !errors.Is(err, shm.ErrNotRegular) {
+	if _, err := input.ExpandPaths([]string{filepath.Join(root, "salesX"), "/dev/zero"}); !errors.Is(err, input.ErrNotRegular) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
@@ -360,9 +360,9 @@ func TestLongQuotedRowCopying(t *testing.T) {
 // in every mode and strategy: a mapping's fault (mmap, readat) is caught,
 // and a short read (read) is an error.
 func TestTruncatedEveryMode(t *testing.T) {
-	for _, m := range []shm.Mode{shm.ReadAt, shm.Read} {
+	for _, m := range []input.Mode{input.ReadAt, input.Read} {
 		paths := genSet(t, 20000, 1)
-		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, m, shm.Options{})
+		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, m, input.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func TestTruncatedEveryMode(t *testing.T) {
 func TestTimeoutEveryStrategy(t *testing.T) {
 	paths := genSet(t, 20000, 3)
 	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}, Floor{}} {
-		for _, m := range []shm.Mode{shm.Mmap, shm.Read} {
+		for _, m := range []input.Mode{input.Mmap, input.Read} {
 			c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: m,
 				Workers: 2, Split: SplitDynamic, Chunk: 4 << 10, Timeout: time.Nanosecond}
 			rep, err := st.Run(context.Background(), c)
@@ -420,9 +420,9 @@ func TestCopyingMemoryIsBounded(t *testing.T) {
 		if err := data.Generate(dir, data.Options{Rows: rows, Files: 1, Seed: 3}, false, nil); err != nil {
 			t.Fatal(err)
 		}
-		paths, _ := stage.ExpandPaths([]string{dir})
+		paths, _ := input.ExpandPaths([]string{dir})
 		st, _ := os.Stat(paths[0])
-		c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: shm.Read,
+		c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: input.Read,
 			Workers: 2, Split: SplitRows, Timeout: time.Minute}
 		rep, err := Processes{}.Run(context.Background(), c)
 		if err != nil {
@@ -444,7 +444,7 @@ func TestCopyingMemoryIsBounded(t *testing.T) {
 		t.Errorf("a worker's peak grew by %d KiB for %d MB more data", (big-small)>>10, (bigFile-smallFile)/1e6)
 	}
 	paths := genSet(t, 1000, 1)
-	set, err := OpenLazy(paths, scan.Query{}, shm.ReadAt, shm.Options{})
+	set, err := OpenLazy(paths, scan.Query{}, input.ReadAt, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +627,7 @@ func TestLongHeaderEveryMode(t *testing.T) {
 	f.Truncate(scan.MaxHeaderBytes + 4096)
 	f.Close()
 	for _, st := range []Strategy{Sequential{}, Goroutines{}} { // (Set.Open: every strategy's)
-		for _, m := range []shm.Mode{shm.Mmap, shm.Read} { // (readat reads a header as read does)
+		for _, m := range []input.Mode{input.Mmap, input.Read} { // (readat reads a header as read does)
 			_, err := st.Run(context.Background(), Config{Paths: []string{p}, Query: scan.Query{Sum: []string{"a"}}, Mode: m, Workers: 2, Timeout: time.Minute})
 			var pe *scan.ParseError
 			if !errors.Is(err, scan.ErrLongHeader) || !errors.As(err, &pe) || pe.Line != 1 {
@@ -640,7 +640,7 @@ func TestLongHeaderEveryMode(t *testing.T) {
 // More files than a process may map or hold open (65,530 mappings, the
 // descriptor limit) are read, each through a descriptor opened for each
 // read (Set.Transient), in every strategy; more staged inputs than
-// descriptors are packed into a few memory files (shm.RegionPath).
+// descriptors are packed into a few memory files (input.RegionPath).
 // 65,490 files failed with "mmap: cannot allocate memory", and the Go heap
 // then could not grow ("out of memory"). Here the bound is lowered to 500
 // and 600 files pass it: the same code, a fifteenth of the files.
@@ -671,12 +671,12 @@ func TestManyFiles(t *testing.T) {
 		if err != nil || rep.Result.Sums[0].String() != fmt.Sprint(want) || rep.Files != len(paths) || rep.Transient != transient {
 			t.Fatalf("%s %s: %v, %+v", label, w, err, rep)
 		}
-		if transient && rep.IO(w.mode) != shm.Read {
+		if transient && rep.IO(w.mode) != input.Read {
 			t.Errorf("%s %s: reports %v, want read", label, w, rep.IO(w.mode))
 		}
 	}
-	for _, w := range []way{{Sequential{}, SplitFile, 1, shm.Mmap}, {Goroutines{}, SplitRows, 2, shm.Mmap},
-		{Goroutines{}, SplitFile, 3, shm.ReadAt}, {Processes{}, SplitDynamic, 2, shm.Mmap}} {
+	for _, w := range []way{{Sequential{}, SplitFile, 1, input.Mmap}, {Goroutines{}, SplitRows, 2, input.Mmap},
+		{Goroutines{}, SplitFile, 3, input.ReadAt}, {Processes{}, SplitDynamic, 2, input.Mmap}} {
 		check("plain files", paths, w, want, true)
 	}
 	in, err := stage.Stage(context.Background(), zips, stage.Dialect{}, nil)
@@ -687,8 +687,8 @@ func TestManyFiles(t *testing.T) {
 	if !strings.Contains(in.Paths[0], "\x00") {
 		t.Fatalf("%d staged inputs, not packed: %q", len(zips), in.Paths[0])
 	}
-	for _, w := range []way{{Sequential{}, SplitFile, 1, shm.Mmap}, {Goroutines{}, SplitRows, 2, shm.Read},
-		{Processes{}, SplitFile, 2, shm.ReadAt}, {Processes{}, SplitRows, 2, shm.Mmap}} {
+	for _, w := range []way{{Sequential{}, SplitFile, 1, input.Mmap}, {Goroutines{}, SplitRows, 2, input.Read},
+		{Processes{}, SplitFile, 2, input.ReadAt}, {Processes{}, SplitRows, 2, input.Mmap}} {
 		check("packed inputs", in.Paths, w, packOverTest*(packOverTest-1)/2, false)
 	}
 }
@@ -719,7 +719,7 @@ func TestDescriptorLimit(t *testing.T) {
 	want := fmt.Sprint(packOverTest * (packOverTest - 1) / 2)
 	q := scan.Query{Sum: []string{"a"}}
 	for _, st := range []Strategy{Sequential{}, Goroutines{}} {
-		rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: shm.Read, Workers: 2, Split: SplitFile, Timeout: time.Minute})
+		rep, err := st.Run(context.Background(), Config{Paths: paths, Query: q, Mode: input.Read, Workers: 2, Split: SplitFile, Timeout: time.Minute})
 		if err != nil || rep.Result.Sums[0].String() != want || !rep.Transient {
 			t.Errorf("%s, read mode: %v, %+v", st.Name(), err, rep)
 		}

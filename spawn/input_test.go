@@ -21,20 +21,21 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"parlab/data"
+	"parlab/input"
+	"parlab/input/stage"
 	"parlab/scan"
 	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // stagedWays are the ways an input that Stage put in memory is checked:
 // every strategy, a cut file, the copying modes; the processes open the
 // parent's memory file by its /proc path.
 var stagedWays = []way{
-	{Sequential{}, SplitFile, 1, shm.Mmap},
-	{Goroutines{}, SplitRows, 2, shm.Mmap},
-	{Goroutines{}, SplitDynamic, 3, shm.Read},
-	{Processes{}, SplitRows, 2, shm.Mmap},
-	{Processes{}, SplitFile, 2, shm.ReadAt},
+	{Sequential{}, SplitFile, 1, input.Mmap},
+	{Goroutines{}, SplitRows, 2, input.Mmap},
+	{Goroutines{}, SplitDynamic, 3, input.Read},
+	{Processes{}, SplitRows, 2, input.Mmap},
+	{Processes{}, SplitFile, 2, input.ReadAt},
 }
 
 // streamedWays are the ways a stream is scanned while it is read
@@ -44,9 +45,9 @@ var streamedWays = []struct {
 	way
 	block int
 }{
-	{way{Sequential{}, SplitFile, 1, shm.Mmap}, 64},
-	{way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096},
-	{way{Goroutines{}, SplitDynamic, 3, shm.Mmap}, 300},
+	{way{Sequential{}, SplitFile, 1, input.Mmap}, 64},
+	{way{Goroutines{}, SplitRows, 2, input.Mmap}, 4096},
+	{way{Goroutines{}, SplitDynamic, 3, input.Mmap}, 300},
 }
 
 // runStaged stages paths (stdin for "-") and runs q every staged way, and
@@ -110,7 +111,7 @@ func runWays(t *testing.T, ways []way, paths []string, d stage.Dialect, stdin io
 	var ferr error
 	for i, w := range ways {
 		c := Config{Paths: in.Paths, Names: in.Names, Seps: in.Seps, HeadAdded: in.HeadAdded, Query: q, Mode: w.mode, Workers: w.workers, Split: w.split,
-			Chunk: 1 << 12, Opt: shm.Options{Buffer: 4096}, Timeout: time.Minute}
+			Chunk: 1 << 12, Opt: input.Options{Buffer: 4096}, Timeout: time.Minute}
 		rep, err := underShort(w.st).Run(context.Background(), c)
 		if err == nil && in.Rest != nil { // a later PATH's, as parlab query reports it
 			err = in.Rest
@@ -285,7 +286,7 @@ func TestPipeInput(t *testing.T) {
 		}
 		done <- err
 	}()
-	paths, err := stage.ExpandPaths([]string{fifo})
+	paths, err := input.ExpandPaths([]string{fifo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestPipeInput(t *testing.T) {
 		}
 		done <- err
 	}()
-	got, err = runStreamed(paths, stage.Dialect{}, nil, q, way{Goroutines{}, SplitRows, 2, shm.Mmap}, 4096)
+	got, err = runStreamed(paths, stage.Dialect{}, nil, q, way{Goroutines{}, SplitRows, 2, input.Mmap}, 4096)
 	if werr := <-done; err != nil || werr != nil || !got.Equal(&want) {
 		t.Errorf("a gzip'd FIFO streamed: %v (writer %v); %+v, want %+v", err, werr, got, want)
 	}
@@ -463,7 +464,7 @@ func TestEmptyCellsEveryWay(t *testing.T) {
 		fmt.Fprintf(&b, "%s,%s,%s,%s,%s\n", []string{"Oslo", "Rome", "Lima", ""}[i%4], km, fare, day, big)
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "e.csv"), b.String())
-	keys := append(slices.Clone(stagedWays), way{Goroutines{}, SplitKeys, 2, shm.Mmap}, way{Processes{}, SplitKeys, 2, shm.Mmap})
+	keys := append(slices.Clone(stagedWays), way{Goroutines{}, SplitKeys, 2, input.Mmap}, way{Processes{}, SplitKeys, 2, input.Mmap})
 	every := func(q scan.Query) scan.Result { // q every staged way, a group-by the keys split too
 		ways := stagedWays
 		if q.By != nil {
@@ -633,7 +634,7 @@ func TestSniffSameBytesHoweverRead(t *testing.T) {
 	data := b.String()
 	file := writeFile(t, filepath.Join(t.TempDir(), "long.txt"), data)
 	q := scan.Query{Sum: []string{"n"}}
-	w := way{Sequential{}, SplitFile, 1, shm.Mmap}
+	w := way{Sequential{}, SplitFile, 1, input.Mmap}
 	for _, c := range []struct {
 		name  string
 		path  string
@@ -798,8 +799,8 @@ func TestNDJSONAgrees(t *testing.T) {
 	if err := data.Generate(jdir, o, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	csvs, _ := stage.ExpandPaths([]string{dir})
-	jsons, _ := stage.ExpandPaths([]string{jdir})
+	csvs, _ := input.ExpandPaths([]string{dir})
+	jsons, _ := input.ExpandPaths([]string{jdir})
 	if len(jsons) != 2 || !strings.HasSuffix(jsons[0], ".ndjson") {
 		t.Fatalf("a directory's JSON lines: %q", jsons)
 	}
@@ -840,7 +841,7 @@ func TestNDJSONErrorLines(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 40, Files: 1, Seed: 5, NDJSON: true}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	gen, _ := stage.ExpandPaths([]string{dir})
+	gen, _ := input.ExpandPaths([]string{dir})
 	raw, _ := os.ReadFile(gen[0])
 	objs := bytes.SplitAfter(raw, []byte("\n"))
 	var b []byte

@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"parlab/data"
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // Column kinds are decided once and alike in every strategy, split and
@@ -94,11 +93,11 @@ func BenchmarkDecide(b *testing.B) {
 	if err := data.Generate(dir, data.Options{Rows: 400000, Files: 8, Seed: 1}, false, nil); err != nil {
 		b.Fatal(err)
 	}
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	for _, col := range []string{"Region", "Units Sold"} {
 		b.Run(col, func(b *testing.B) {
 			q := scan.Query{Min: []string{col}, Kinds: []scan.ColumnKind{}}
-			s, err := Open(paths, q, shm.Mmap, shm.Options{})
+			s, err := Open(paths, q, input.Mmap, input.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"parlab/input"
 	"parlab/internal/child"
 	"parlab/internal/mpi"
 	"parlab/scan"
-	"parlab/shm"
 )
 
 // MPI runs a query as the ranks of an MPI job: every rank is this program,
@@ -114,8 +114,8 @@ func optionsOf(c Config) mpiOptions {
 // config is the run that o describes over this rank's inputs (paths, as
 // own names them), under timeout.
 func (o mpiOptions) config(own Config, timeout time.Duration) Config {
-	return Config{Paths: own.Paths, Names: own.Names, Seps: own.Seps, HeadAdded: own.HeadAdded, Query: o.Query, Mode: shm.Mode(o.Mode),
-		Opt: shm.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
+	return Config{Paths: own.Paths, Names: own.Names, Seps: own.Seps, HeadAdded: own.HeadAdded, Query: o.Query, Mode: input.Mode(o.Mode),
+		Opt: input.Options{Populate: o.Populate, Buffer: o.Buffer}, Split: o.Split, Workers: o.Threads, Chunk: o.Chunk, Timeout: timeout}
 }
 
 // rankPart is one rank's part of a run, as it is gathered (child.WriteJob).
@@ -591,7 +591,7 @@ func decideAll(c Config) ([]scan.ColumnKind, string) {
 	if c.Query.Kinds != nil {
 		return c.Query.Kinds, ""
 	}
-	s, err := open(c.Paths, c.Query, shm.Read, shm.Options{}, c.Names, c.Seps, c.HeadAdded, nil)
+	s, err := open(c.Paths, c.Query, input.Read, input.Options{}, c.Names, c.Seps, c.HeadAdded, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		// rank 0 holds none of the files (each rank its own, none here):
 		// every rank reads each value as it looks (scan.KindAuto), alike

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // A query that selects rows writes the same bytes every way (strategy,
@@ -56,7 +55,7 @@ func TestSelectEveryWay(t *testing.T) {
 					}
 					for _, w := range everyWay(false) {
 						var got []byte
-						c := Config{Paths: paths, Query: lq, Mode: w.mode, Opt: shm.Options{Buffer: 300},
+						c := Config{Paths: paths, Query: lq, Mode: w.mode, Opt: input.Options{Buffer: 300},
 							Workers: w.workers, Split: w.split, Chunk: 1 << 10, Timeout: time.Minute}
 						if sink {
 							c.Rows = func(spec *scan.Spec, rows []byte) error {
@@ -88,7 +87,7 @@ func TestSelectMaxHeld(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 3000, Files: 2, Seed: 4}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	q := scan.Query{Select: []string{"*"}, MaxHeld: 64 << 10}
 	for i, w := range everyWay(false) {
 		if i%3 != 0 {
@@ -139,7 +138,7 @@ func TestSelectLimitStops(t *testing.T) {
 	if err := data.Generate(dir, data.Options{Rows: 200000, Files: 1, Seed: 2}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	q := scan.Query{Select: []string{"Order ID"}, Limit: 10}
 	for _, st := range []Strategy{Sequential{}, Goroutines{}} {
 		for _, split := range []Split{SplitDynamic, SplitRows} {

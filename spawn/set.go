@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
 )
 
 // Set is a data set opened for one query: each file's bytes and its Table.
@@ -40,15 +40,15 @@ type Set struct {
 	// its lines without it.
 	HeadAdded []bool
 	Query     scan.Query
-	Files     []*shm.File
+	Files     []*input.File
 	Tables    []*scan.Table
 	Bytes     int64
 	// populateUnits: the files were mapped lazily and each unit's pages are
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
-	buffer        int // the copying modes' buffer (shm.Options.Buffer)
+	buffer        int // the copying modes' buffer (input.Options.Buffer)
 	// Transient: the files were more than a process may hold open or
-	// mapped (tooMany), so each is read (shm.Read) through a descriptor
+	// mapped (tooMany), so each is read (input.Read) through a descriptor
 	// opened for each read, whatever mode was asked.
 	Transient bool
 	// input is each file's index among the paths the Set was opened
@@ -82,12 +82,12 @@ var ErrBug = errors.New("internal error (a bug in parlab; please report it with 
 // file is empty, the error is ErrNoData. names, if given (one a path), are
 // what messages call the files (a memory file's path says nothing). On
 // error nothing stays open.
-func Open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
+func Open(paths []string, q scan.Query, mode input.Mode, opt input.Options, names ...string) (*Set, error) {
 	return open(paths, q, mode, opt, names, nil, nil, nil)
 }
 
 // openConfig is Open (OpenLazy if lazy) of c's Paths, Names and Seps.
-func openConfig(c *Config, mode shm.Mode, opt shm.Options, lazy bool) (*Set, error) {
+func openConfig(c *Config, mode input.Mode, opt input.Options, lazy bool) (*Set, error) {
 	if lazy {
 		return openLazy(c.Paths, c.Query, mode, opt, c.Names, c.Seps, c.HeadAdded, nil)
 	}
@@ -99,7 +99,7 @@ func openConfig(c *Config, mode shm.Mode, opt shm.Options, lazy bool) (*Set, err
 // its index (a worker process opens only the files of its own units).
 // seps are the files' delimiters (nil: all ','), added whether a file's
 // header is parlab's (Set.HeadAdded; nil: none).
-func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
+func open(paths []string, q scan.Query, mode input.Mode, opt input.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 		names = paths
 	}
 	if tooMany(len(paths), mode) {
-		mode, opt.Transient, s.Transient = shm.Read, true, true
+		mode, opt.Transient, s.Transient = input.Read, true, true
 	}
 	sepOf := func(i int) byte {
 		if i < len(seps) && seps[i] != 0 {
@@ -129,7 +129,7 @@ func open(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []
 			s.Files, s.Tables = append(s.Files, nil), append(s.Tables, nil)
 			continue
 		}
-		f, err := shm.Open(p, mode, opt)
+		f, err := input.Open(p, mode, opt)
 		if err != nil {
 			if names[i] != p {
 				err = fmt.Errorf("%s: %w", names[i], err)
@@ -184,12 +184,12 @@ var manyFiles = 8192
 // tooMany reports whether n files in mode are more than a Set should hold
 // open: past manyFiles, or in the Read mode (a descriptor each) past half
 // of the process's descriptor limit.
-func tooMany(n int, mode shm.Mode) bool {
+func tooMany(n int, mode input.Mode) bool {
 	if n > manyFiles {
 		return true
 	}
 	var lim unix.Rlimit
-	return mode == shm.Read && unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(n) > lim.Cur/2
+	return mode == input.Read && unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(n) > lim.Cur/2
 }
 
 // stopAt takes err, a file's that cannot be opened or whose header does
@@ -211,7 +211,7 @@ func (s *Set) stopAt(err error, want []bool) bool {
 // newTable binds the Set's query to f's header. A copying mode reads only
 // the file's head, more until the header ends inside it: the Table then
 // holds just that piece, and units are scanned through views (see stream).
-func (s *Set) newTable(f *shm.File, name string, sep byte) (*scan.Table, error) {
+func (s *Set) newTable(f *input.File, name string, sep byte) (*scan.Table, error) {
 	if !f.Copying() {
 		return scan.NewTableSep(name, f.Bytes(), sep, &s.Query)
 	}
@@ -266,18 +266,18 @@ const headBytes = 64 << 10
 // mapped without populating and each worker populates the pages of its own
 // units, so the page-table work is done in parallel and counted in the
 // workers' time, not serially in the parent's setup.
-func OpenLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names ...string) (*Set, error) {
+func OpenLazy(paths []string, q scan.Query, mode input.Mode, opt input.Options, names ...string) (*Set, error) {
 	return openLazy(paths, q, mode, opt, names, nil, nil, nil)
 }
 
-func openLazy(paths []string, q scan.Query, mode shm.Mode, opt shm.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
+func openLazy(paths []string, q scan.Query, mode input.Mode, opt input.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
 	lazy := opt
 	lazy.Populate = false
 	s, err := open(paths, q, mode, lazy, names, seps, added, want)
 	if err != nil {
 		return nil, err
 	}
-	s.populateUnits = opt.Populate && mode == shm.Mmap
+	s.populateUnits = opt.Populate && mode == input.Mmap
 	return s, nil
 }
 
@@ -601,7 +601,7 @@ func (s *Set) guard(u Unit, work func() error) (err error) {
 			// the run as ErrBug (a worker goroutine's panic would end the
 			// process with the exit status of bad usage).
 			if f, ok := p.(interface{ Addr() uintptr }); ok {
-				err = fmt.Errorf("%s: %w at %#x", s.Names[u.File], shm.ErrFault, f.Addr())
+				err = fmt.Errorf("%s: %w at %#x", s.Names[u.File], input.ErrFault, f.Addr())
 				return
 			}
 			err = fmt.Errorf("%w: %v, scanning %s bytes %d to %d\n%s", ErrBug, p, s.Names[u.File], u.Start, u.End, debug.Stack())

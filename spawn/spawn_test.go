@@ -13,11 +13,10 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/input"
 	"parlab/internal/child"
 	"parlab/internal/testrun"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // The processes strategy starts this test binary as its workers.
@@ -35,7 +34,7 @@ func genSet(t testing.TB, rows, files int) []string {
 	if err := data.Generate(dir, data.Options{Rows: rows, Files: files, Seed: 11}, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := stage.ExpandPaths([]string{dir})
+	paths, err := input.ExpandPaths([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +150,7 @@ func stName(st Strategy) string {
 
 func cfg(paths []string, st Split, workers int) Config {
 	return Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
-		Mode: shm.Mmap, Opt: shm.Options{Populate: true}, Workers: workers, Split: st, Chunk: 64 << 10,
+		Mode: input.Mmap, Opt: input.Options{Populate: true}, Workers: workers, Split: st, Chunk: 64 << 10,
 		Timeout: time.Minute}
 }
 
@@ -211,7 +210,7 @@ func TestStrategiesAgree(t *testing.T) {
 
 func TestPlans(t *testing.T) {
 	paths := genSet(t, 20000, 20)
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,14 +429,14 @@ func TestFloorCountsLines(t *testing.T) {
 // fails the run, naming the file, instead of scanning stale offsets.
 func TestFileChangedUnderChildren(t *testing.T) {
 	paths := genSet(t, 2000, 2)
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{})
+	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The file split: worker 0 has file 0, worker 1 file 1.
 	plan, _ := NewPlan(set, SplitFile, 2, 0)
 	j := &job{Paths: paths, Sizes: []int{len(set.Files[0].Bytes()) + 1, len(set.Files[1].Bytes())},
-		Query: set.Query, Mode: int(shm.Mmap), Plan: *plan}
+		Query: set.Query, Mode: int(input.Mmap), Plan: *plan}
 	set.Close()
 	region, l, err := writeRegion(j, 2, monotonic())
 	if err != nil {
@@ -470,12 +469,12 @@ func TestFileChangedUnderChildren(t *testing.T) {
 // A file truncated while it is mapped raises SIGBUS on the next touch of a
 // page past its new end; the scan reports that as an error naming the file,
 // not as a crash and never as a total.
-// So does a worker's population of its unit (shm.File.Populate reads a
+// So does a worker's population of its unit (input.File.Populate reads a
 // byte of every page).
 func TestTruncatedWhileMapped(t *testing.T) {
 	for _, populate := range []bool{false, true} {
 		paths := genSet(t, 20000, 1)
-		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, shm.Mmap, shm.Options{Populate: populate})
+		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{Populate: populate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +484,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 		}
 		var r scan.Result
 		err = set.scanUnit(context.Background(), set.WholeFile(0), &r)
-		if err == nil || !errors.Is(err, shm.ErrFault) || !strings.Contains(err.Error(), paths[0]) {
+		if err == nil || !errors.Is(err, input.ErrFault) || !strings.Contains(err.Error(), paths[0]) {
 			t.Fatalf("populate %v: scan of a truncated mapping: %v", populate, err)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"parlab/input"
 	"parlab/scan"
-	"parlab/shm"
 )
 
 // Config is one query run: what to read, how, and with how many workers.
@@ -24,8 +24,8 @@ type Config struct {
 	// rows name the input's line, one less than the CSV's. nil: none.
 	HeadAdded []bool
 	Query     scan.Query
-	Mode      shm.Mode
-	Opt       shm.Options
+	Mode      input.Mode
+	Opt       input.Options
 	Workers   int
 	Split     Split
 	Chunk     int // the dynamic split's chunk size; 0: DefaultChunk
@@ -165,9 +165,9 @@ type Report struct {
 
 // IO is the I/O mode the run used, asked the mode it was given: a
 // stream is read (read(2) into blocks) whatever was asked.
-func (r *Report) IO(asked shm.Mode) shm.Mode {
+func (r *Report) IO(asked input.Mode) input.Mode {
 	if r.Streamed || r.Transient {
-		return shm.Read
+		return input.Read
 	}
 	return asked
 }

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"parlab/input"
+	"parlab/input/stage"
 	"parlab/scan"
-	"parlab/shm"
-	"parlab/spawn/stage"
 )
 
 // fileAnswer is the answer (or error) of seq over data written to a file
@@ -286,11 +286,11 @@ func TestStreamTimeout(t *testing.T) {
 // other way says so.
 func TestStreamWays(t *testing.T) {
 	for _, w := range []way{
-		{Processes{}, SplitRows, 2, shm.Mmap},
-		{Goroutines{}, SplitFile, 2, shm.Mmap},
-		{Goroutines{}, SplitKeys, 2, shm.Mmap},
-		{Floor{}, SplitRows, 2, shm.Mmap},
-		{MPI{}, SplitRows, 1, shm.Mmap},
+		{Processes{}, SplitRows, 2, input.Mmap},
+		{Goroutines{}, SplitFile, 2, input.Mmap},
+		{Goroutines{}, SplitKeys, 2, input.Mmap},
+		{Floor{}, SplitRows, 2, input.Mmap},
+		{MPI{}, SplitRows, 1, input.Mmap},
 	} {
 		if Streams(w.st, w.split) {
 			t.Errorf("%s: Streams says it streams", w)

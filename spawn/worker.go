@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"parlab/input"
 	"parlab/internal/child"
 	"parlab/scan"
 	"parlab/shm"
@@ -115,7 +116,7 @@ func runWorker(region *shm.Region, w int, entered int64) int {
 	le.PutUint64(ws[wMain:], uint64(entered-t0))
 	// Only the files of its own units: each costs a child six system calls
 	// and a fault (docs/experiments.md, 2026-12-06).
-	set, err := openLazy(j.Paths, j.Query, shm.Mode(j.Mode), shm.Options{Populate: j.Populate, Buffer: j.Buffer}, j.Names, j.Seps, j.Added, j.Plan.files(w, len(j.Paths)))
+	set, err := openLazy(j.Paths, j.Query, input.Mode(j.Mode), input.Options{Populate: j.Populate, Buffer: j.Buffer}, j.Names, j.Seps, j.Added, j.Plan.files(w, len(j.Paths)))
 	if err != nil {
 		putMsg(ws, wMsgLen, wMsg, workerSlot, err.Error())
 		return 1

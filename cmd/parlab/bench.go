@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"parlab/bench"
+	"parlab/input"
 	"parlab/spawn"
-	"parlab/spawn/stage"
 	"parlab/spawn/study"
 )
 
@@ -111,7 +111,7 @@ func (a *app) bench(args []string) (err error) {
 		// An MPI job (mpirun -np R parlab-mpi bench --strategies mpi,...):
 		// rank 0 runs the study and reports; the other ranks take part in
 		// each of its mpi runs and print nothing.
-		if slices.Contains(pos, stage.Stdin) {
+		if slices.Contains(pos, input.Stdin) {
 			return usagef("--strategies mpi: standard input (-) reaches rank 0 only: name files")
 		}
 		rank, ranks, err := spawn.MPIRank()

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"math"
 
-	"parlab/shm"
-	"parlab/spawn/stage"
+	"parlab/input"
 )
 
 // cache reports how the page cache holds each PATH's files and, with
-// --warm, puts them there in 2 MiB folios first (shm.Warm).
+// --warm, puts them there in 2 MiB folios first (input.Warm).
 func (a *app) cache(args []string) error {
 	fs := flag.NewFlagSet("cache", flag.ContinueOnError)
 	warm := fs.Bool("warm", false, "read the files into the page cache in 2 MiB folios, evicting first a file held in small ones")
@@ -22,11 +21,11 @@ func (a *app) cache(args []string) error {
 		pos = []string{"data/sales-1M"}
 	}
 	for _, p := range pos {
-		paths, err := stage.ExpandPaths([]string{p})
+		paths, err := input.ExpandPaths([]string{p})
 		if err != nil {
 			return err
 		}
-		c, err := shm.State(paths)
+		c, err := input.State(paths)
 		if err != nil {
 			return err
 		}
@@ -36,7 +35,7 @@ func (a *app) cache(args []string) error {
 		}
 		evicted := 0
 		for _, f := range paths {
-			e, err := shm.Warm(f)
+			e, err := input.Warm(f)
 			if err != nil {
 				return err
 			}
@@ -44,11 +43,11 @@ func (a *app) cache(args []string) error {
 				evicted++
 			}
 		}
-		if c, err = shm.State(paths); err != nil {
+		if c, err = input.State(paths); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "%s: warmed (%d of %d files evicted and read back): %s\n", p, evicted, len(paths), cacheLine(c))
-		if h := c.HugeFraction(); h < shm.HugeEnough {
+		if h := c.HugeFraction(); h < input.HugeEnough {
 			fmt.Fprintf(a.stdout, "%s: still in small folios: the filesystem keeps them so (tmpfs, or ext4 before Linux 6.16), or another process maps them; a scan maps them 4 KiB at a time\n", p)
 		}
 	}
@@ -56,7 +55,7 @@ func (a *app) cache(args []string) error {
 }
 
 // cacheLine is one line of a set's page-cache state.
-func cacheLine(c shm.Cache) string {
+func cacheLine(c input.Cache) string {
 	s := fmt.Sprintf("%d files, %d bytes, %.1f%% in the page cache", c.Files, c.Bytes, 100*c.ResidentFraction())
 	switch h := c.HugeFraction(); {
 	case !c.FolioKnown:

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"strings"
 
+	"parlab/input/stage"
 	"parlab/scan"
-	"parlab/spawn/stage"
 )
 
 // dialectFlags are how the inputs are written, beyond their delimiter:

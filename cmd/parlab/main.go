@@ -9,8 +9,8 @@ import (
 	"syscall"
 
 	"parlab/internal/child"
+	_ "parlab/lab" // registers its mode; the CLI imports it anyway
 	"parlab/spawn"
-	_ "parlab/spawn/lab" // registers its mode; the CLI imports it anyway
 )
 
 func main() {

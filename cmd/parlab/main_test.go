@@ -22,10 +22,10 @@ import (
 	"unicode/utf8"
 
 	"parlab/ftp"
+	"parlab/input"
 	"parlab/internal/child"
 	"parlab/internal/testrun"
 	"parlab/render"
-	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -1320,7 +1320,7 @@ func TestHelpFromRegistries(t *testing.T) {
 			t.Errorf("query --help lacks the split %s", sp)
 		}
 	}
-	for _, m := range []shm.Mode{shm.Mmap, shm.ReadAt, shm.Read} {
+	for _, m := range []input.Mode{input.Mmap, input.ReadAt, input.Read} {
 		if !strings.Contains(qhelp, m.String()+" (") {
 			t.Errorf("query --help lacks the I/O mode %s", m)
 		}

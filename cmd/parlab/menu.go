@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"parlab/input"
+	"parlab/input/stage"
 	"parlab/render"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
-	"parlab/spawn/stage"
 )
 
 // menu is the reference project's menu driver: pick the approach, the
@@ -147,8 +147,8 @@ func (a *app) menu(args []string) error {
 func menuColumns(pos []string) (columns, examples []string) {
 	sales := []string{"Region", "Country", "Item Type", "Sales Channel"}
 	salesEx := []string{"Europe", "France", "Cosmetics", "Online"}
-	paths, err := stage.ExpandPaths(pos)
-	if err != nil || paths[0] == stage.Stdin {
+	paths, err := input.ExpandPaths(pos)
+	if err != nil || paths[0] == input.Stdin {
 		return sales, salesEx
 	}
 	// its first bytes as a query reads them: decompressed, decoded, with
@@ -164,7 +164,7 @@ func menuColumns(pos []string) (columns, examples []string) {
 		head = make([]byte, 64<<10)
 		n, _ := io.ReadFull(in.Stream, head)
 		head = head[:n]
-	} else if head, err = shm.Head(in.Paths[0], 64<<10); err != nil {
+	} else if head, err = input.Head(in.Paths[0], 64<<10); err != nil {
 		return sales, salesEx
 	}
 	recs, err := scan.Records(head, 2, sep)

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"parlab/data"
+	"parlab/input"
 	"parlab/internal/testrun"
-	"parlab/spawn/stage"
 )
 
 // mpiEnv is the environment of the tests' MPI jobs: root may run them (CI
@@ -139,7 +139,7 @@ func TestMPIJob(t *testing.T) {
 
 	// Inputs each rank stages itself (a gzip file, a TSV file): each rank's
 	// copy is somewhere else, and the ranks agree by the names given.
-	paths0, _ := stage.ExpandPaths([]string{dir})
+	paths0, _ := input.ExpandPaths([]string{dir})
 	raw, _ := os.ReadFile(paths0[0])
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -167,7 +167,7 @@ func TestMPIJob(t *testing.T) {
 	// Files spread across "hosts": two ranks, each in a directory with only
 	// its own two files, named by relative paths (MPMD: one app context a
 	// rank, each with its working directory).
-	paths, _ := stage.ExpandPaths([]string{dir})
+	paths, _ := input.ExpandPaths([]string{dir})
 	var rel []string
 	for k := range 2 {
 		hd := filepath.Join(t.TempDir(), "host")

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"parlab/input"
+	"parlab/input/stage"
 	"parlab/render"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
-	"parlab/spawn/stage"
 )
 
 // queryFlags are the flags every command that runs a query shares.
@@ -28,7 +28,7 @@ type queryFlags struct {
 	out                                      scan.OutFormat
 	types, dateFormats                       listFlag
 	limit                                    int
-	io                                       shm.Mode
+	io                                       input.Mode
 	populate                                 bool
 	strategy                                 spawn.StrategyFlag // nil: goroutines
 	split                                    spawn.Split
@@ -87,7 +87,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.dialect.register(fs)
 	fs.BoolVar(&q.skipBad, "skip-bad-rows", false, "leave out a row that cannot be read (too short, a value that does not fit its column, a quote out of place) and count it, instead of stopping with an error (DuckDB's ignore_errors); every row is then read the careful way, slower")
 	fs.BoolVar(&q.noHeader, "no-header", false, "the files have no header row: columns are named by position, 1 to N")
-	fs.TextVar(&q.io, "io", shm.Mmap, "how bytes arrive: "+shm.ModeHelp())
+	fs.TextVar(&q.io, "io", input.Mmap, "how bytes arrive: "+input.ModeHelp())
 	fs.BoolVar(&q.populate, "populate", false, "with --io mmap: fault pages in before scanning them, so the setup phase (seq: MADV_POPULATE_READ at open) or each worker (its own units) pays for them apart from the scan; off, they fault in during the scan, which is as fast for seq and faster for 2 workers")
 	fs.Var(&q.maxMemory, "max-memory", "the most that inputs held whole in memory may take, all together (a stream, compressed or transcoded input staged for processes, mpi, the file and keys splits), and apart from them what a query holds until it ends (distinct values, a median's values, rows --select cannot write as it goes), e.g. 8GiB; default: half of this machine's memory")
 	fs.Int64Var(&q.maxRatio, "max-ratio", stage.DefaultMaxRatio, "fail a compressed input that grows more than this many times its size (a decompression bomb), judged past 64 MiB out; -1: no bound")
@@ -200,7 +200,7 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if c.Query, err = q.query(); err != nil {
 		return c, err
 	}
-	c.Mode, c.Opt = q.io, shm.Options{Populate: q.populate}
+	c.Mode, c.Opt = q.io, input.Options{Populate: q.populate}
 	if q.strategy.Strategy == nil {
 		q.strategy.Strategy = spawn.Goroutines{} // the fastest (docs/performance.md)
 	}
@@ -226,22 +226,22 @@ func (q *queryFlags) config(ctx context.Context, paths []string, cores int) (spa
 	if caps.OneWorker {
 		c.Workers = 1
 	}
-	sep, err := stage.ParseDelimiter(q.delimiter)
+	sep, err := input.ParseDelimiter(q.delimiter)
 	if err != nil {
 		return c, usagef("--delimiter: %v", err)
 	}
-	if i := slices.Index(paths, stage.Stdin); i >= 0 && slices.Contains(paths[i+1:], stage.Stdin) {
+	if i := slices.Index(paths, input.Stdin); i >= 0 && slices.Contains(paths[i+1:], input.Stdin) {
 		return c, usagef("standard input (-) is named twice: it can be read once")
 	}
-	expand := stage.ExpandPaths
+	expand := input.ExpandPaths
 	if mpi {
 		for _, p := range paths {
-			if p == stage.Stdin {
+			if p == input.Stdin {
 				return c, usagef("--strategy mpi: standard input (-) reaches rank 0 only: name files")
 			}
 		}
 		if c.Split == spawn.SplitFile || c.Split == spawn.SplitFileNaive {
-			expand = stage.ExpandPathsElsewhere // a rank opens only its own files
+			expand = input.ExpandPathsElsewhere // a rank opens only its own files
 		}
 	}
 	if c.Paths, err = expand(paths); err != nil {

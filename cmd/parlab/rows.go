@@ -5,9 +5,9 @@ import (
 	"io"
 	"syscall"
 
+	"parlab/input"
 	"parlab/render"
 	"parlab/scan"
-	"parlab/shm"
 	"parlab/spawn"
 )
 
@@ -56,7 +56,7 @@ func (o *rowsOut) sink(spec *scan.Spec, rows []byte) error {
 // already, and with verbose the run's report and workers to standard
 // error. Standard output closed early (a reader such as head that has
 // what it wants) ends the command quietly and well, as grep does.
-func (a *app) rows(rep *spawn.Report, o *rowsOut, text, verbose bool, mode shm.Mode) error {
+func (a *app) rows(rep *spawn.Report, o *rowsOut, text, verbose bool, mode input.Mode) error {
 	var err error
 	switch {
 	case text:

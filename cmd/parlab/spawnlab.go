@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 
-	"parlab/spawn/lab"
+	"parlab/lab"
 )
 
 func (a *app) spawnLab(args []string) error {

@@ -246,7 +246,7 @@ type Doc struct {
 // HugeStart and HugeEnd are, at the same moments, the fraction of those
 // pages (of the files' whole 2 MiB blocks) held in 2 MiB folios, which map
 // with one page-table entry each (NaN: not known). The rest map 4 KiB at a
-// time, and a scan over them is slower: see shm.Folios.
+// time, and a scan over them is slower: see input.Folios.
 type PageCache struct{ Start, End, HugeStart, HugeEnd float64 }
 
 // Env is the machine and the data.

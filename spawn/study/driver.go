@@ -12,9 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"parlab/bench"
-	"parlab/shm"
+	"parlab/input"
+	"parlab/lab"
 	"parlab/spawn"
-	"parlab/spawn/lab"
 )
 
 // Setup is one study: the query (Base: paths, query, I/O mode, timeout; its
@@ -148,7 +148,7 @@ func Execute(s Setup) (*Doc, error) {
 	} else {
 		opt.Before = func() error {
 			for _, p := range c.Paths {
-				if err := shm.Evict(p); err != nil {
+				if err := input.Evict(p); err != nil {
 					return fmt.Errorf("evicting %s: %w", p, err)
 				}
 			}
@@ -219,7 +219,7 @@ func diskRead() int64 {
 // fraction of those (of whole 2 MiB blocks) in 2 MiB folios: NaN if the
 // kernel cannot tell, or the files have no whole block.
 func resident(paths []string) (float64, float64, error) {
-	c, err := shm.State(paths)
+	c, err := input.State(paths)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"parlab/bench"
-	"parlab/shm"
+	"parlab/input"
 	"parlab/spawn"
 )
 
@@ -444,7 +444,7 @@ func (d *Doc) warnings() *bench.Table {
 	if c := d.Cache; c != nil && !d.Cold && c.Start < 1 && d.Warmup == 0 {
 		warns = append(warns, fmt.Sprintf("only %s of the data set was in the page cache at the start, and there was no warmup round: the first round read the rest from disk (use --warmup 1).", cachePct(c.Start)))
 	}
-	if c := d.Cache; c != nil && !d.Cold && min(c.HugeStart, c.HugeEnd) < shm.HugeEnough {
+	if c := d.Cache; c != nil && !d.Cold && min(c.HugeStart, c.HugeEnd) < input.HugeEnough {
 		warns = append(warns, fmt.Sprintf("only %s of the data set's cached pages were in 2 MiB folios (%s at the end); the rest map 4 KiB at a time, a page fault per 16 pages and a TLB entry per page. A 10M-row query takes 1.3-2.7x as long that way (docs/pagecache.md). `parlab cache --warm PATH` puts a set in 2 MiB folios where the filesystem keeps them (ext4 from Linux 6.16, xfs; not tmpfs), as `parlab gen` writes it and a --cold run reads it back.", cachePct(c.HugeStart), cachePct(c.HugeEnd)))
 	}
 	if len(slow) > 0 {

@@ -1,21 +1,4 @@
-// Package shm owns every memory mapping parlab makes: read-only mappings of
-// the input files, and the shared result region that child processes write
-// (region.go). It also keeps the two copying input paths, so users can
-// measure what zero-copy buys: how bytes arrive is decided here, and nothing
-// downstream knows which path was taken.
-//
-// # The SIGBUS hazard
-//
-// A mapping of a file is only as long-lived as the file's length: if another
-// process truncates a file while it is mapped, touching a page past the new
-// end raises SIGBUS. The Go runtime turns that into a fatal "unexpected fault
-// address" unless the goroutine has called debug.SetPanicOnFault(true), in
-// which case it is a recoverable panic. Package spawn scans with that set and
-// reports such a fault as an error naming the file, never as a wrong total.
-// The copying modes read through File.ReadAt into their callers' buffers;
-// the ReadAt mode copies out of a mapping of its own, so its reads are
-// guarded the same way (ErrFault), and the Read mode sees a short read.
-package shm
+package input
 
 import (
 	"errors"

@@ -1,12 +1,3 @@
-// Package stage makes a query's PATHs ready for package spawn to scan:
-// ExpandPaths turns the command line's PATHs into files (a directory's data
-// files, standard input, a pipe), and Stage lands what cannot be scanned
-// where it is (standard input and pipes, .gz and .zst files, other
-// delimiters) once in a memory file in the dialect scan reads. It is apart
-// from spawn so that the query workers, which only scan, do not link the
-// decompressors. Its own tests check its bounds and archives
-// (stage_test.go); spawn's (input_test.go, hostile_test.go) run what it
-// stages in every strategy.
 package stage
 
 import (
@@ -16,11 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -30,123 +18,10 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
+	"parlab/input"
 	"parlab/scan"
 	"parlab/shm"
 )
-
-// ExpandPaths turns the command line's PATHs into a list of files. A PATH
-// is a path, never a pattern (glob characters in it are plain bytes):
-//   - a file is taken as it is, and must be a regular file (a symlink to one
-//     is fine) or a pipe, which Stage reads as it reads standard input
-//     (bash's process substitution, <(zcat x.gz), names one: /dev/fd/63);
-//   - "-" is standard input (Stage reads it);
-//   - a directory gives the entries whose names end in ".csv", ".tsv" or
-//     ".tab", each perhaps followed by ".gz" or ".zst", in any case
-//     (".csv", ".CSV") and do not start with "." (hidden files, and the
-//     ".tmp" leftovers of an interrupted gen, end otherwise), in byte order
-//     of their names, not recursing. Such an entry that is not a regular
-//     file (a FIFO, a directory, a broken symlink) is an error naming it;
-//     a directory that gives no file is one too, and so is one that holds
-//     a "*.csv.tmp" file (ErrUnfinished).
-//
-// Nothing is opened here, so nothing can block: shm.Open checks each file
-// again when it opens it.
-func ExpandPaths(paths []string) ([]string, error) { return expand(paths, false) }
-
-// ExpandPathsElsewhere is ExpandPaths where a file may be on another host:
-// a PATH that does not exist here is kept as it is, for the process that
-// has it to open (the mpi strategy's file splits: a rank opens only its own
-// files, and fails loudly on one it lacks).
-func ExpandPathsElsewhere(paths []string) ([]string, error) { return expand(paths, true) }
-
-func expand(paths []string, elsewhere bool) ([]string, error) {
-	var out []string
-	stdin := false
-	for _, p := range paths {
-		if p == Stdin {
-			if stdin {
-				return nil, errors.New("standard input (-) is named twice")
-			}
-			stdin = true
-			out = append(out, p)
-			continue
-		}
-		st, err := os.Stat(p)
-		if elsewhere && errors.Is(err, fs.ErrNotExist) {
-			out = append(out, p)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			if !st.Mode().IsRegular() && !isPipe(st) {
-				return nil, fmt.Errorf("%s: %w", p, shm.ErrNotRegular)
-			}
-			out = append(out, p)
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err // permission denied says so
-		}
-		n := 0
-		for _, e := range ents { // ReadDir sorts by name
-			name := e.Name()
-			if hasSuffixFold(name, ".csv.tmp") {
-				return nil, fmt.Errorf("%s: %w", filepath.Join(p, name), ErrUnfinished)
-			}
-			if strings.HasPrefix(name, ".") || !dataName(name) {
-				continue
-			}
-			fp := filepath.Join(p, name)
-			fst, err := os.Stat(fp)
-			if err != nil {
-				return nil, err
-			}
-			if !fst.Mode().IsRegular() {
-				return nil, fmt.Errorf("%s: %w", fp, shm.ErrNotRegular)
-			}
-			out = append(out, fp)
-			n++
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("%s: no .csv (.tsv, .tab, .gz, .zst) files in this directory", p)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no input files")
-	}
-	return out, nil
-}
-
-// isPipe reports whether st is a pipe's: a FIFO, or the pipe that bash's
-// <(…) hands over as /dev/fd/N.
-func isPipe(st os.FileInfo) bool { return st.Mode()&os.ModeNamedPipe != 0 }
-
-// ErrUnfinished: a directory holds the temporary file of a parlab gen that
-// did not finish, so its data set is not complete.
-var ErrUnfinished = errors.New("left by a parlab gen that did not finish: the data set is not complete (run parlab gen again)")
-
-// dataName reports whether a directory entry's name is a data file's:
-// .csv, .tsv or .tab, perhaps compressed (.gz, .zst).
-func dataName(name string) bool {
-	for _, z := range []string{"", ".gz", ".zst"} {
-		for _, ext := range []string{".csv", ".tsv", ".tab", ".ndjson", ".jsonl"} {
-			if hasSuffixFold(name, ext+z) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
-}
-
-// Stdin is the PATH that names standard input.
-const Stdin = "-"
 
 // Inputs are a query's PATHs made ready to scan. A plain file is scanned
 // where it is (Paths[i] is its path), and so is standard input redirected
@@ -340,22 +215,7 @@ func (d Dialect) transcoding(sep byte) scan.Transcoding {
 // scanned in place, whatever its delimiter.
 func (d Dialect) readAll() bool { return !d.transcoding(',').Plain() }
 
-// Delimiters are the field delimiters parlab reads, by their flag names.
-var Delimiters = map[string]byte{",": ',', "comma": ',', ";": ';', "semicolon": ';', "|": '|', "pipe": '|', "tab": '\t', "\t": '\t'}
-
-// ParseDelimiter reads a --delimiter value (0 for "", which means: by
-// each file's name, else by its first line).
-func ParseDelimiter(s string) (byte, error) {
-	if s == "" {
-		return 0, nil
-	}
-	if d, ok := Delimiters[strings.ToLower(s)]; ok {
-		return d, nil
-	}
-	return 0, fmt.Errorf("unknown delimiter %q (want , ; | or tab)", s)
-}
-
-// Stage makes paths (files, as ExpandPaths gives them, and Stdin) ready to
+// Stage makes paths (files, as input.ExpandPaths gives them, and input.Stdin) ready to
 // scan, reading standard input from stdin, as d says they are written.
 // Inputs that must be read into memory
 // are read side by side, as many at once as Go may run threads
@@ -577,11 +437,11 @@ func streamOf(src source) (io.Reader, func(), error) {
 func allRead(paths []string, d Dialect) (seps []byte, ok bool) {
 	seps = make([]byte, len(paths))
 	for i, p := range paths {
-		if p == Stdin {
+		if p == input.Stdin {
 			return nil, false
 		}
-		seps[i] = delimiter(p, d.Sep)
-		if compression(p) == "" && !d.readAll() && !jsonName(p) && plainDelimiter(p, d.Sep) != 0 {
+		seps[i] = input.NameDelimiter(p, d.Sep)
+		if input.Compression(p) == "" && !d.readAll() && !jsonName(p) && input.PlainDelimiter(p, d.Sep) != 0 {
 			return nil, false // scanned in place (0: read as a stream)
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -666,7 +526,7 @@ func (l *lateClose) release() {
 }
 
 // source is one PATH opened: scanned where it is (r nil: path), or read
-// from r, raw (zip says its compression), in delimiter sep.
+// from r, raw (zip says its input.Compression), in delimiter sep.
 type source struct {
 	path, name string
 	r          io.Reader
@@ -683,91 +543,27 @@ func (s *source) close() {
 	}
 }
 
-// delimiter is PATH p's delimiter: sep if not 0, else the one its name
-// says: tab for a .tsv or .tab file (compressed or not), else 0: its
-// first line's (scan.SniffDelimiter; sniffFile, readable).
-func delimiter(p string, sep byte) byte {
-	if sep != 0 {
-		return sep
-	}
-	base := strings.ToLower(p[:len(p)-len(compression(p))])
-	if strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
-		return '\t'
-	}
-	return 0
-}
-
-// sniffBytes bounds what is read of an input's start to find its
-// delimiter: a first line longer is judged by its first sniffBytes.
-const sniffBytes = 64 << 10
-
-// plainDelimiter is the delimiter of PATH p, a file that is not
-// compressed, to scan it in place with: delimiter's, or its first line's;
-// 0 where it must be read as a stream to be scanned (sniffFile: UTF-16, or
-// lines that end in a CR alone), whatever the user or its name said, so
-// that its bytes give the same answer as they would through a pipe.
-func plainDelimiter(p string, sep byte) byte {
-	found := sniffFile(p)
-	if d := delimiter(p, sep); d != 0 && found != 0 {
-		return d
-	}
-	return found
-}
-
-// sniffFile is the delimiter the first line of the file at path says (4
-// KiB of it, or sniffBytes where the line is longer), read as shm.Head
-// reads it, which leaves the page cache as the scan wants it; 0 for a
-// UTF-16 file or one whose lines end in a CR alone, which must be read as a
-// stream (readable) to be scanned. A file that cannot be read is given ','
-// (the error comes when the scan opens it).
-func sniffFile(path string) byte {
-	var sep byte = ','
-	for _, n := range []int{4 << 10, sniffBytes} { // (a header longer than 4 KiB is rare)
-		head, err := shm.Head(path, n)
-		if err != nil {
-			return ','
-		}
-		if isUTF16(head) {
-			return 0
-		}
-		var whole, crOnly bool
-		if sep, whole, crOnly = scan.SniffDelimiter(head); crOnly {
-			return 0
-		}
-		if whole || len(head) < n {
-			break
-		}
-	}
-	return sep
-}
-
-// isUTF16 reports whether head starts with UTF-16's byte order mark
-// (little- or big-endian): Excel's "Unicode Text", for one.
-func isUTF16(head []byte) bool {
-	return bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF})
-}
-
 // readable is r, a stream, made ready for scan.Transcode: decoded to UTF-8
 // if it starts with UTF-16's byte order mark (which it drops; the mark says
 // the byte order), and each CR made an LF if its first line ends in a CR
 // alone (an old Mac file's line ends; in quotes too, where such a file's
 // line breaks are CRs as well). Its delimiter is sep, or if sep is 0 the
 // one its first line says (scan.SniffDelimiter). It reads r as far as the
-// end of that line (or sniffBytes, or r's end), waiting for a slow
+// end of that line (or input.SniffBytes, or r's end), waiting for a slow
 // writer's bytes, and keeps them for the reader it returns. A read error is
 // returned at once.
 func readable(r io.Reader, sep byte) (io.Reader, byte, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, sniffBytes)
+		br = bufio.NewReaderSize(r, input.SniffBytes)
 	}
 	if head, err := br.Peek(2); err != nil && err != io.EOF {
 		return nil, 0, err
-	} else if isUTF16(head) {
+	} else if input.IsUTF16(head) {
 		u := transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder())
-		br = bufio.NewReaderSize(u, sniffBytes)
+		br = bufio.NewReaderSize(u, input.SniffBytes)
 	}
-	limit := min(sniffBytes, br.Size())
+	limit := min(input.SniffBytes, br.Size())
 	for n := 1; ; {
 		_, err := br.Peek(n)                          // (waits for n bytes: a pipe's writer may be slow)
 		head, _ := br.Peek(min(br.Buffered(), limit)) // (the same bytes however they came)
@@ -803,31 +599,31 @@ func (c crToLF) Read(p []byte) (int, error) {
 
 // openSource opens PATH p: a plain CSV file (or standard input redirected
 // from one, see inPlace) is scanned where it is; anything else is a
-// stream to read, its compression by its name or, for a stream, by its
+// stream to read, its input.Compression by its name or, for a stream, by its
 // first bytes.
 func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
-	src := source{path: p, name: p, zip: compression(p), sep: delimiter(p, d.Sep), d: d}
-	src.d.json = p != Stdin && jsonName(p)
+	src := source{path: p, name: p, zip: input.Compression(p), sep: input.NameDelimiter(p, d.Sep), d: d}
+	src.d.json = p != input.Stdin && jsonName(p)
 	pipe := false
-	if p != Stdin {
+	if p != input.Stdin {
 		st, err := os.Stat(p)
-		pipe = err == nil && isPipe(st)
+		pipe = err == nil && input.IsPipe(st)
 	}
-	src.d.sniff = (p == Stdin || pipe) && !src.d.json
-	if p != Stdin && !pipe && src.zip == "" && !src.d.json {
-		if found := plainDelimiter(p, d.Sep); found != 0 {
+	src.d.sniff = (p == input.Stdin || pipe) && !src.d.json
+	if p != input.Stdin && !pipe && src.zip == "" && !src.d.json {
+		if found := input.PlainDelimiter(p, d.Sep); found != 0 {
 			if src.sep = found; !d.readAll() {
 				return src, nil // in place, in its delimiter
 			}
 		}
 	}
-	if p == Stdin {
+	if p == input.Stdin {
 		if stdin == nil {
 			return src, errors.New("standard input (-) is not available here")
 		}
 		src.r, src.name = stdin, "standard input"
 		if f, ok := stdin.(*os.File); ok && inPlace(f) && !jsonHead(f) {
-			found := sniffFile(shm.MemFilePath(f)) // (0: read as a stream, as plainDelimiter says)
+			found := input.SniffFile(shm.MemFilePath(f)) // (0: read as a stream, as input.PlainDelimiter says)
 			if src.sep == 0 {
 				src.sep = found
 			}
@@ -843,11 +639,11 @@ func openSource(p string, d Dialect, stdin io.Reader) (source, error) {
 		}
 		src.r, src.file = f, f
 	}
-	if p == Stdin || pipe { // a stream: compressed if its first bytes say so
+	if p == input.Stdin || pipe { // a stream: compressed if its first bytes say so
 		widen(src.r)
 		br := bufio.NewReaderSize(src.r, copyBytes)
 		magic, _ := br.Peek(4)
-		if z := streamZip(magic); z != "" {
+		if z := input.StreamZip(magic); z != "" {
 			src.zip = z
 		}
 		src.r = br
@@ -869,42 +665,13 @@ func inPlace(f *os.File) bool {
 	}
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
-	return !compressed(magic[:n])
-}
-
-// compressed reports whether a stream's first bytes are gzip's or zstd's
-// magic.
-func compressed(magic []byte) bool { return streamZip(magic) != "" }
-
-// streamZip is the compression a stream's first bytes say (".gz", ".zst",
-// or "").
-func streamZip(magic []byte) string {
-	switch {
-	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
-		return ".gz"
-	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return ".zst"
-	case len(magic) >= 4 && magic[0]&0xf0 == 0x50 && bytes.Equal(magic[1:4], []byte{0x2a, 0x4d, 0x18}):
-		return ".zst" // a skippable frame first, as pzstd writes
-	}
-	return ""
-}
-
-// compression is the compression a file's name says (".gz", ".zst", or "").
-func compression(p string) string {
-	switch l := strings.ToLower(p); {
-	case strings.HasSuffix(l, ".gz"):
-		return ".gz"
-	case strings.HasSuffix(l, ".zst"):
-		return ".zst"
-	}
-	return ""
+	return !input.Compressed(magic[:n])
 }
 
 // packOver is how many inputs Stage lands in a memory file each: past it,
 // each staging worker lands its inputs back to back in one memory file of
 // its own (a pack), each at a page boundary, and names them by
-// shm.RegionPath; a memory file each (a descriptor each) failed past the
+// RegionPath; a memory file each (a descriptor each) failed past the
 // process's descriptor limit (25,000 .gz files: "too many open files").
 const packOver = 256
 
@@ -991,7 +758,7 @@ func stage(src io.Reader, zip string, d Dialect, sep byte, name string, b *budge
 		return nil, "", 0, false, fmt.Errorf("%s: %w", name, err)
 	}
 	if pk != nil {
-		return nil, shm.RegionPath(mem, start, w.off), sep, json, nil
+		return nil, input.RegionPath(mem, start, w.off), sep, json, nil
 	}
 	return mem, shm.MemFilePath(mem), sep, json, nil
 }
@@ -1100,7 +867,7 @@ func widen(r io.Reader) {
 	if !ok {
 		return
 	}
-	if st, err := f.Stat(); err != nil || !isPipe(st) {
+	if st, err := f.Stat(); err != nil || !input.IsPipe(st) {
 		return
 	}
 	unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, copyBytes)

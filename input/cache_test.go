@@ -1,4 +1,4 @@
-package shm
+package input
 
 import (
 	"math"

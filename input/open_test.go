@@ -1,4 +1,4 @@
-package shm
+package input
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"parlab/scan"
+	"parlab/shm"
 )
 
 func write(t *testing.T, name string, b []byte) string {
@@ -268,53 +269,6 @@ func TestPopulate(t *testing.T) {
 	}
 }
 
-// A region written by one mapping is seen through another mapping of the
-// same descriptor (as a child process maps it), atomics included.
-func TestRegion(t *testing.T) {
-	r, err := NewRegion(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dup, err := unix.Dup(r.Fd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := OpenRegion(dup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(other.Bytes()) != 4096 {
-		t.Fatalf("size %d", len(other.Bytes()))
-	}
-	copy(r.Bytes()[100:], "hello")
-	if string(other.Bytes()[100:105]) != "hello" {
-		t.Error("write not shared")
-	}
-	if r.Add(64, 5) != 5 || other.Add(64, 2) != 7 || r.Load(64) != 7 {
-		t.Error("atomic add not shared")
-	}
-	other.Store(128, 42)
-	if r.Load(128) != 42 {
-		t.Error("store not shared")
-	}
-	for _, bad := range []int{3, -8, 4096} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("offset %d did not panic", bad)
-				}
-			}()
-			r.Load(bad)
-		}()
-	}
-	if err := other.Close(); err != nil {
-		t.Error(err)
-	}
-	if err := r.Close(); err != nil || r.Close() != nil {
-		t.Error(err)
-	}
-}
-
 func TestEvict(t *testing.T) {
 	p := write(t, "e.csv", bytes.Repeat([]byte("x,1\n"), 100000))
 	if err := Evict(p); err != nil {
@@ -456,7 +410,7 @@ func writeInChunks(t *testing.T, name string, size, chunk int) string {
 // the range it is given (and few more) before anything reads them; a file
 // on disk has no small pages to say.
 func TestMemoryFilePopulate(t *testing.T) {
-	mem, err := NewMemFile("test")
+	mem, err := shm.NewMemFile("test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +418,7 @@ func TestMemoryFilePopulate(t *testing.T) {
 	if _, err := mem.Write(bytes.Repeat([]byte("0123456789abcde\n"), 1<<16)); err != nil { // 1 MiB
 		t.Fatal(err)
 	}
-	f, err := Open(MemFilePath(mem), Mmap, Options{})
+	f, err := Open(shm.MemFilePath(mem), Mmap, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
