@@ -27,9 +27,9 @@ import (
 // file paths) a field named with the suffix "_hex" beside it holds them in
 // hex.
 type QueryDoc struct {
-	Strategy string `json:"strategy"`
-	Split    string `json:"split"`
-	Workers  int    `json:"workers"`
+	Strategy spawn.StrategyFlag `json:"strategy"`
+	Split    spawn.Split        `json:"split"`
+	Workers  int                `json:"workers"`
 	// Ranks, for mpi: the job's ranks (Workers is ranks x threads).
 	Ranks   int                     `json:"ranks,omitempty"`
 	IO      string                  `json:"io"`
@@ -213,7 +213,7 @@ func hexIfNotUTF8(s string) string {
 // group-by's rows go straight to w (writeGroupsJSON), after the rest. c is
 // the run's configuration (its I/O mode, and the names of its inputs).
 func JSON(w io.Writer, rep *spawn.Report, c spawn.Config) error {
-	j := QueryDoc{Strategy: rep.Strategy, Split: rep.Split, Workers: rep.Workers, Ranks: rep.Ranks, IO: rep.IO(c.Mode).String(),
+	j := QueryDoc{Strategy: spawn.StrategyFlag{Strategy: rep.Strategy}, Split: rep.Split, Workers: rep.Workers, Ranks: rep.Ranks, IO: rep.IO(c.Mode).String(),
 		Data: Data{rep.Files, rep.Result.Rows, rep.Bytes},
 		Time: Times{rep.Setup.Seconds(), rep.Spawn.Seconds(), rep.Scan.Seconds(), rep.Join.Seconds(),
 			rep.Merge.Seconds(), rep.Total.Seconds()},

@@ -31,12 +31,12 @@ func Text(w io.Writer, rep *spawn.Report, mode input.Mode) {
 			rep.Workers, rep.Split, Group(rep.Result.Rows), HumanBytes(rep.Bytes), rep.Total.Seconds(), rep.Scan.Seconds())
 		return
 	}
-	how := rep.Strategy
+	how := rep.Strategy.Name()
 	switch {
 	case rep.Ranks > 0:
-		how = fmt.Sprintf("%s, %s x %s, %s split", rep.Strategy, Plural(int64(rep.Ranks), "rank"), Plural(int64(rep.Workers/rep.Ranks), "thread"), rep.Split)
+		how = fmt.Sprintf("%s, %s x %s, %s split", how, Plural(int64(rep.Ranks), "rank"), Plural(int64(rep.Workers/rep.Ranks), "thread"), rep.Split)
 	case !rep.Sequential():
-		how = fmt.Sprintf("%s, %d workers, %s split", rep.Strategy, rep.Workers, rep.Split)
+		how = fmt.Sprintf("%s, %d workers, %s split", how, rep.Workers, rep.Split)
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s, %s)\n", filter, Plural(int64(rep.Files), "file"),
 		Plural(rep.Result.Rows, "row"), HumanBytes(rep.Bytes), how, mode)

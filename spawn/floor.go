@@ -16,10 +16,12 @@ type Floor struct{}
 
 func (Floor) Name() string { return NameFloor }
 
+func (Floor) Caps() Caps { return Caps{Counts: true} }
+
 func (Floor) Help() string { return "only count newlines: the machine's limit, no answer" }
 
 func (Floor) Run(ctx context.Context, c Config) (*Report, error) {
-	return runGoroutines(ctx, c, NameFloor, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
+	return runGoroutines(ctx, c, Floor{}, func(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
 		return set.guard(u, func() error {
 			a, b, err := set.rows(u)
 			if err == nil {

@@ -88,7 +88,7 @@ func TestGroupsEveryRow(t *testing.T) {
 			if n := rep.Result.Groups.Len(); n < 39000 {
 				t.Fatalf("%s %s: %d groups of 40000 rows", st.Name(), split, n)
 			}
-			if st.Name() != NameSeq && split == SplitAuto && rep.Split != SplitKeys.String() {
+			if st.Name() != NameSeq && split == SplitAuto && rep.Split != SplitKeys {
 				t.Errorf("%s: the auto split of a group per row was %s, not keys", st.Name(), rep.Split)
 			}
 			if want == nil {

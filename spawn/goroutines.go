@@ -16,6 +16,8 @@ type Goroutines struct{}
 
 func (Goroutines) Name() string { return NameGoroutines }
 
+func (Goroutines) Caps() Caps { return Caps{Streams: StreamRowSplits} }
+
 func (Goroutines) Help() string { return "a goroutine a worker" }
 
 // paddedOutcome keeps each unit's result on cache lines of its own, so
@@ -40,9 +42,9 @@ func (g Goroutines) Run(ctx context.Context, c Config) (*Report, error) {
 		if !Streams(g, c.Split) {
 			return nil, errNoStream
 		}
-		return runStream(ctx, c, NameGoroutines, c.Workers)
+		return runStream(ctx, c, g, c.Workers)
 	}
-	return runGoroutines(ctx, c, NameGoroutines, scanBody)
+	return runGoroutines(ctx, c, g, scanBody)
 }
 
 // scanBody is a worker's body that scans: Set.scanUnit.
@@ -58,19 +60,19 @@ func scanBody(ctx context.Context, set *Set, u Unit, r *scan.Result) error {
 // units of a cut file), and a group-by of many keys (Order ID) then builds
 // one set of groups a worker, its keys met again in later files found, not
 // a set a unit, each merged again at the end.
-func runGoroutines(ctx context.Context, c Config, name string, body func(context.Context, *Set, Unit, *scan.Result) error) (rep *Report, err error) {
+func runGoroutines(ctx context.Context, c Config, st Strategy, body func(context.Context, *Set, Unit, *scan.Result) error) (rep *Report, err error) {
 	if c.streamed() {
 		return nil, errNoStream
 	}
 	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
-	r, err := start(c, name)
+	r, err := start(c, st)
 	if err != nil {
 		return nil, err
 	}
 	defer r.set.Close()
-	if c.sinks() && name == NameGoroutines {
+	if c.sinks() && st == (Goroutines{}) {
 		return r.runRows(ctx, c.Workers, c.Rows)
 	}
 	return r.runAll(ctx, c.Workers, body)
@@ -176,10 +178,10 @@ type run struct {
 // start maps the data set lazily (with --populate, each worker populates
 // its own units), plans the work and starts the report; the setup phase
 // ends here. The caller closes r.set.
-func start(c Config, name string) (*run, error) { return startAt(c, name, time.Now()) }
+func start(c Config, st Strategy) (*run, error) { return startAt(c, st, time.Now()) }
 
 // startAt is start with the run's clock started at t0.
-func startAt(c Config, name string, t0 time.Time) (*run, error) {
+func startAt(c Config, st Strategy, t0 time.Time) (*run, error) {
 	r := &run{t0: t0}
 	set, err := openConfig(&c, c.Mode, c.Opt, true)
 	if err != nil {
@@ -190,7 +192,7 @@ func startAt(c Config, name string, t0 time.Time) (*run, error) {
 		set.Close()
 		return nil, err
 	}
-	r.rep = set.report(name, r.plan.Split.String(), c.Workers)
+	r.rep = set.report(st, r.plan.Split, c.Workers)
 	r.rep.PerWorker = make([]WorkerStat, c.Workers)
 	r.rep.Setup = time.Since(r.t0)
 	return r, nil

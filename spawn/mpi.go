@@ -73,6 +73,8 @@ type Comm interface {
 
 func (MPI) Name() string { return NameMPI }
 
+func (MPI) Caps() Caps { return Caps{Ranks: true} }
+
 func (MPI) Help() string {
 	return "an MPI rank a share, --workers goroutines in each: mpirun -np R parlab-mpi"
 }
@@ -327,7 +329,7 @@ func (m MPI) run(ctx context.Context, c Config, comm Comm, rank0 []byte) (rep *R
 		return nil, g.err
 	}
 	if comm.Rank() != 0 {
-		return &Report{Strategy: NameMPI, Rank: comm.Rank(), Ranks: comm.Size()}, nil
+		return &Report{Strategy: MPI{}, Rank: comm.Rank(), Ranks: comm.Size()}, nil
 	}
 	parts := make([]rankPart, len(g.parts))
 	parts[0] = rr.part
@@ -374,7 +376,7 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			cc.HeadAdded = c.HeadAdded[lo:hi]
 		}
 		cc.Workers = T
-		r, err := startAt(cc, NameMPI, t0)
+		r, err := startAt(cc, MPI{}, t0)
 		if errors.Is(err, ErrNoData) {
 			return rr // every file of its share is empty
 		}
@@ -403,7 +405,7 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 	}
 	cc := c
 	cc.Workers = R * T
-	r, err := startAt(cc, NameMPI, t0)
+	r, err := startAt(cc, MPI{}, t0)
 	if err != nil {
 		return fail(err)
 	}
@@ -472,7 +474,7 @@ func rankBody(me int) func(context.Context, *Set, Unit, *scan.Result) error {
 // answers, in rank order (file order).
 func mergeFileParts(ctx context.Context, c Config, t0 time.Time, parts []rankPart) (*Report, error) {
 	joined := time.Since(t0)
-	rep := &Report{Strategy: NameMPI, Split: c.Split.String(), Workers: len(parts) * c.Workers, Ranks: len(parts)}
+	rep := &Report{Strategy: MPI{}, Split: c.Split, Workers: len(parts) * c.Workers, Ranks: len(parts)}
 	var results []*scan.Result
 	for k, p := range parts {
 		rep.Files += p.Files

@@ -22,6 +22,8 @@ func (m mpiLocal) Name() string { return fmt.Sprintf("mpi(%d in-process ranks)",
 
 func (m mpiLocal) Help() string { return "the mpi strategy's ranks as goroutines" }
 
+func (m mpiLocal) Caps() Caps { return MPI{}.Caps() }
+
 // Run runs every rank and returns rank 0's outcome; a rank other than 0
 // must report its rank and fail only where rank 0 has failed too.
 func (m mpiLocal) Run(ctx context.Context, c Config) (*Report, error) {

@@ -35,6 +35,8 @@ type Processes struct {
 
 func (Processes) Name() string { return NameProcesses }
 
+func (Processes) Caps() Caps { return Caps{Children: true} }
+
 func (Processes) Help() string {
 	return "a child process a worker: fork+exec, results in shared memory"
 }
@@ -48,7 +50,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	defer func() { rep, err = stopped(ctx, rep, err) }()
 	// The parent maps lazily too: it only reads headers and the bytes
 	// around cuts, and rescans if a row split cut a quoted field.
-	r, err := start(c, NameProcesses)
+	r, err := start(c, Processes{})
 	if err != nil {
 		return nil, err
 	}

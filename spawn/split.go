@@ -27,6 +27,15 @@ const (
 	// SplitAuto is SplitKeys for a group-by whose sampled rows show many
 	// keys (see Set.manyKeys), SplitRows for any other query: the default.
 	SplitAuto
+
+	// The splits a Report names that no one asks for (ParseSplit refuses
+	// them; Splits leaves them out):
+
+	// SplitNone: one worker took every file whole (seq).
+	SplitNone
+	// SplitStream: a stream's blocks of Config.Chunk bytes, cut at row
+	// ends, handed out in the order they were read.
+	SplitStream
 )
 
 // splits is the registry of splits, in Split order: each one's name and
@@ -40,7 +49,37 @@ var splits = names.Table{
 	{Name: "auto", Help: "keys for a group-by whose sampled rows are mostly distinct keys, else rows"},
 }
 
-func (s Split) String() string { return splits.Name(int(s)) }
+func (s Split) String() string {
+	switch s {
+	case SplitNone:
+		return ""
+	case SplitStream:
+		return "stream"
+	}
+	return splits.Name(int(s))
+}
+
+// Streamable are the splits under which a strategy that can scan a stream
+// while it reads it does so (Caps.Streams).
+type Streamable int
+
+const (
+	StreamNever     Streamable = iota
+	StreamAlways               // any split: one worker reads the stream (seq)
+	StreamRowSplits            // the rows, dynamic and auto splits (goroutines)
+)
+
+// streams reports whether a strategy whose streams are st scans a stream
+// under split s.
+func (s Split) streams(st Streamable) bool {
+	switch st {
+	case StreamAlways:
+		return true
+	case StreamRowSplits:
+		return s == SplitRows || s == SplitDynamic || s == SplitAuto
+	}
+	return false
+}
 
 // ParseSplit parses a split's name.
 func ParseSplit(name string) (Split, error) {
@@ -52,8 +91,16 @@ func ParseSplit(name string) (Split, error) {
 // JSON.
 func (s Split) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// (UnmarshalText reads "" and "stream" too, as a saved report names them.)
+
 func (s *Split) UnmarshalText(b []byte) error {
 	v, err := ParseSplit(string(b))
+	switch string(b) {
+	case "":
+		v, err = SplitNone, nil
+	case "stream":
+		v, err = SplitStream, nil
+	}
 	if err == nil {
 		*s = v
 	}

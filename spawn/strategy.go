@@ -67,6 +67,7 @@ func (c *Config) Name(i int) string {
 type Strategy interface {
 	Name() string
 	Help() string // what it is, in a few words, for help text
+	Caps() Caps   // what kind of strategy it is
 	Run(ctx context.Context, c Config) (*Report, error)
 }
 
@@ -127,8 +128,8 @@ func (f *StrategyFlag) UnmarshalText(b []byte) error {
 // Report is an answer and where the run's time went. Times are durations
 // from the start of the run (Start, End) or lengths of phases.
 type Report struct {
-	Strategy string
-	Split    string
+	Strategy Strategy
+	Split    Split // SplitNone for seq, SplitStream for a stream
 	Workers  int
 	Result   scan.Result
 	Spec     scan.Spec // the query's names, as the first file's header spells them
@@ -184,7 +185,7 @@ func (r *Report) Busy() []float64 {
 // Answer is the report's answer with its names (nil for the floor, which
 // answers no query).
 func (r *Report) Answer() *scan.Answer {
-	if r.Strategy == NameFloor {
+	if r.Floor() {
 		return nil
 	}
 	return &scan.Answer{Spec: r.Spec, Result: r.Result}
@@ -230,9 +231,11 @@ func (Sequential) Name() string { return NameSeq }
 
 func (Sequential) Help() string { return "one goroutine, the baseline" }
 
+func (Sequential) Caps() Caps { return Caps{OneWorker: true, Streams: StreamAlways} }
+
 func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if c.streamed() {
-		return runStream(ctx, c, NameSeq, 1)
+		return runStream(ctx, c, Sequential{}, 1)
 	}
 	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
@@ -243,7 +246,7 @@ func (Sequential) Run(ctx context.Context, c Config) (rep *Report, err error) {
 		return nil, err
 	}
 	defer set.Close()
-	rep = set.report(NameSeq, "", 1)
+	rep = set.report(Sequential{}, SplitNone, 1)
 	rep.Setup = time.Since(t0)
 	if c.sinks() {
 		set.flush = flushTo(c.Rows, func() *scan.Spec { return &rep.Spec })
@@ -312,7 +315,7 @@ func stopped(ctx context.Context, rep *Report, err error) (*Report, error) {
 	return rep, nil
 }
 
-func (s *Set) report(strategy, split string, workers int) *Report {
+func (s *Set) report(strategy Strategy, split Split, workers int) *Report {
 	return &Report{
 		Strategy: strategy, Split: split, Workers: workers,
 		Spec:  s.Tables[0].Spec(),
@@ -325,14 +328,16 @@ func (s *Set) report(strategy, split string, workers int) *Report {
 
 // Floor reports whether the run was the floor's: newlines counted, no
 // query answered.
-func (r *Report) Floor() bool { return r.Strategy == NameFloor }
+func (r *Report) Floor() bool { return r.caps().Counts }
 
 // Children reports whether the run's workers were child processes, whose
 // fork, start and peak memory PerWorker holds.
-func (r *Report) Children() bool { return r.Strategy == NameProcesses }
+func (r *Report) Children() bool { return r.caps().Children }
 
 // Sequential reports whether the run was the sequential baseline's.
-func (r *Report) Sequential() bool { return r.Strategy == NameSeq }
+func (r *Report) Sequential() bool { return r.caps().OneWorker }
+
+func (r *Report) caps() Caps { return CapsOf(r.Strategy) }
 
 // Caps are what kind of strategy a strategy is, for the commands that set
 // up and report a run, so that none decides by its name.
@@ -345,6 +350,13 @@ type Caps struct {
 	OneWorker bool
 	// Counts: it counts newlines and answers no query (the floor).
 	Counts bool
+	// Children: its workers are child processes, whose fork, start and
+	// peak memory a Report's PerWorker holds (processes).
+	Children bool
+	// Streams: under which splits it scans a stream while it reads it
+	// (Config.Stream, Config.Opens); under the others a stream is staged
+	// whole in memory first, where every worker can reach any part of it.
+	Streams Streamable
 }
 
 // CapsOf is st's Caps (none for nil).
@@ -352,13 +364,5 @@ func CapsOf(st Strategy) Caps {
 	if st == nil {
 		return Caps{}
 	}
-	switch st.Name() {
-	case NameMPI:
-		return Caps{Ranks: true}
-	case NameSeq:
-		return Caps{OneWorker: true}
-	case NameFloor:
-		return Caps{Counts: true}
-	}
-	return Caps{}
+	return st.Caps()
 }

@@ -15,23 +15,12 @@ import (
 	"parlab/scan"
 )
 
-// SplitStream is the split a streamed run reports (Report.Split): blocks
-// of Config.Chunk bytes, cut at row ends, handed out in the order they are
-// read.
-const SplitStream = "stream"
-
 // Streams reports whether strategy st with split scans a stream while it
 // reads it (Config.Stream): seq, and goroutines with the rows, dynamic or
 // auto split. Any other way needs the whole input in memory first, where
 // every worker or child can reach any part of it (stage.Stage).
 func Streams(st Strategy, split Split) bool {
-	switch st.Name() {
-	case NameSeq:
-		return true
-	case NameGoroutines:
-		return split == SplitRows || split == SplitDynamic || split == SplitAuto
-	}
-	return false
+	return split.streams(CapsOf(st).Streams)
 }
 
 // errNoStream is the error of a run given a Config.Stream that its
@@ -60,7 +49,7 @@ var streamMaxRow = maxRowBytes
 // cancellation ends the run at once, but a read that is blocked (a pipe
 // whose writer is silent) is not interrupted: the reader goroutine ends
 // when that read returns, and its file is not closed before.
-func runStream(ctx context.Context, c Config, name string, workers int) (rep *Report, err error) {
+func runStream(ctx context.Context, c Config, st Strategy, workers int) (rep *Report, err error) {
 	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
@@ -78,14 +67,14 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 				return nil, err
 			}
 		}
-		return runStreams(ctx, c, name, workers, t0)
+		return runStreams(ctx, c, st, workers, t0)
 	}
 	s := newStreamRun(&c, c.Stream, 0, workers, t0)
 	s.decide = c.Query.Kinds == nil
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	rep = &Report{Strategy: name, Split: SplitStream, Workers: workers, Spec: s.table.Spec(), Files: 1,
+	rep = &Report{Strategy: st, Split: SplitStream, Workers: workers, Spec: s.table.Spec(), Files: 1,
 		Setup: s.setup, Streamed: true, PerWorker: make([]WorkerStat, workers)}
 	own := make([]paddedResult, workers)
 	outs := make([][]blockOutcome, workers)
@@ -106,7 +95,7 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 	for w := range own {
 		s.placeRejects(own[w].Rejects, all)
 	}
-	return rep.streamed(name, joined, own, t0, &c)
+	return rep.streamed(joined, own, t0, &c)
 }
 
 // runStreams is runStream over c.Opens: each worker takes the next input
@@ -115,12 +104,12 @@ func runStream(ctx context.Context, c Config, name string, workers int) (rep *Re
 // side. An input that holds no byte is left out (ErrNoData if all do).
 // The error of the first input in c.Opens's order that failed wins; each
 // input is closed once read.
-func runStreams(ctx context.Context, c Config, name string, workers int, t0 time.Time) (*Report, error) {
+func runStreams(ctx context.Context, c Config, st Strategy, workers int, t0 time.Time) (*Report, error) {
 	n := len(c.Opens)
 	tables := make([]*scan.Table, n)
 	errs := make([]error, n)
 	own := make([]paddedResult, workers)
-	rep := &Report{Strategy: name, Split: SplitStream, Workers: workers, Streamed: true, PerWorker: make([]WorkerStat, workers)}
+	rep := &Report{Strategy: st, Split: SplitStream, Workers: workers, Streamed: true, PerWorker: make([]WorkerStat, workers)}
 	var next atomic.Int64
 	var failedAt atomic.Int64          // the first input that failed: no later one is opened
 	spare := make([][][]byte, workers) // each worker's blocks, kept from one input to the next
@@ -165,7 +154,7 @@ func runStreams(ctx context.Context, c Config, name string, workers int, t0 time
 	for _, w := range rep.PerWorker {
 		rep.Setup = min(rep.Setup, w.Start)
 	}
-	return rep.streamed(name, joined, own, t0, &c)
+	return rep.streamed(joined, own, t0, &c)
 }
 
 // streamOne opens input i of c.Opens, and reads and scans it into r (its
@@ -214,10 +203,10 @@ func streamOne(ctx context.Context, c Config, i int, st *WorkerStat, r *scan.Res
 
 // streamed closes a streamed run's report: its phases, bytes and merged
 // result.
-func (rep *Report) streamed(name string, joined time.Duration, own []paddedResult, t0 time.Time, c *Config) (*Report, error) {
+func (rep *Report) streamed(joined time.Duration, own []paddedResult, t0 time.Time, c *Config) (*Report, error) {
 	names := c.Names
-	if name == NameSeq {
-		rep.Split = ""
+	if rep.Sequential() {
+		rep.Split = SplitNone
 	}
 	rep.phases(joined)
 	rs := make([]*scan.Result, len(own))

@@ -101,13 +101,14 @@ func (a *app) bench(args []string) (err error) {
 		}
 		setup.Splits = append(setup.Splits, split)
 	}
-	for _, st := range splitList(*strategiesF) {
-		if s, err := spawn.ParseStrategy(st); err != nil || spawn.CapsOf(s).Counts {
-			return usagef("--strategies: unknown %q (want seq, goroutines, processes, mpi; the floor runs unless --no-floor)", st)
+	for _, name := range splitList(*strategiesF) {
+		st, err := spawn.ParseStrategy(name)
+		if err != nil || st.Caps().Counts {
+			return usagef("--strategies: unknown %q (want seq, goroutines, processes, mpi; the floor runs unless --no-floor)", name)
 		}
 		setup.Strategies = append(setup.Strategies, st)
 	}
-	if slices.ContainsFunc(setup.Strategies, func(n string) bool { s, _ := spawn.ParseStrategy(n); return spawn.CapsOf(s).Ranks }) {
+	if slices.ContainsFunc(setup.Strategies, func(st spawn.Strategy) bool { return st.Caps().Ranks }) {
 		// An MPI job (mpirun -np R parlab-mpi bench --strategies mpi,...):
 		// rank 0 runs the study and reports; the other ranks take part in
 		// each of its mpi runs and print nothing.

@@ -24,30 +24,35 @@ import (
 // Baseline is the strategy every speedup is measured against, and Floor the
 // one whose rows are the machine's floor (a newline count: no answer to
 // check, shown apart, every time shown as a multiple of it).
-const (
-	Baseline = spawn.NameSeq
-	Floor    = spawn.NameFloor
+var (
+	Baseline spawn.Strategy = spawn.Sequential{}
+	Floor    spawn.Strategy = spawn.Floor{}
 )
 
-// Config is one configuration of the study: a strategy, a split (none for
-// the baseline) and a worker count.
+// Config is one configuration of the study: a strategy, a split
+// (spawn.SplitNone for the baseline) and a worker count. It is comparable
+// (a map key): every strategy is a comparable value.
 type Config struct {
-	Strategy string
-	Split    string
+	Strategy spawn.Strategy
+	Split    spawn.Split
 	Workers  int
 }
 
 func (p Config) String() string {
 	if p.Strategy == Baseline {
-		return p.Strategy
+		return p.Strategy.Name()
 	}
-	return fmt.Sprintf("%s/%s/%d", p.Strategy, p.Split, p.Workers)
+	return fmt.Sprintf("%s/%s/%d", p.Strategy.Name(), p.Split, p.Workers)
 }
+
+// kind is the configuration's strategy and split, as the figures' series
+// and the fits name them.
+func (p Config) kind() string { return p.Strategy.Name() + "/" + p.Split.String() }
 
 // Params is the configuration as the kit's parameters (the JSON's
 // "parameters").
 func (p Config) Params() bench.Params {
-	return bench.Params{{Name: "strategy", Value: p.Strategy}, {Name: "split", Value: p.Split}, {Name: "workers", Value: p.Workers}}
+	return bench.Params{{Name: "strategy", Value: p.Strategy.Name()}, {Name: "split", Value: p.Split.String()}, {Name: "workers", Value: p.Workers}}
 }
 
 // configOf reads a Config back from its parameters.
@@ -58,7 +63,15 @@ func configOf(p bench.Params) (Config, error) {
 	if !ok1 || !ok2 || !ok3 || n != math.Trunc(n) || n < 1 {
 		return Config{}, fmt.Errorf("parameters %v: want a strategy, a split and a whole worker count", p)
 	}
-	return Config{st, sp, int(n)}, nil
+	c := Config{Workers: int(n)}
+	var err error
+	if c.Strategy, err = spawn.ParseStrategy(st); err != nil {
+		return Config{}, fmt.Errorf("parameters %v: %w", p, err)
+	}
+	if err := c.Split.UnmarshalText([]byte(sp)); err != nil {
+		return Config{}, fmt.Errorf("parameters %v: %w", p, err)
+	}
+	return c, nil
 }
 
 // Phase is a named part of a trial's time.
@@ -313,7 +326,8 @@ type Result struct {
 
 // AmdahlResult is the fit for one strategy and split.
 type AmdahlResult struct {
-	Strategy, Split string
+	Strategy spawn.Strategy
+	Split    spawn.Split
 	bench.Fit
 	Excluded  []int // worker counts left out of the fit (more workers than cores)
 	OnePointN int   // the reference's one-point fit: at this worker count …
@@ -378,7 +392,10 @@ func (d *Doc) Analyze() {
 		}
 	}
 	d.Amdahl = nil
-	type key struct{ st, sp string }
+	type key struct {
+		st spawn.Strategy
+		sp spawn.Split
+	}
 	groups := map[key][]*Result{}
 	var keys []key
 	for i := range d.Results {
@@ -452,7 +469,7 @@ func (d *Doc) Find(p Config) *Result {
 // Worst returns the configuration with the largest imbalance among those
 // with the given split, preferring more workers on ties (the picture the
 // reference's "8 workers slower than 4" needed).
-func (d *Doc) Worst(split string) *Result {
+func (d *Doc) Worst(split spawn.Split) *Result {
 	var best *Result
 	for i := range d.Results {
 		r := &d.Results[i]

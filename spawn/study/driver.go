@@ -21,7 +21,7 @@ import (
 // strategy fields are ignored), the matrix to sweep, and the trials.
 type Setup struct {
 	Base       spawn.Config
-	Strategies []string // of spawn's names; the floor is added unless NoFloor
+	Strategies []spawn.Strategy // the floor is added unless NoFloor
 	Splits     []spawn.Split
 	Workers    []int
 	// MPIRanks, for the mpi strategy: the job's ranks (mpirun -np). A
@@ -45,14 +45,10 @@ type Setup struct {
 // split and worker count, and the floor at every worker count.
 func (s *Setup) Configs() ([]Config, error) {
 	var cs []Config
-	for _, name := range s.Strategies {
-		st, err := spawn.ParseStrategy(name)
-		if err != nil {
-			return nil, err
-		}
-		switch st.Name() {
+	for _, st := range s.Strategies {
+		switch st {
 		case Baseline:
-			cs = append(cs, Config{Strategy: Baseline, Workers: 1})
+			cs = append(cs, Config{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1})
 		case Floor:
 			return nil, fmt.Errorf("the floor is measured at every worker count unless left out, not named as a strategy")
 		default:
@@ -64,14 +60,14 @@ func (s *Setup) Configs() ([]Config, error) {
 					if spawn.CapsOf(st).Ranks && n%s.MPIRanks != 0 {
 						continue // not ranks x threads
 					}
-					cs = append(cs, Config{Strategy: st.Name(), Split: sp.String(), Workers: n})
+					cs = append(cs, Config{Strategy: st, Split: sp, Workers: n})
 				}
 			}
 		}
 	}
 	if !s.NoFloor {
 		for _, n := range s.Workers {
-			cs = append(cs, Config{Strategy: Floor, Split: spawn.SplitRows.String(), Workers: n})
+			cs = append(cs, Config{Strategy: Floor, Split: spawn.SplitRows, Workers: n})
 		}
 	}
 	return cs, nil
@@ -101,7 +97,7 @@ func Execute(s Setup) (*Doc, error) {
 		doc.Expected.Sums = append(doc.Expected.Sums, NamedValue{Name: v.Label, Value: v.Value})
 	}
 	for _, p := range configs {
-		if p.Strategy == spawn.NameProcesses {
+		if p.Strategy.Caps().Children {
 			// What one worker process costs to start and end, measured the
 			// spawn lab's way (forkexec-self, batch), so the report can
 			// explain the processes strategy's spawn phase.
@@ -120,21 +116,14 @@ func Execute(s Setup) (*Doc, error) {
 	trial := func(p Config) (Sample, error) {
 		cc := c
 		cc.Workers = p.Workers
-		if p.Strategy == spawn.NameMPI {
+		if p.Strategy.Caps().Ranks {
 			cc.Workers = p.Workers / s.MPIRanks // threads a rank
 		}
-		if p.Split != "" {
-			var err error
-			if cc.Split, err = spawn.ParseSplit(p.Split); err != nil {
-				return Sample{}, err
-			}
-		}
-		st, err := spawn.ParseStrategy(p.Strategy)
-		if err != nil {
-			return Sample{}, err
+		if p.Split != spawn.SplitNone {
+			cc.Split = p.Split
 		}
 		before := diskRead()
-		rep, err := st.Run(context.Background(), cc)
+		rep, err := p.Strategy.Run(context.Background(), cc)
 		if err != nil {
 			return Sample{}, err
 		}

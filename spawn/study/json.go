@@ -186,7 +186,7 @@ func (d *Doc) MarshalJSON() ([]byte, error) {
 		j.Floor = append(j.Floor, floorJSON{r.Workers, f(r.Median), f(r.Mean), f(r.Min), f(r.Max)})
 	}
 	for _, a := range d.Amdahl {
-		o := amdahlJSON{Strategy: a.Strategy, Split: a.Split, SerialFraction: f(a.F), R2: f(a.R2), Ceiling: f(a.Ceiling),
+		o := amdahlJSON{Strategy: a.Strategy.Name(), Split: a.Split.String(), SerialFraction: f(a.F), R2: f(a.R2), Ceiling: f(a.Ceiling),
 			T1: f(a.T1), Points: a.Points, Excluded: nonNil(a.Excluded), Predicted: []predictedJSON{}}
 		o.OnePoint.Workers, o.OnePoint.SerialFraction = a.OnePointN, f(a.OnePointF)
 		for _, p := range a.Predicted {

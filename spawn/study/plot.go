@@ -33,7 +33,7 @@ func (d *Doc) Figures(busy *Result) (names []string, figs []*figure.Figure) {
 	add("time", d.timeFigure())
 	add("trials", d.trialsFigure())
 	if busy == nil {
-		busy = d.Worst(spawn.SplitFileNaive.String())
+		busy = d.Worst(spawn.SplitFileNaive)
 	}
 	if busy != nil && len(busy.Busy) > 0 {
 		add("busy", busyFigure(busy, d.subtitle()))
@@ -64,7 +64,7 @@ func (d *Doc) series() ([]string, map[string][]*Result) {
 		if r.Strategy == Baseline || len(r.Times) == 0 {
 			continue
 		}
-		k := r.Strategy + "/" + r.Split
+		k := r.kind()
 		if r.Strategy == Floor {
 			k = "floor (newline count)"
 		}
@@ -105,7 +105,7 @@ func (d *Doc) subtitle() string {
 
 // styleIndex gives each split its colour, the same in every figure.
 func (d *Doc) styleIndex(p Config) int {
-	var splits []string
+	var splits []spawn.Split
 	for _, r := range d.Results {
 		if r.Strategy != Baseline && r.Strategy != Floor && !slices.Contains(splits, r.Split) {
 			splits = append(splits, r.Split)
@@ -116,7 +116,7 @@ func (d *Doc) styleIndex(p Config) int {
 
 // family draws processes apart from goroutines (dotted, triangles).
 func family(p Config) int {
-	if p.Strategy == spawn.NameProcesses {
+	if p.Strategy.Caps().Children {
 		return 1
 	}
 	return 0
@@ -173,7 +173,7 @@ func (d *Doc) speedupFigure() *figure.Figure {
 		}
 		f.Series = append(f.Series, s)
 		for _, a := range d.Amdahl {
-			if a.Strategy+"/"+a.Split != k || math.IsNaN(a.F) || math.IsNaN(base) {
+			if (Config{Strategy: a.Strategy, Split: a.Split}).kind() != k || math.IsNaN(a.F) || math.IsNaN(base) {
 				continue
 			}
 			curve := func(from, to float64) []figure.XY {

@@ -15,6 +15,7 @@ import (
 	"parlab/bench"
 	"parlab/internal/testrun"
 	"parlab/scan"
+	"parlab/spawn"
 )
 
 // fakeTrial times follow Amdahl's law with f = 0.25 exactly, so the fit must
@@ -43,9 +44,9 @@ func fakeTrial(calls *[]Config) Trial {
 func answer(n int64) *scan.Answer { return &scan.Answer{Result: scan.Result{Matched: n}} }
 
 func configs() []Config {
-	c := []Config{{Strategy: Baseline, Workers: 1}}
+	c := []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}}
 	for _, n := range []int{1, 2, 4, 8} {
-		c = append(c, Config{"goroutines", "rows", n}, Config{Floor, "rows", n})
+		c = append(c, Config{spawn.Goroutines{}, spawn.SplitRows, n}, Config{Floor, spawn.SplitRows, n})
 	}
 	return c
 }
@@ -66,7 +67,7 @@ func TestRunInterleavesAndAnalyzes(t *testing.T) {
 	if rounds != 3 {
 		t.Errorf("%d rounds reported, want 3 (warmup not recorded)", rounds)
 	}
-	g4 := d.Find(Config{"goroutines", "rows", 4})
+	g4 := d.Find(Config{spawn.Goroutines{}, spawn.SplitRows, 4})
 	if len(g4.Times) != 3 || !near(g4.Speedup, 1/(0.25+0.75/4), 1e-12) ||
 		!near(g4.Efficiency, g4.Speedup/4, 1e-12) || !near(g4.KarpFlatt, 0.25, 1e-12) ||
 		!near(g4.FloorMultiple, (0.25+0.75/4)/(0.1/4), 1e-12) || !near(g4.Imbalance, 4/2.5, 1e-12) ||
@@ -96,12 +97,12 @@ func TestRunChecksEveryAnswer(t *testing.T) {
 		}
 		return Sample{Seconds: 1, Answer: ans}, nil
 	}
-	err := Run(&Doc{}, []Config{{Strategy: Baseline, Workers: 1}}, trial, answer(42), Options{Trials: 10})
+	err := Run(&Doc{}, []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}}, trial, answer(42), Options{Trials: 10})
 	if err == nil || !strings.Contains(err.Error(), "wrong answer matched=41") {
 		t.Errorf("err %v", err)
 	}
 	boom := errors.New("boom")
-	err = Run(&Doc{}, []Config{{Strategy: Baseline, Workers: 1}}, func(Config) (Sample, error) { return Sample{}, boom }, answer(0), Options{Trials: 1})
+	err = Run(&Doc{}, []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}}, func(Config) (Sample, error) { return Sample{}, boom }, answer(0), Options{Trials: 1})
 	if !errors.Is(err, boom) {
 		t.Errorf("err %v", err)
 	}
@@ -156,7 +157,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		if r.Stddev != nil {
 			t.Error("stddev of one run written")
 		}
-		if (r.Parameters.Strategy == Floor) != (r.Speedup == nil) {
+		if (r.Parameters.Strategy == Floor.Name()) != (r.Speedup == nil) {
 			t.Errorf("%+v: speedup presence", r.Parameters)
 		}
 		// goroutines/rows/2: 0.625 s, busy 0.3125 and 0.625 s, 1000 rows
@@ -197,7 +198,7 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestTextReport(t *testing.T) {
 	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", Data: "data/x", Files: 20, Rows: 1000, Bytes: 1e9, Query: "Region=Europe", IO: "mmap"}}
-	cs := append(configs(), Config{"goroutines", "file-naive", 8}, Config{"processes", "rows", 4}, Config{"goroutines", "rows", 16})
+	cs := append(configs(), Config{spawn.Goroutines{}, spawn.SplitFileNaive, 8}, Config{spawn.Processes{}, spawn.SplitRows, 4}, Config{spawn.Goroutines{}, spawn.SplitRows, 16})
 	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestPlots(t *testing.T) {
 	testrun.FullRunOnly(t, "drawing in one goroutine")
 	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, Query: "Region=Europe", Rows: 1000, Bytes: 1e6}}
-	cs := append(configs(), Config{"goroutines", "file-naive", 2}, Config{"goroutines", "file-naive", 8})
+	cs := append(configs(), Config{spawn.Goroutines{}, spawn.SplitFileNaive, 2}, Config{spawn.Goroutines{}, spawn.SplitFileNaive, 8})
 	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -284,14 +285,14 @@ func goldenDoc(t *testing.T) *Doc {
 	var calls []Config
 	d := &Doc{Env: Env{Cores: 4, CPU: "test cpu", GOMAXPROCS: 4, Go: "go1.26", Kernel: "6.18", Data: "data/sales-1M",
 		Files: 20, Rows: 1000000, Bytes: 123600000, Query: "Region=Europe", IO: "mmap", ForkExecSelf: 0.0012}}
-	cs := []Config{{Strategy: Baseline, Workers: 1}}
-	for _, sp := range []string{"file-naive", "rows"} {
+	cs := []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}}
+	for _, sp := range []spawn.Split{spawn.SplitFileNaive, spawn.SplitRows} {
 		for _, n := range []int{1, 2, 4, 8} {
-			cs = append(cs, Config{"goroutines", sp, n}, Config{"processes", sp, n})
+			cs = append(cs, Config{spawn.Goroutines{}, sp, n}, Config{spawn.Processes{}, sp, n})
 		}
 	}
 	for _, n := range []int{1, 2, 4, 8} {
-		cs = append(cs, Config{Floor, "rows", n})
+		cs = append(cs, Config{Floor, spawn.SplitRows, n})
 	}
 	if err := Run(d, cs, fakeTrial(&calls), answer(42), Options{Trials: 5, Warmup: 1}); err != nil {
 		t.Fatal(err)
@@ -402,19 +403,19 @@ func TestPairedRatios(t *testing.T) {
 		seen[p]++
 		s := 0.1 * (1 + k) // the machine drifts: every round is slower
 		switch p.Strategy {
-		case "goroutines":
+		case spawn.Goroutines{}:
 			s *= 1.20 + 0.01*k
-		case "processes":
+		case spawn.Processes{}:
 			s *= (1.20 + 0.01*k) * (1.10 - 0.01*k)
 		}
 		return Sample{Seconds: s, Busy: make([]float64, p.Workers), Units: make([]int, p.Workers), Answer: answer(42)}, nil
 	}
-	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {"processes", "rows", 2}, {Floor, "rows", 2}}
+	cs := []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}, {spawn.Goroutines{}, spawn.SplitRows, 2}, {spawn.Processes{}, spawn.SplitRows, 2}, {Floor, spawn.SplitRows, 2}}
 	d := &Doc{Env: Env{Cores: 2}}
 	if err := Run(d, cs, trial, answer(42), Options{Trials: 7}); err != nil {
 		t.Fatal(err)
 	}
-	g := d.Find(Config{"goroutines", "rows", 2})
+	g := d.Find(Config{spawn.Goroutines{}, spawn.SplitRows, 2})
 	if !near(g.FloorPaired, 1.23, 1e-9) || !near(g.FloorLo, 1.20, 1e-9) || !near(g.FloorHi, 1.26, 1e-9) {
 		t.Errorf("paired %v (%v … %v), want 1.23 (1.20 … 1.26)", g.FloorPaired, g.FloorLo, g.FloorHi)
 	}
@@ -431,12 +432,12 @@ func TestPairedRatios(t *testing.T) {
 // is asked before the first round and after the last, and both survive the
 // JSON; with --cold, reading from disk is the point and draws no warning.
 func TestDiskReads(t *testing.T) {
-	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}}
+	cs := []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}, {spawn.Goroutines{}, spawn.SplitRows, 2}}
 	n := 0
 	trial := func(p Config) (Sample, error) {
 		n++
 		s := Sample{Seconds: 1, Answer: answer(42)}
-		if n == 1 || (p.Strategy == "goroutines" && n >= 5) {
+		if n == 1 || (p.Strategy == spawn.Goroutines{} && n >= 5) {
 			s.DiskRead = 4096 * 1000 // the warmup's first trial, and goroutines in rounds 2 and 3
 		}
 		return s, nil
@@ -516,7 +517,7 @@ func TestFloorMoved(t *testing.T) {
 		return s, nil
 	}
 	d := &Doc{}
-	cs := []Config{{Strategy: Baseline, Workers: 1}, {"goroutines", "rows", 2}, {Floor, "rows", 2}}
+	cs := []Config{{Strategy: Baseline, Split: spawn.SplitNone, Workers: 1}, {spawn.Goroutines{}, spawn.SplitRows, 2}, {Floor, spawn.SplitRows, 2}}
 	if err := Run(d, cs, trial, answer(42), Options{Trials: 6}); err != nil {
 		t.Fatal(err)
 	}

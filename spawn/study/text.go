@@ -148,11 +148,11 @@ func (d *Doc) mainTable() *bench.Table {
 		if r.Strategy == Floor || len(r.Times) == 0 {
 			continue
 		}
-		split := r.Split
+		split := r.Split.String()
 		if r.Strategy == Baseline {
 			split = "-"
 		}
-		t.Rows = append(t.Rows, []string{r.Strategy, split, fmt.Sprint(r.Workers), dur(r.Median),
+		t.Rows = append(t.Rows, []string{r.Strategy.Name(), split, fmt.Sprint(r.Workers), dur(r.Median),
 			dur(r.Min) + " … " + dur(r.Max), num(r.Speedup, 2), num(r.Efficiency, 2),
 			num(r.KarpFlatt, 3), num(r.Imbalance, 2), num(floorTimes(r), 1)})
 	}
@@ -165,10 +165,10 @@ func (d *Doc) headToHead() *bench.Table {
 		Left:   []int{4},
 		Header: []string{"split", "workers", "processes / goroutines", "±", "verdict", "round by round (95% CI)", "spawn phase"}}
 	for _, r := range d.Results {
-		if r.Strategy != spawn.NameProcesses {
+		if !r.Strategy.Caps().Children {
 			continue
 		}
-		g := d.Find(Config{spawn.NameGoroutines, r.Split, r.Workers})
+		g := d.Find(Config{spawn.Goroutines{}, r.Split, r.Workers})
 		if g == nil || len(g.Times) == 0 {
 			continue
 		}
@@ -199,7 +199,7 @@ func (d *Doc) headToHead() *bench.Table {
 				paired = fmt.Sprintf("%.2f × (%.2f … %.2f)", med, lo, hi)
 			}
 		}
-		t.Rows = append(t.Rows, []string{r.Split, fmt.Sprint(r.Workers), num(ratio, 2) + " ×", num(pm, 2), verdict, paired, spawnPhase})
+		t.Rows = append(t.Rows, []string{r.Split.String(), fmt.Sprint(r.Workers), num(ratio, 2) + " ×", num(pm, 2), verdict, paired, spawnPhase})
 	}
 	if len(t.Rows) == 0 {
 		return nil
@@ -235,10 +235,10 @@ func (d *Doc) amdahlTables() []*bench.Table {
 		if math.IsInf(a.Ceiling, 1) {
 			ceil = "∞"
 		}
-		fits.Rows = append(fits.Rows, []string{a.Strategy, a.Split, pct(a.F), num(a.R2, 3), ceil,
+		fits.Rows = append(fits.Rows, []string{a.Strategy.Name(), a.Split.String(), pct(a.F), num(a.R2, 3), ceil,
 			fmt.Sprint(a.Points), strings.Join(ex, ","), one})
 		for _, p := range a.Predicted {
-			pred.Rows = append(pred.Rows, []string{a.Strategy, a.Split, fmt.Sprint(p.Workers), dur(p.Measured), dur(p.Predicted)})
+			pred.Rows = append(pred.Rows, []string{a.Strategy.Name(), a.Split.String(), fmt.Sprint(p.Workers), dur(p.Measured), dur(p.Predicted)})
 		}
 	}
 	return []*bench.Table{fits, pred}
@@ -264,9 +264,9 @@ func (d *Doc) rowCostTable() *bench.Table {
 		if math.IsNaN(c) || len(r.Times) == 0 {
 			continue
 		}
-		name := r.Strategy
+		name := r.Strategy.Name()
 		if r.Strategy != Baseline && r.Strategy != Floor {
-			name += "/" + r.Split
+			name += "/" + r.Split.String()
 		}
 		if cost[name] == nil {
 			cost[name] = map[int]float64{}
@@ -333,14 +333,14 @@ func (d *Doc) imbalanceTable() *bench.Table {
 	var rows []*Result
 	for i := range d.Results {
 		r := &d.Results[i]
-		if (r.Split == spawn.SplitFileNaive.String() || r.Split == spawn.SplitFile.String()) && r.Strategy != Floor && r.Workers > 1 && len(r.Units) > 0 {
+		if (r.Split == spawn.SplitFileNaive || r.Split == spawn.SplitFile) && r.Strategy != Floor && r.Workers > 1 && len(r.Units) > 0 {
 			rows = append(rows, r)
 		}
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Split > rows[j].Split })
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Split.String() > rows[j].Split.String() })
 	t := &bench.Table{ID: "imbalance", Title: "Load imbalance of the file splits (a run lasts as long as its busiest worker):",
 		Left:   []int{1, 3},
 		Header: []string{"strategy", "split", "workers", "files per worker", "busiest's share", "busiest/mean", "median"}}
@@ -358,7 +358,7 @@ func (d *Doc) imbalanceTable() *bench.Table {
 		if sum > 0 {
 			share = most / sum
 		}
-		t.Rows = append(t.Rows, []string{r.Strategy, r.Split, fmt.Sprint(r.Workers), strings.Join(us, " "),
+		t.Rows = append(t.Rows, []string{r.Strategy.Name(), r.Split.String(), fmt.Sprint(r.Workers), strings.Join(us, " "),
 			pct(share), num(r.Imbalance, 2), dur(r.Median)})
 	}
 	return t
