@@ -100,9 +100,6 @@ func openConfig(c *Config, mode input.Mode, opt input.Options, lazy bool) (*Set,
 // seps are the files' delimiters (nil: all ','), added whether a file's
 // header is parlab's (Set.HeadAdded; nil: none).
 func open(paths []string, q scan.Query, mode input.Mode, opt input.Options, names []string, seps []byte, added, want []bool) (*Set, error) {
-	if err := q.Validate(); err != nil {
-		return nil, err
-	}
 	s := &Set{Query: q, buffer: opt.Buffer}
 	if s.buffer <= 0 {
 		s.buffer = streamBytes

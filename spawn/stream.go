@@ -53,9 +53,6 @@ func runStream(ctx context.Context, c Config, st Strategy, workers int) (rep *Re
 	ctx, cancel := WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	defer func() { rep, err = stopped(ctx, rep, err) }()
-	if err := c.Query.Validate(); err != nil {
-		return nil, err
-	}
 	workers = max(workers, 1)
 	if c.Query.Select != nil {
 		workers = 1 // (the rows in the order read: one worker takes every block)

@@ -103,87 +103,18 @@ func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 	fs.TextVar(&q.split, "split", spawn.SplitAuto, "how work is cut: "+spawn.SplitHelp())
 }
 
-// query turns the query flags into a scan.Query; every fault is a usage
-// error that names the flag and the bad part.
+// query turns the query flags into a checked scan.Query (scan.Compile);
+// every fault is a usage error that names the flag and the bad part.
 func (q *queryFlags) query() (scan.Query, error) {
-	var sq scan.Query
-	for _, f := range q.dateFormats {
-		if _, err := scan.ParseDateFormat(f); err != nil {
-			return sq, usagef("--date-format: %v", err)
-		}
-		sq.DateFormats = append(sq.DateFormats, f)
+	t := scan.Text{Where: q.where, Any: q.any, By: q.by, Sum: q.sum, Min: q.min, Max: q.max, Avg: q.avg,
+		Holistic: map[string][]string{}, Sort: q.sort, Select: q.sel, Types: q.types, DateFormat: q.dateFormats,
+		Limit: q.limit, Out: q.out, DecimalComma: q.decimalComma, NoHeader: q.noHeader, SkipBad: q.skipBad,
+		MaxHeld: cmp.Or(int64(q.maxMemory), stage.DefaultMaxMemory())}
+	for f, l := range q.holistic {
+		t.Holistic[f] = *l
 	}
-	for _, w := range q.where {
-		// (amount>1,5 with --decimal-comma, as the inputs write it; a date
-		// in a --date-format form)
-		c, err := scan.ParseCondDates(w, q.decimalComma, sq.DateFormats)
-		if err != nil {
-			return sq, usagef("--where: %v", err)
-		}
-		sq.Filters = append(sq.Filters, c)
-	}
-	for _, w := range q.any {
-		c, err := scan.ParseCondDates(w, q.decimalComma, sq.DateFormats)
-		if err != nil {
-			return sq, usagef("--any: %v", err)
-		}
-		sq.Any = append(sq.Any, c)
-	}
-	var sort []string
-	for _, l := range []struct {
-		flag string
-		vals listFlag
-		to   *[]string
-	}{{"by", q.by, &sq.By}, {"sum", q.sum, &sq.Sum}, {"min", q.min, &sq.Min}, {"max", q.max, &sq.Max}, {"avg", q.avg, &sq.Avg}, {"sort", q.sort, &sort}, {"select", q.sel, &sq.Select}} {
-		for _, v := range l.vals {
-			names, err := scan.ParseList(v)
-			if err != nil {
-				return sq, usagef("--%s: %v", l.flag, err)
-			}
-			*l.to = append(*l.to, names...)
-		}
-	}
-	for _, f := range scan.HolisticFuncs {
-		for _, v := range *q.holistic[f.Func] {
-			names, err := scan.ParseList(v)
-			if err != nil {
-				return sq, usagef("--%s: %v", f.Flag, err)
-			}
-			for _, n := range names {
-				h := scan.Holistic{Func: f.Func, Col: n}
-				if f.Func == "quantile" {
-					if h, err = scan.ParseQuantile(n); err != nil {
-						return sq, usagef("--%s: %v", f.Flag, err)
-					}
-				}
-				sq.Holistic = append(sq.Holistic, h)
-			}
-		}
-	}
-	for _, n := range sort {
-		k := scan.SortKey{Col: n}
-		if i := strings.LastIndexByte(n, ':'); i >= 0 { // :desc, :DESC, :asc
-			switch strings.ToLower(strings.TrimSpace(n[i+1:])) {
-			case "desc":
-				k = scan.SortKey{Col: strings.TrimSpace(n[:i]), Desc: true}
-			case "asc":
-				k.Col = strings.TrimSpace(n[:i])
-			}
-		}
-		sq.Sort = append(sq.Sort, k)
-	}
-	for _, v := range q.types {
-		ts, err := scan.ParseTypes(v)
-		if err != nil {
-			return sq, usagef("%v", err)
-		}
-		sq.Types = append(sq.Types, ts...)
-	}
-	sq.Limit, sq.NoHeader, sq.SkipBad, sq.Out = q.limit, q.noHeader, q.skipBad, q.out
-	if sq.Select != nil || sq.Holistic != nil { // (rows out and holistic state are held until the scan ends)
-		sq.MaxHeld = cmp.Or(int64(q.maxMemory), stage.DefaultMaxMemory())
-	}
-	if err := sq.Validate(); err != nil {
+	sq, err := scan.Compile(t)
+	if err != nil {
 		return sq, usagef("%v", err)
 	}
 	return sq, nil
