@@ -182,7 +182,7 @@ func mapGuarded(t *testing.T, path string) []byte {
 // dialect allows.
 func TestGuardPage(t *testing.T) {
 	page := os.Getpagesize()
-	q := scan.Query{Where: "Region", Equals: "Europe"}
+	q := scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}
 	head := "Region,Total Revenue,Total Profit\n"
 	row := "Europe,1.25,0.50\n"
 	// The last two are for the hot path: a matching row whose last field

@@ -70,7 +70,7 @@ func TestGolden(t *testing.T) {
 		name string
 		q    scan.Query
 	}{
-		{"europe", scan.Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Revenue", "Total Profit"}}},
+		{"europe", scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}, Sum: []string{"Total Revenue", "Total Profit"}}},
 		{"by_channel", scan.Query{By: []string{"Sales Channel"}, Sum: []string{"Units Sold"}, Avg: []string{"Unit Price"},
 			Min: []string{"Order Date"}, Max: []string{"Country"}}},
 		{"top_two_keys", scan.Query{By: []string{"Region", "Item Type"}, Sum: []string{"Total Profit"},

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,4 +71,33 @@ func TestCompile(t *testing.T) {
 			t.Errorf("%v: not named by its flag", err)
 		}
 	}
+}
+
+// A question as a command line words it, compiled once, bound to a file's
+// header and scanned; the answer with its names.
+func ExampleCompile() {
+	csvText := []byte("Region,Country,Units Sold\nEurope,France,10\nAsia,Japan,4\nEurope,Spain,3\nEurope,France,1\n")
+	q, err := Compile(Text{Where: []string{"Region=Europe", "Units Sold>1"}, By: []string{"Country"}, Sum: []string{"Units Sold"}})
+	if err != nil {
+		panic(err)
+	}
+	tb, err := NewTable("sales.csv", csvText, &q)
+	if err != nil {
+		panic(err)
+	}
+	var r Result
+	start, end := tb.Body()
+	if err := tb.Scan(start, end, &r); err != nil {
+		panic(err)
+	}
+	ans := Answer{Spec: tb.Spec(), Result: r}
+	g := ans.Groups()
+	fmt.Println(g.Header)
+	for i := range g.Len() {
+		fmt.Println(g.Row(nil, i, false))
+	}
+	// Output:
+	// [Country count Units Sold]
+	// [France 1 10]
+	// [Spain 1 3]
 }

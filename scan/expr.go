@@ -76,6 +76,10 @@ type Cond struct {
 	Values []string
 }
 
+// Eq is the filter col = value, as ParseCond reads "col=value": the
+// reference's question (Region=Europe) in Go.
+func Eq(col, value string) Cond { return Cond{Col: col, Op: OpEq, Value: value} }
+
 // String is the filter as ParseCond reads it, with the value quoted if it
 // has to be.
 func (c Cond) String() string {

@@ -37,13 +37,13 @@ func FuzzScan(f *testing.F) {
 		in := append([]byte(fuzzHeader), body...)
 		// the filter on the first column (bulk, hit, hotWalk) and on the
 		// second (fieldStart, fieldIs, addTail)
-		for _, q := range []Query{{Where: "f", Equals: value, Sum: []string{"x", "y"}}, {Where: "x", Equals: value, Sum: []string{"y"}}} {
+		for _, q := range []Query{{Filters: []Cond{Eq("f", value)}, Sum: []string{"x", "y"}}, {Filters: []Cond{Eq("x", value)}, Sum: []string{"y"}}} {
 			fuzzScanOnce(t, "fuzz.csv", in, body, q)
 			// the same bytes with the delimiter made a tab, ';' or '|'
 			for _, name := range []string{"fuzz.tsv", "fuzz.ssv", "fuzz.psv"} {
 				sep := sepOf(name)
 				q := q
-				q.Equals = string(swapSep([]byte(value), sep))
+				q.Filters = []Cond{Eq(q.Filters[0].Col, string(swapSep([]byte(value), sep)))}
 				fuzzScanOnce(t, name, swapSep(in, sep), swapSep(body, sep), q)
 			}
 		}

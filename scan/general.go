@@ -81,7 +81,7 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		in    []Cond
 		conds *[]cond
 		spec  *[]Cond
-	}{{q.conds(), &g.conds, &b.spec.Filters}, {q.Any, &g.any, &b.spec.Any}} {
+	}{{q.Filters, &g.conds, &b.spec.Filters}, {q.Any, &g.any, &b.spec.Any}} {
 		for _, c := range l.in {
 			i, err := resolve(c.Col, header)
 			if err != nil {

@@ -14,11 +14,11 @@ import (
 // generalQueries are the shapes beyond the reference's, each checked
 // against refGeneral in every dialect variant.
 var generalQueries = []Query{
-	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}},
+	{Filters: []Cond{Eq("Region", "Europe"), {"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "5000", false, nil}}},
 	{By: []string{"Region"}},
 	{By: []string{"Country"}, Sum: []string{"Units Sold", "Total Profit"}},
 	{By: []string{"Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price", "Total Profit"}, Avg: []string{"Total Profit"}, Sum: []string{"Total Cost"}},
-	{Where: "Sales Channel", Equals: "Offline", By: []string{"Order Priority"}, Max: []string{"Units Sold"}},
+	{Filters: []Cond{Eq("Sales Channel", "Offline")}, By: []string{"Order Priority"}, Max: []string{"Units Sold"}},
 	{By: []string{"Region", "Item Type"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
 	{Filters: []Cond{{"Order Date", OpGe, "1/1/2015", false, nil}, {"Order Date", OpLt, "2016-01-01", false, nil}, {"Unit Price", OpLe, "100.5", false, nil}}},
 	{Filters: []Cond{{"Region", OpGe, "M", false, nil}, {"Country", OpNe, "Chad", false, nil}}, Min: []string{"Total Revenue"}, Max: []string{"Total Revenue"}, Avg: []string{"Total Revenue"}},
@@ -29,26 +29,26 @@ var generalQueries = []Query{
 	{By: []string{"Units Sold"}, Max: []string{"Total Cost"}, Limit: 10},
 	{Filters: []Cond{{"Total Profit", OpLt, "100", false, nil}}, Min: []string{"Total Profit"}},
 	{By: []string{"Region"}, Min: []string{"Order Date", "Country"}, Max: []string{"Ship Date", "Item Type"}, Sort: []SortKey{{"max(Ship Date)", true}}},
-	{Where: "Region", Equals: "Europe", Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
+	{Filters: []Cond{Eq("Region", "Europe")}, Min: []string{"Country"}, Max: []string{"Order Date", "Units Sold"}},
 }
 
 // newQueries are generalQueries of issue 66, run over a smaller set (the
 // test's time: make test's budget).
 var newQueries = []Query{
 	// an OR group, beside filters and alone
-	{Where: "Region", Equals: "Europe", Any: []Cond{{"Units Sold", OpGt, "9000", false, nil}, {"Country", OpIn, "", false, []string{"France", "Spain"}}}, By: []string{"Country"}},
+	{Filters: []Cond{Eq("Region", "Europe")}, Any: []Cond{{"Units Sold", OpGt, "9000", false, nil}, {"Country", OpIn, "", false, []string{"France", "Spain"}}}, By: []string{"Country"}},
 	{Any: []Cond{{"Item Type", OpEq, "Fruits", false, nil}, {"Unit Price", OpGe, "600", false, nil}, {"Order Date", OpLt, "2011-01-01", false, nil}}, Sum: []string{"Units Sold"}},
 	// holistic aggregates, with and without a group-by, sorted by one
 	{Holistic: []Holistic{{"count_distinct", "Country", ""}, {"median", "Unit Price", ""}, {"quantile", "Total Profit", "0.9"}}},
 	{By: []string{"Region"}, Holistic: []Holistic{{"count_distinct", "Item Type", ""}, {"median", "Units Sold", ""}, {"quantile", "Unit Cost", "0.25"}, {"quantile", "Unit Cost", "1"}},
 		Sort: []SortKey{{"median(Units Sold)", true}}},
-	{Where: "Region", Equals: "Europe", By: []string{"Sales Channel"}, Max: []string{"Unit Price"}, Holistic: []Holistic{{"count_distinct", "Order Date", ""}, {"median", "Unit Price", ""}}},
+	{Filters: []Cond{Eq("Region", "Europe")}, By: []string{"Sales Channel"}, Max: []string{"Unit Price"}, Holistic: []Holistic{{"count_distinct", "Order Date", ""}, {"median", "Unit Price", ""}}},
 	{By: []string{"Item Type"}, Holistic: []Holistic{{"count_distinct", "Total Profit", ""}}, Sort: []SortKey{{"count_distinct(Total Profit)", false}}, Limit: 4},
 	// medians alone take the fast group-by path (groupsHot, addAccs)
 	{By: []string{"Region"}, Holistic: []Holistic{{"median", "Unit Price", ""}, {"quantile", "Total Profit", "0.9"}}, Max: []string{"Units Sold"}},
-	{Where: "Region", Equals: "Europe", Filters: []Cond{{"Units Sold", OpGt, "5000", false, nil}}, Holistic: []Holistic{{"median", "Units Sold", ""}}},
+	{Filters: []Cond{Eq("Region", "Europe"), {"Units Sold", OpGt, "5000", false, nil}}, Holistic: []Holistic{{"median", "Units Sold", ""}}},
 	// rows out, in every format; the reference reads them back (readOut)
-	{Where: "Region", Equals: "Europe", Select: []string{"Order ID", "Total Profit"}},
+	{Filters: []Cond{Eq("Region", "Europe")}, Select: []string{"Order ID", "Total Profit"}},
 	{Filters: []Cond{{"Country", OpContains, "stan", false, nil}}, Select: []string{"*"}, Limit: 7},
 	{Filters: []Cond{{"Units Sold", OpGt, "9000", false, nil}}, Select: []string{"Country", "Unit Price", "Order Date", "Country"}, Out: OutTSV},
 	{Filters: []Cond{{"Unit Price", OpLe, "100.5", false, nil}}, Select: []string{"Total Profit", "Region"}, Out: OutJSON, Limit: 40},
@@ -177,10 +177,10 @@ func TestPlainCountAndNoHeader(t *testing.T) {
 	}{
 		{[]refFile{{"dates.csv", data}}, Query{}, 15, 1},
 		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{{"when", OpLt, "2005-01-01", false, nil}}}, 2, 1},
-		{[]refFile{{"dates.csv", data}}, Query{Where: "id", Equals: "7"}, 1, 1},
+		{[]refFile{{"dates.csv", data}}, Query{Filters: []Cond{Eq("id", "7")}}, 1, 1},
 		{[]refFile{{"dates.csv", data}}, Query{By: []string{"when"}}, 15, 15},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{{"2", OpGe, "Jan 1 2005", false, nil}}, Sum: []string{"3"}}, 13, 1},
-		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Where: "1", Equals: "3"}, 1, 1},
+		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, Filters: []Cond{Eq("1", "3")}}, 1, 1},
 		{[]refFile{{"body.csv", body}}, Query{NoHeader: true, By: []string{"1"}, Max: []string{"3"}}, 15, 15},
 	} {
 		got, err := checkGen(t, "count", c.files, c.q)
@@ -192,7 +192,7 @@ func TestPlainCountAndNoHeader(t *testing.T) {
 		}
 	}
 	sales := []byte("Region,Total Revenue,Total Profit\nEurope,1.50,0.50\nAsia,2,1\n")
-	tb, err := NewTable("s.csv", sales, &Query{Where: "Region", Equals: "Europe"})
+	tb, err := NewTable("s.csv", sales, &Query{Filters: []Cond{Eq("Region", "Europe")}})
 	if err != nil || !tb.Spec().Sales || len(tb.Spec().Aggs) != 2 {
 		t.Errorf("the Sales question: %+v, %v", tb.Spec(), err)
 	}
@@ -229,8 +229,8 @@ func TestEmptyFieldsInFilters(t *testing.T) {
 	for _, q := range []Query{
 		{Filters: []Cond{{"Country", OpEq, "", false, nil}}},
 		{Filters: []Cond{{"Country", OpNe, "", false, nil}}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Country", OpNe, "Chad", false, nil}}, By: []string{"Item Type"}},
-		{Where: "Region", Equals: "Europe", Filters: []Cond{{"Sales Channel", OpNe, "Online", false, nil}, {"Country", OpNe, "France", false, nil}}, By: []string{"Order Priority"}},
+		{Filters: []Cond{Eq("Region", "Europe"), {"Country", OpNe, "Chad", false, nil}}, By: []string{"Item Type"}},
+		{Filters: []Cond{Eq("Region", "Europe"), {"Sales Channel", OpNe, "Online", false, nil}, {"Country", OpNe, "France", false, nil}}, By: []string{"Order Priority"}},
 		{Filters: []Cond{{"Order Date", OpLe, "2015-01-01", false, nil}, {"Order Date", OpNe, "", false, nil}}},
 		{Filters: []Cond{{"Order Date", OpNe, "", false, nil}, {"Order Date", OpLe, "2015-01-01", false, nil}}},
 		{Filters: []Cond{{"Order Date", OpGt, "2015-01-01", false, nil}}, By: []string{"Sales Channel"}, Min: []string{"Units Sold"}},
@@ -256,10 +256,10 @@ func TestEmptyFieldsInAggregates(t *testing.T) {
 	base := generated(t, 3000, 1)[0]
 	d := blankFields(blankFields(blankFields(base.data, 11, 6), 9, 4), 8, 9)
 	files := []refFile{{"blank.csv", d}}
-	check(t, "blank simple", files, Query{Where: "Region", Equals: "Europe"})
+	check(t, "blank simple", files, Query{Filters: []Cond{Eq("Region", "Europe")}})
 	check(t, "blank all rows", files, Query{Sum: []string{"Total Revenue", "Units Sold"}})
 	for _, q := range []Query{
-		{Where: "Region", Equals: "Europe", Avg: []string{"Total Revenue"}, Min: []string{"Unit Price"}, Max: []string{"Units Sold"}},
+		{Filters: []Cond{Eq("Region", "Europe")}, Avg: []string{"Total Revenue"}, Min: []string{"Unit Price"}, Max: []string{"Units Sold"}},
 		{By: []string{"Region"}, Avg: []string{"Total Revenue", "Unit Price"}},
 		{By: []string{"Item Type"}, Sum: []string{"Total Revenue"}, Min: []string{"Units Sold"}},
 		{By: []string{"Country"}, Avg: []string{"Units Sold"}, Sort: []SortKey{{"avg(Units Sold)", true}}, Limit: 5},
@@ -441,7 +441,7 @@ func TestWideNumbers(t *testing.T) {
 			[][]string{{"100"}}},
 		{Query{Filters: []Cond{{"id", OpEq, "99999999999999999999.00", false, nil}}, Max: []string{"amount"}},
 			[][]string{{"123456789012345678901234567890.5"}}},
-		{Query{Where: "team", Equals: "a", Sum: []string{"amount", "id"}}, // the reference's shape
+		{Query{Filters: []Cond{Eq("team", "a")}, Sum: []string{"amount", "id"}}, // the reference's shape
 			[][]string{{"-98765432109876543208.623456789012345677", "12364125645308277441744"}}},
 		{Query{By: []string{"team"}, Max: []string{"amount"}, Sort: []SortKey{{"max(amount)", true}}},
 			[][]string{{"c", "2", "1000000000000000000000000000000"}, {"b", "2", "123456789012345678901234567890.5"}, {"a", "3", "1.5"}}},

@@ -171,19 +171,19 @@ func takesCleanRows(t *testing.T, in []byte) {
 		}
 	}
 	for _, q := range []Query{
-		{Where: "Region", Equals: "Europe"},
+		{Filters: []Cond{Eq("Region", "Europe")}},
 		{},
-		{Where: "Country", Equals: country},
-		{Where: "Item Type", Equals: "Cosmetics"},
-		{Where: "Item Type", Equals: "Office Supplies"}, // 16 bytes with its comma
-		{Where: "Sales Channel", Equals: "Online"},
-		{Where: "Sales Channel", Equals: "Offline"}, // 8
+		{Filters: []Cond{Eq("Country", country)}},
+		{Filters: []Cond{Eq("Item Type", "Cosmetics")}},
+		{Filters: []Cond{Eq("Item Type", "Office Supplies")}}, // 16 bytes with its comma
+		{Filters: []Cond{Eq("Sales Channel", "Online")}},
+		{Filters: []Cond{Eq("Sales Channel", "Offline")}}, // 8
 	} {
 		tb, err := NewTable("w.csv", in, &q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q.Where != "Region" && !tb.b.hotAll {
+		if (len(q.Filters) == 0 || q.Filters[0].Col != "Region") && !tb.b.hotAll {
 			t.Fatalf("%+v: not hotAll", q)
 		}
 		s, _ := tb.Body()
@@ -257,7 +257,7 @@ func TestCompressMode(t *testing.T) {
 		"x,Offline,1.00,5,extra", "x,Offline", "x,Offline,7.00", "x,Online,1.5,7", "x,Onlinex,3.00,8",
 		"x,Online,12x.00,1", "x,Online,1.00,5,extra", "x,Online,1,2", "x,Online", "x,On,1.00,9", ",Online,0.00,0", "x",
 	}
-	q := Query{Where: "B", Equals: "Online", Sum: []string{"C", "D"}}
+	q := Query{Filters: []Cond{Eq("B", "Online")}, Sum: []string{"C", "D"}}
 	tb, err := NewTable("b.csv", []byte(clean), &q)
 	if err != nil || !tb.b.hotAll {
 		t.Fatalf("not hotAll (%v)", err)
@@ -296,7 +296,7 @@ func emits(t *testing.T, in []byte) {
 	for _, q := range []Query{
 		{By: []string{"Region"}, Sum: []string{"Total Revenue", "Total Profit"}},
 		{By: []string{"Country"}, Sum: []string{"Units Sold"}, Max: []string{"Unit Price"}},
-		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Total Cost"}},
+		{Filters: []Cond{Eq("Sales Channel", "Online")}, By: []string{"Item Type"}, Min: []string{"Total Cost"}},
 		// spans from the row's start and from its end
 		{Filters: []Cond{{"Region", OpEq, "Europe", false, nil}, {"Item Type", OpNe, "Fruits", false, nil}, {"Unit Cost", OpGt, "5", false, nil}}, By: []string{"Order Priority"}},
 		{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}, {"Units Sold", OpGt, "0", false, nil}}, By: []string{"Total Profit"}},
@@ -352,7 +352,7 @@ func emits(t *testing.T, in []byte) {
 				t.Fatalf("%+v, chain %d: more = %d, the row %q", q, chain, it.more, win[it.q:it.e])
 			}
 			rows := bytes.Count(win[:stop], []byte("\n"))
-			filtered := q.Where != "" || len(q.Filters) > 0
+			filtered := len(q.Filters) > 0
 			if !filtered && it.nout != min(rows, hotRecs) {
 				t.Errorf("%+v, chain %d: %d rows handed over of %d", q, chain, it.nout, rows)
 			}
@@ -361,7 +361,7 @@ func emits(t *testing.T, in []byte) {
 			}
 			for _, rc := range recs[:it.nout] {
 				row := win[rc.q:rc.e]
-				if q.Where != "" && !bytes.Contains(row, []byte(","+q.Equals+",")) {
+				if filtered && q.Filters[0].Op == OpEq && !bytes.Contains(append([]byte(","), row...), []byte(","+q.Filters[0].Value+",")) {
 					t.Errorf("%+v, chain %d: row %q taken", q, chain, row)
 				}
 				var got [MaxSums]int64
@@ -631,7 +631,7 @@ func TestCompressModeWindowEnd(t *testing.T) {
 	if !hotAsm {
 		t.Skip("no BMI1, BMI2 or POPCNT: no hotWalk")
 	}
-	q := Query{Where: "B", Equals: "Online", Sum: []string{"C"}}
+	q := Query{Filters: []Cond{Eq("B", "Online")}, Sum: []string{"C"}}
 	var b strings.Builder
 	b.WriteString("A,B,C\n")
 	for i := range 40 {

@@ -57,7 +57,7 @@ func TestHotPath(t *testing.T) {
 		}
 		in := b.Bytes()
 		name := fmt.Sprintf("hot%d.csv", round)
-		q := Query{Where: "Region", Equals: "Europe"}
+		q := Query{Filters: []Cond{Eq("Region", "Europe")}}
 		whole, err := check(t, name, []refFile{{name, in}}, q)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestHotPathBadNumbers(t *testing.T) {
 		row := "Europe,X,Fruits,Online,C,1/1/2010,1,1/2/2010,1,9.33,6.92," + bad + ",6.92,2.41\n"
 		in := append(append([]byte{}, base...), row...)
 		in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
-		if _, err := check(t, bad, []refFile{{"bad.csv", in}}, Query{Where: "Region", Equals: "Europe"}); !errors.Is(err, ErrSyntax) {
+		if _, err := check(t, bad, []refFile{{"bad.csv", in}}, Query{Filters: []Cond{Eq("Region", "Europe")}}); !errors.Is(err, ErrSyntax) {
 			t.Fatalf("revenue %q: error %v, want a syntax error", bad, err)
 		}
 	}
@@ -103,7 +103,7 @@ func TestHotPathShortRow(t *testing.T) {
 	base := generated(t, 300, 1)[0].data
 	in := append(append([]byte{}, base...), "Europe\n"...)
 	in = append(in, base[bytes.IndexByte(base, '\n')+1:]...)
-	if _, err := check(t, "short", []refFile{{"short.csv", in}}, Query{Where: "Region", Equals: "Europe"}); err == nil {
+	if _, err := check(t, "short", []refFile{{"short.csv", in}}, Query{Filters: []Cond{Eq("Region", "Europe")}}); err == nil {
 		t.Fatal("a matching one-field row gave no error")
 	}
 }
@@ -114,7 +114,7 @@ func TestHotPathShortRow(t *testing.T) {
 // exact past the int64 range.
 func TestHotPathOverflow(t *testing.T) {
 	f := generated(t, 200, 1)[0]
-	q := Query{Where: "Region", Equals: "Europe"}
+	q := Query{Filters: []Cond{Eq("Region", "Europe")}}
 	tb, err := NewTable(f.name, f.data, &q)
 	if err != nil {
 		t.Fatal(err)
@@ -153,10 +153,10 @@ func TestScanAllocs(t *testing.T) {
 	f := generated(t, 2000, 1)[0]
 	// (a group-by allocates its groups once: the runs after AllocsPerRun's
 	// first find them made)
-	for _, q := range []Query{{Where: "Region", Equals: "Europe"}, {Where: "Country", Equals: "France"}, {},
-		{Where: "Item Type", Equals: "Office Supplies"}, {Sum: []string{"Units Sold"}},
+	for _, q := range []Query{{Filters: []Cond{Eq("Region", "Europe")}}, {Filters: []Cond{Eq("Country", "France")}}, {},
+		{Filters: []Cond{Eq("Item Type", "Office Supplies")}}, {Sum: []string{"Units Sold"}},
 		{By: []string{"Region"}, Sum: []string{"Total Revenue", "Total Profit"}},
-		{Where: "Sales Channel", Equals: "Online", By: []string{"Item Type"}, Min: []string{"Units Sold"}, Avg: []string{"Total Profit"}},
+		{Filters: []Cond{Eq("Sales Channel", "Online")}, By: []string{"Item Type"}, Min: []string{"Units Sold"}, Avg: []string{"Total Profit"}},
 		{By: []string{"Country", "Item Type"}, Sum: []string{"Total Profit"}}} {
 		tb, err := NewTable(f.name, f.data, &q)
 		if err != nil {
@@ -181,7 +181,7 @@ func TestScanAllocs(t *testing.T) {
 // eight 9s and 99 cents) sums exactly: its digit lanes do not overflow.
 func TestHotPathDenseWindow(t *testing.T) {
 	in := []byte("R,S\n" + strings.Repeat("E,99999999.99\n", 3000) + strings.Repeat("E,1.01\nF,7.00\n", 500))
-	r, err := check(t, "dense", []refFile{{"dense.csv", in}}, Query{Where: "R", Equals: "E", Sum: []string{"S"}})
+	r, err := check(t, "dense", []refFile{{"dense.csv", in}}, Query{Filters: []Cond{Eq("R", "E")}, Sum: []string{"S"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +206,8 @@ func TestFilterAtRowEnd(t *testing.T) {
 		in   []byte
 		q    Query
 	}{
-		{"last column", f.data, Query{Where: "Total Profit", Equals: last}},
-		{"last column, CR LF", crlf, Query{Where: "Total Profit", Equals: last}},
+		{"last column", f.data, Query{Filters: []Cond{Eq("Total Profit", last)}}},
+		{"last column, CR LF", crlf, Query{Filters: []Cond{Eq("Total Profit", last)}}},
 		{"last column, grouped", f.data, Query{Filters: []Cond{{"Total Profit", OpEq, last, false, nil}}, By: []string{"Region"}, Sum: []string{"Units Sold"}}},
 		{"last column, then another", crlf, Query{Filters: []Cond{{"Total Profit", OpEq, last, false, nil}, {"Units Sold", OpGt, "0", false, nil}}}},
 	} {
@@ -222,7 +222,7 @@ func TestFilterAtRowEnd(t *testing.T) {
 		}
 	}
 	// a row of the value alone is short: an error, in every path
-	for _, q := range []Query{{Where: "R", Equals: long, Sum: []string{"S"}}, {Filters: []Cond{{"R", OpEq, long, false, nil}}, Min: []string{"S"}}} {
+	for _, q := range []Query{{Filters: []Cond{Eq("R", long)}, Sum: []string{"S"}}, {Filters: []Cond{{"R", OpEq, long, false, nil}}, Min: []string{"S"}}} {
 		if _, err := checkGen(t, "short", []refFile{{"s.csv", short}}, q); err == nil {
 			t.Errorf("%+v: a row of the value alone is no error", q)
 		}

@@ -287,7 +287,7 @@ func NewDecider(q *Query, t *Table) (*Decider, error) {
 			c.kind, c.why = KindNumber, l.what
 		}
 	}
-	for _, c := range append(q.conds(), q.Any...) {
+	for _, c := range append(q.Filters, q.Any...) {
 		find(c.Col)
 	}
 	for _, n := range append(append(slices.Clone(q.By), q.Min...), q.Max...) {

@@ -47,7 +47,7 @@ func TestKeyParts(t *testing.T) {
 		want string
 	}{
 		{Query{Sum: []string{"Units Sold"}}, KeyPart{0, 2}, "needs a group-by"},
-		{Query{Where: "Region", Equals: "Asia", Sum: []string{"Units Sold"}}, KeyPart{1, 2}, "needs a group-by"},
+		{Query{Filters: []Cond{Eq("Region", "Asia")}, Sum: []string{"Units Sold"}}, KeyPart{1, 2}, "needs a group-by"},
 		{Query{By: []string{"Region"}, Sum: []string{"Units Sold"}}, KeyPart{2, 2}, "no such part"},
 		{Query{By: []string{"Region"}, Sum: []string{"Units Sold"}}, KeyPart{-1, 2}, "no such part"},
 	} {

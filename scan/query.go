@@ -11,8 +11,7 @@ import (
 // Query is one question: the rows that pass every filter (all of them: AND),
 // grouped by the columns By (none: one group of every matching row), and per
 // group the count and the aggregates Sum, Min, Max and Avg (each a list of
-// columns). Where and Equals are a shorthand for a first filter Where =
-// Equals; an empty Where and no Filters match every row.
+// columns). No Filters match every row.
 //
 // Sums, minimums and maximums are exact; an average is the exact sum over
 // the count, rounded half to even to AvgScale or the column's scale if that
@@ -25,8 +24,6 @@ import (
 // file order; Limit then stops a scan once it has written that many rows.
 // It takes no group-by, aggregate or Sort.
 type Query struct {
-	Where   string
-	Equals  string
 	Filters []Cond
 	// Any is one OR group (--any): a row must pass at least one of them,
 	// as well as every filter (SQL: Filters AND (Any[0] OR Any[1] …)).
@@ -255,15 +252,6 @@ func quoteList(names []string) string {
 	return b.String()
 }
 
-// ParseWhere splits "COLUMN=VALUE" at its first '='.
-func ParseWhere(s string) (col, val string, err error) {
-	col, val, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(col) == "" {
-		return "", "", fmt.Errorf("a filter is COLUMN=VALUE, got %s", clipQuote(s))
-	}
-	return strings.TrimSpace(col), val, nil
-}
-
 // ErrDupSum is a query that sums one column twice (or names a column twice
 // in any one aggregate's list, or in the group-by).
 var ErrDupSum = errors.New("column is summed twice")
@@ -337,7 +325,7 @@ func (q *Query) Names() []string {
 			out = append(out, n)
 		}
 	}
-	for _, c := range append(q.conds(), q.Any...) {
+	for _, c := range append(q.Filters, q.Any...) {
 		add(c.Col)
 	}
 	for _, l := range [][]string{q.By, q.Sum, q.Min, q.Max, q.Avg, q.Select} {
@@ -356,20 +344,12 @@ func (q *Query) Names() []string {
 	return out
 }
 
-// conds is every filter of q: Where = Equals first, if given, then Filters.
-func (q *Query) conds() []Cond {
-	if q.Where == "" {
-		return q.Filters
-	}
-	return append([]Cond{{Col: q.Where, Op: OpEq, Value: q.Equals}}, q.Filters...)
-}
-
 // simple reports whether q has the reference's shape, which the fast paths
 // serve: at most one filter, an equality of bytes (on a text column, or a
 // value bindCond reads as neither a number nor a date), and sums only, no
 // group-by.
 func (q *Query) simple(header []string, hk headerKinds) bool {
-	cs := q.conds()
+	cs := q.Filters
 	if len(q.By) > 0 || q.Min != nil || q.Max != nil || q.Avg != nil || len(cs) > 1 || q.Select != nil || q.Holistic != nil {
 		return false
 	}
@@ -464,7 +444,7 @@ func bindShape(q *Query, header []string, hk headerKinds, sep byte) (binding, er
 	if !q.simple(header, hk) {
 		return bindGeneral(q, header, hk, sep)
 	}
-	if cs := q.conds(); len(cs) == 1 {
+	if cs := q.Filters; len(cs) == 1 {
 		i, err := find(cs[0].Col)
 		if err != nil {
 			return b, err

@@ -247,7 +247,7 @@ func TestQuotedBatchPauses(t *testing.T) {
 	}
 	for name, d := range map[string][]byte{"minimal": minimal.Bytes(), "mixed": mixed.Bytes()} {
 		files := []refFile{{"m.csv", d}}
-		r, _ := check(t, name, files, Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}})
+		r, _ := check(t, name, files, Query{Filters: []Cond{Eq("Region", "Europe")}, Sum: []string{"Total Profit"}})
 		if r.Quoted == 0 {
 			t.Errorf("%s: no row took the full parser", name)
 		}

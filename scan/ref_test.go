@@ -116,6 +116,13 @@ type refFile struct {
 // refQuery answers q over files the slow way. Its errors wrap the scan
 // package's sentinels so tests can compare kinds.
 func refQuery(files []refFile, q Query, ans *refAnswer) error {
+	if len(q.Filters) > 1 || len(q.Filters) == 1 && q.Filters[0].Op != OpEq {
+		return fmt.Errorf("refQuery answers at most one = filter, got %v", q.Filters) // (refGeneral the rest)
+	}
+	var where Cond // (no Col: no filter)
+	if len(q.Filters) == 1 {
+		where = q.Filters[0]
+	}
 	sumNames := q.Sum
 	if sumNames == nil {
 		sumNames = DefaultSums
@@ -145,8 +152,8 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 		}
 		col := func(name string) (int, error) { return refCol(header, name) }
 		filter := -1
-		if q.Where != "" {
-			if filter, err = col(q.Where); err != nil {
+		if where.Col != "" {
+			if filter, err = col(where.Col); err != nil {
 				return err
 			}
 		}
@@ -176,7 +183,7 @@ func refQuery(files []refFile, q Query, ans *refAnswer) error {
 				if len(rec) <= filter {
 					return ErrShortRow
 				}
-				if !refEqual(q.Equals, rec[filter]) { // a number or date: the same one written otherwise too
+				if !refEqual(where.Value, rec[filter]) { // a number or date: the same one written otherwise too
 					continue
 				}
 			}

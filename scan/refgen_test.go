@@ -328,9 +328,6 @@ func refGeneral(files []refFile, q Query) (refTable, error) {
 		aggs = append(aggs, agg{h.Func, h.Col, h.P})
 	}
 	conds := q.Filters
-	if q.Where != "" {
-		conds = append([]Cond{{Col: q.Where, Value: q.Equals}}, conds...)
-	}
 	nand := len(conds) // conds[nand:] are the OR group (Query.Any)
 	conds = append(slices.Clone(conds), q.Any...)
 	if len(q.Any) == 1 {

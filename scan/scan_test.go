@@ -380,15 +380,15 @@ func TestFixtures(t *testing.T) {
 		rows, matched   int64
 		revenue, profit string
 	}{
-		{"edge.csv", Query{Where: "Region", Equals: "Europe"}, 9, 5, "2891.29", "887.38"},
-		{"edge.csv", Query{Where: "Region", Equals: `Euro"pe`}, 9, 1, "9.33", "2.41"},
-		{"edge.csv", Query{Where: "Country", Equals: "Line\r\nbreak"}, 9, 1, "421.89", "57.20"},
-		{"edge.csv", Query{Where: "Region", Equals: "Nowhere"}, 9, 0, "0", "0"},
-		{"reordered.csv", Query{Where: "Region", Equals: "Europe"}, 3, 2, "103.80", "20.85"},
-		{"decimals.csv", Query{Where: "Region", Equals: "Europe"}, 5, 4, "11.00", "1.125"},
+		{"edge.csv", Query{Filters: []Cond{Eq("Region", "Europe")}}, 9, 5, "2891.29", "887.38"},
+		{"edge.csv", Query{Filters: []Cond{Eq("Region", `Euro"pe`)}}, 9, 1, "9.33", "2.41"},
+		{"edge.csv", Query{Filters: []Cond{Eq("Country", "Line\r\nbreak")}}, 9, 1, "421.89", "57.20"},
+		{"edge.csv", Query{Filters: []Cond{Eq("Region", "Nowhere")}}, 9, 0, "0", "0"},
+		{"reordered.csv", Query{Filters: []Cond{Eq("Region", "Europe")}}, 3, 2, "103.80", "20.85"},
+		{"decimals.csv", Query{Filters: []Cond{Eq("Region", "Europe")}}, 5, 4, "11.00", "1.125"},
 	}
 	for _, tt := range tests {
-		label := tt.file + " " + tt.q.Where + "=" + tt.q.Equals
+		label := tt.file + " " + fmt.Sprint(tt.q.Filters)
 		r, err := scanAll(fixture(t, tt.file), tt.q)
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
@@ -406,10 +406,10 @@ func TestFixtures(t *testing.T) {
 func TestColumnNames(t *testing.T) {
 	f := fixture(t, "edge.csv")
 	for _, q := range []Query{
-		{Where: "region", Equals: "Europe"},
-		{Where: "REGION", Equals: "Europe", Sum: []string{"total_revenue", "TOTAL PROFIT"}},
-		{Where: "channel", Equals: "Offline", Sum: []string{"units sold"}},
-		{Where: "item", Equals: "Fruits"},
+		{Filters: []Cond{Eq("region", "Europe")}},
+		{Filters: []Cond{Eq("REGION", "Europe")}, Sum: []string{"total_revenue", "TOTAL PROFIT"}},
+		{Filters: []Cond{Eq("channel", "Offline")}, Sum: []string{"units sold"}},
+		{Filters: []Cond{Eq("item", "Fruits")}},
 	} {
 		if _, err := scanAll(f, q); err != nil {
 			t.Errorf("%+v: %v", q, err)
@@ -436,27 +436,27 @@ func TestColumnRules(t *testing.T) {
 		{"Item", "a"}, {"item", "a"}, {"Item Type", "b"}, {"item_type", "b"}, {"ITEMTYPE", "b"},
 		{"Channel", "c"}, {"channel", "c"}, {"sales-channel", "d"},
 	} {
-		r, err := scanAll(f, Query{Where: c.name, Equals: c.want})
+		r, err := scanAll(f, Query{Filters: []Cond{Eq(c.name, c.want)}})
 		if err != nil || r.Matched != 1 {
 			t.Errorf("%q=%q: %+v, %v", c.name, c.want, r, err)
 		}
 	}
 	// the alias works where the loose match finds nothing
 	g := []refFile{{"alias.csv", []byte("Region,Item Type,Total Revenue,Total Profit\nE,Fruits,1,2\n")}}
-	if r, err := scanAll(g, Query{Where: "item", Equals: "Fruits"}); err != nil || r.Matched != 1 {
+	if r, err := scanAll(g, Query{Filters: []Cond{Eq("item", "Fruits")}}); err != nil || r.Matched != 1 {
 		t.Errorf("alias: %+v, %v", r, err)
 	}
 	// two fields one rule matches: an error naming both
 	h := []refFile{{"dup.csv", []byte("region,REGION,Total Revenue,Total Profit\nE,E,1,2\n")}}
-	_, err := scanAll(h, Query{Where: "Region", Equals: "E"})
+	_, err := scanAll(h, Query{Filters: []Cond{Eq("Region", "E")}})
 	if !errors.Is(err, ErrDupColumn) || !strings.Contains(err.Error(), `"region"`) || !strings.Contains(err.Error(), `"REGION"`) {
 		t.Errorf("ambiguous: %v", err)
 	}
-	if r, err := scanAll(h, Query{Where: "REGION", Equals: "E"}); err != nil || r.Matched != 1 {
+	if r, err := scanAll(h, Query{Filters: []Cond{Eq("REGION", "E")}}); err != nil || r.Matched != 1 {
 		t.Errorf("exact beats loose: %+v, %v", r, err)
 	}
 	// a BOM inside a name shows in the message
-	_, err = scanAll(f, Query{Where: "Sku", Equals: "s"})
+	_, err = scanAll(f, Query{Filters: []Cond{Eq("Sku", "s")}})
 	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `"\ufeffSku"`) {
 		t.Errorf("BOM: %v", err)
 	}
@@ -469,13 +469,13 @@ func TestErrorQuotesAreCapped(t *testing.T) {
 	big := "Region," + strings.Repeat("x", 5<<20) + "\r" + strings.Repeat("Europe,1,2\r", 1<<16)
 	many := strings.Repeat("Column,", 50000) + "Last\n"
 	for name, in := range map[string]string{"lone CRs": big, "many fields": many} {
-		_, err := scanAll([]refFile{{"cr.csv", []byte(in)}}, Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Revenue"}})
+		_, err := scanAll([]refFile{{"cr.csv", []byte(in)}}, Query{Filters: []Cond{Eq("Region", "Europe")}, Sum: []string{"Total Revenue"}})
 		if err == nil || len(err.Error()) > 1000 {
 			t.Errorf("%s: %d-byte error", name, len(fmt.Sprint(err)))
 		}
 	}
 	bad := "Region,Total Revenue,Total Profit\nEurope," + strings.Repeat("9", 1<<20) + ",1\n"
-	if _, err := scanAll([]refFile{{"v.csv", []byte(bad)}}, Query{Where: "Region", Equals: "Europe"}); err == nil || len(err.Error()) > 1000 {
+	if _, err := scanAll([]refFile{{"v.csv", []byte(bad)}}, Query{Filters: []Cond{Eq("Region", "Europe")}}); err == nil || len(err.Error()) > 1000 {
 		t.Errorf("long value: %d-byte error", len(fmt.Sprint(err)))
 	}
 }
@@ -508,7 +508,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := []refFile{{"in.csv", []byte(tt.in)}}
-		_, err := scanAll(f, Query{Where: "Region", Equals: "Europe"})
+		_, err := scanAll(f, Query{Filters: []Cond{Eq("Region", "Europe")}})
 		var pe *ParseError
 		if !errors.Is(err, tt.err) || !errors.As(err, &pe) {
 			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
@@ -518,24 +518,24 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s: at %s:%d:%d field %q, want line %d col %d field %q (%v)",
 				tt.name, pe.File, pe.Line, pe.Column, pe.Field, tt.line, tt.col, tt.field, err)
 		}
-		check(t, tt.name, f, Query{Where: "Region", Equals: "Europe"})
+		check(t, tt.name, f, Query{Filters: []Cond{Eq("Region", "Europe")}})
 	}
 	// A bad value in a row that does not match is not an error.
 	f := []refFile{{"in.csv", []byte(h + "Asia,oops,x\nEurope,1,2\n")}}
-	if r, err := scanAll(f, Query{Where: "Region", Equals: "Europe"}); err != nil || r.Matched != 1 {
+	if r, err := scanAll(f, Query{Filters: []Cond{Eq("Region", "Europe")}}); err != nil || r.Matched != 1 {
 		t.Errorf("non-matching bad row: %v %+v", err, r)
 	}
 }
 
 func TestErrorMessage(t *testing.T) {
 	_, err := scanAll([]refFile{{"xab.csv", []byte("Region,Total Revenue,Total Profit\nEurope,12x,1\n")}},
-		Query{Where: "Region", Equals: "Europe"})
+		Query{Filters: []Cond{Eq("Region", "Europe")}})
 	want := `xab.csv:2:8: column "Total Revenue": not a decimal number: "12x"`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
 	// lines that end in a CR alone: one header line, and a hint
-	_, err = scanAll([]refFile{{"mac.csv", []byte("Region,Total Revenue,Total Profit\rEurope,1,2\r")}}, Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}})
+	_, err = scanAll([]refFile{{"mac.csv", []byte("Region,Total Revenue,Total Profit\rEurope,1,2\r")}}, Query{Filters: []Cond{Eq("Region", "Europe")}, Sum: []string{"Total Profit"}})
 	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), "CR alone") {
 		t.Errorf("CR line ends: %v", err)
 	}
@@ -594,10 +594,10 @@ func TestDifferentialGenerated(t *testing.T) {
 	base := generated(t, 3000, 3)
 	variants := variants(t)
 	queries := []Query{
-		{Where: "Region", Equals: "Europe"},
-		{Where: "Country", Equals: "Cote d'Ivoire", Sum: []string{"Units Sold", "Total Cost"}},
-		{Where: "Item Type", Equals: "Household"},
-		{Where: "Sales Channel", Equals: "Online", Sum: []string{"Unit Price", "Total Revenue", "Total Cost", "Total Profit"}},
+		{Filters: []Cond{Eq("Region", "Europe")}},
+		{Filters: []Cond{Eq("Country", "Cote d'Ivoire")}, Sum: []string{"Units Sold", "Total Cost"}},
+		{Filters: []Cond{Eq("Item Type", "Household")}},
+		{Filters: []Cond{Eq("Sales Channel", "Online")}, Sum: []string{"Unit Price", "Total Revenue", "Total Cost", "Total Profit"}},
 		{Sum: []string{"Total Profit"}},
 	}
 	for _, q := range queries {
@@ -607,7 +607,7 @@ func TestDifferentialGenerated(t *testing.T) {
 			for _, f := range base {
 				files = append(files, refFile{variantFile(f.name, name), v(f.data)})
 			}
-			r, _ := check(t, name+" "+q.Where+"="+q.Equals, files, q)
+			r, _ := check(t, name+" "+fmt.Sprint(q.Filters), files, q)
 			// A quote-free file takes no row to the full parser, and a
 			// quoted one only its rows that quotedBatch cannot copy:
 			// those with a quoted delimiter, here none.
@@ -631,7 +631,7 @@ func TestDifferentialGenerated(t *testing.T) {
 // boundaries fall (this is what the row splits rely on).
 func TestScanRanges(t *testing.T) {
 	f := generated(t, 500, 1)[0]
-	q := Query{Where: "Region", Equals: "Europe"}
+	q := Query{Filters: []Cond{Eq("Region", "Europe")}}
 	tb, err := NewTable(f.name, f.data, &q)
 	if err != nil {
 		t.Fatal(err)
@@ -665,7 +665,7 @@ func scanInTwo(tb *Table, cut int) (Result, error) {
 
 func Example() {
 	csvText := []byte("Region,Total Revenue,Total Profit\nEurope,10.50,2.25\nAsia,1.00,0.10\nEurope,3,1.5\n")
-	q := Query{Where: "region", Equals: "Europe"}
+	q := Query{Filters: []Cond{Eq("region", "Europe")}}
 	tb, err := NewTable("example.csv", csvText, &q)
 	if err != nil {
 		panic(err)
@@ -701,11 +701,11 @@ func TestLongRows(t *testing.T) {
 	}
 	f := []refFile{{"long.csv", []byte(b.String())}}
 	// the quoted long rows hold text in y: sum x only
-	got, err := check(t, "long rows", f, Query{Where: "f", Equals: "a", Sum: []string{"x"}})
+	got, err := check(t, "long rows", f, Query{Filters: []Cond{Eq("f", "a")}, Sum: []string{"x"}})
 	if err != nil || got.Matched == 0 {
 		t.Fatalf("long rows: %v, %+v", err, got)
 	}
-	if _, err := check(t, "long rows, y", f, Query{Where: "f", Equals: "a", Sum: []string{"x", "y"}}); err == nil {
+	if _, err := check(t, "long rows, y", f, Query{Filters: []Cond{Eq("f", "a")}, Sum: []string{"x", "y"}}); err == nil {
 		t.Fatal("text in y gave no error")
 	}
 }

@@ -64,19 +64,19 @@ func loopScan(b *testing.B, files []refFile, q Query) Result {
 
 // The reference query: Region is the first column, 26% of rows match.
 func BenchmarkScanRegion(b *testing.B) {
-	benchScan(b, Query{Where: "Region", Equals: "Europe"})
+	benchScan(b, Query{Filters: []Cond{Eq("Region", "Europe")}})
 }
 
 // The reference query over 3,000 rows (370 kB) that stay in the L2 cache:
 // the scanner's own work, without waiting for memory. ns/row is per row.
 func BenchmarkScanRegionInCache(b *testing.B) {
-	benchScanFiles(b, Query{Where: "Region", Equals: "Europe"}, generated(b, 3000, 1))
+	benchScanFiles(b, Query{Filters: []Cond{Eq("Region", "Europe")}}, generated(b, 3000, 1))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3000, "ns/row")
 }
 
 // A rarer match deeper in the row: the filter is found by walking fields.
 func BenchmarkScanCountry(b *testing.B) {
-	benchScan(b, Query{Where: "Country", Equals: "France"})
+	benchScan(b, Query{Filters: []Cond{Eq("Country", "France")}})
 }
 
 // Every row matches: the number parser's cost.
@@ -86,7 +86,7 @@ func BenchmarkScanAll(b *testing.B) {
 
 // The same data, every field quoted: the slow path's cost.
 func BenchmarkScanQuoted(b *testing.B) {
-	q := Query{Where: "Region", Equals: "Europe"}
+	q := Query{Filters: []Cond{Eq("Region", "Europe")}}
 	files := benchSet(b)
 	ident := make([]int, 14)
 	for i := range ident {
@@ -142,7 +142,7 @@ func BenchmarkParseFixed(b *testing.B) {
 
 // No row matches: the cost of walking rows alone.
 func BenchmarkScanNoMatch(b *testing.B) {
-	benchScan(b, Query{Where: "Region", Equals: "Nowhere"})
+	benchScan(b, Query{Filters: []Cond{Eq("Region", "Nowhere")}})
 }
 
 // BenchmarkScanNoMatch's in-cache twin, over ScanRegionInCache's rows: no
@@ -150,7 +150,7 @@ func BenchmarkScanNoMatch(b *testing.B) {
 // walk over windows alone, and the difference from ScanRegionInCache is
 // what the 26% of rows that match cost (4.4 and 9.1 ns a row here).
 func BenchmarkScanNoMatchInCache(b *testing.B) {
-	benchScanFiles(b, Query{Where: "Region", Equals: "Nowhere"}, generated(b, 3000, 1))
+	benchScanFiles(b, Query{Filters: []Cond{Eq("Region", "Nowhere")}}, generated(b, 3000, 1))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3000, "ns/row")
 }
 
@@ -397,7 +397,7 @@ func BenchmarkShapesInCache(b *testing.B) {
 		name string
 		q    Query
 	}{
-		{"Region=Europe", Query{Where: "Region", Equals: "Europe"}},
+		{"Region=Europe", Query{Filters: []Cond{Eq("Region", "Europe")}}},
 		{"no filter", Query{}},
 		{"Sales Channel=Online", Query{Filters: []Cond{{"Sales Channel", OpEq, "Online", false, nil}}}},
 		{"sum Units Sold", Query{Sum: []string{"Units Sold"}}},

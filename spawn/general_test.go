@@ -23,7 +23,7 @@ import (
 func TestGeneralEveryWay(t *testing.T) {
 	plain, quoted := chadQuoted(t, data.Options{Rows: 1500, Files: 2, Seed: 5})
 	queries := []scan.Query{
-		{Where: "Region", Equals: "Europe", Filters: []scan.Cond{{Col: "Sales Channel", Op: scan.OpEq, Value: "Online"}, {Col: "Units Sold", Op: scan.OpGt, Value: "5000"}}},
+		{Filters: []scan.Cond{scan.Eq("Region", "Europe"), {Col: "Sales Channel", Op: scan.OpEq, Value: "Online"}, {Col: "Units Sold", Op: scan.OpGt, Value: "5000"}}},
 		{By: []string{"Region"}, Min: []string{"Units Sold"}, Max: []string{"Unit Price"}, Avg: []string{"Total Profit"}},
 		{By: []string{"Country", "Sales Channel"}},
 		{By: []string{"Order ID"}, Sum: []string{"Units Sold"}},
@@ -121,7 +121,7 @@ func TestKeysSplit(t *testing.T) {
 		{scan.Query{By: []string{"Country"}}, 2, SplitRows},
 		{scan.Query{By: []string{"Order Date"}}, 2, SplitRows},
 		{scan.Query{By: []string{"Order ID"}, Filters: []scan.Cond{{Col: "Country", Op: scan.OpEq, Value: "Chad"}}}, 2, SplitRows}, // too few matches to judge
-		{scan.Query{Where: "Region", Equals: "Europe"}, 2, SplitRows},
+		{scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, 2, SplitRows},
 	} {
 		set, err := Open(paths, c.q, input.Mmap, input.Options{})
 		if err != nil {
@@ -149,7 +149,7 @@ func TestKeysSplit(t *testing.T) {
 		t.Errorf("by Order ID on 3,000 rows: the auto split is %v (%v), want keys", p.Split, err)
 	}
 	sset.Close()
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
+	set, err := Open(paths, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

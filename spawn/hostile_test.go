@@ -140,11 +140,11 @@ func TestBytesNotUTF8(t *testing.T) {
 	if err != nil || len(paths) != 1 || paths[0] != p {
 		t.Fatalf("ExpandPaths: %q, %v", paths, err)
 	}
-	got, err := agree(t, "latin-1", paths, scan.Query{Where: "Countr\xff", Equals: "Cura\xe7ao"}, nil)
+	got, err := agree(t, "latin-1", paths, scan.Query{Filters: []scan.Cond{scan.Eq("Countr\xff", "Cura\xe7ao")}}, nil)
 	if err != nil || got.Matched != 150 || got.Rows != 300 {
 		t.Fatalf("%+v, %v; want 150 of 300", got, err)
 	}
-	got, err = agree(t, "utf-8", paths, scan.Query{Where: "Countr\xff", Equals: "Cura\xc3\xa7ao"}, nil)
+	got, err = agree(t, "utf-8", paths, scan.Query{Filters: []scan.Cond{scan.Eq("Countr\xff", "Cura\xc3\xa7ao")}}, nil)
 	if err != nil || got.Matched != 75 {
 		t.Fatalf("%+v, %v; want 75", got, err)
 	}
@@ -184,7 +184,7 @@ func TestPathsAreNotPatterns(t *testing.T) {
 		}
 	}
 	// The empty file contributes nothing and fails nothing.
-	ans, err := agree(t, "mixed", got, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	ans, err := agree(t, "mixed", got, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, nil)
 	if err != nil || ans.Rows != 3 || ans.Matched != 2 || ans.Sums[0].String() != "3" {
 		t.Fatalf("mixed: %+v, %v", ans, err)
 	}
@@ -255,7 +255,7 @@ func TestSumsPastInt64(t *testing.T) {
 		}
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "big.csv"), b.String())
-	got, err := agree(t, "past int64", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	got, err := agree(t, "past int64", []string{p}, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestMixedScales(t *testing.T) {
 		}
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "scales.csv"), b.String())
-	got, err := agree(t, "scales", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	got, err := agree(t, "scales", []string{p}, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestBadDataEveryWay(t *testing.T) {
 		fmt.Fprintf(&b, "Europe,%d,\"%d\"\n", i, i)
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "bad.csv"), b.String())
-	_, err := agree(t, "bad", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	_, err := agree(t, "bad", []string{p}, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, nil)
 	var pe *scan.ParseError
 	if !errors.As(err, &pe) || pe.Line != 435 || pe.Column != 8 || !errors.Is(err, scan.ErrSyntax) {
 		t.Fatalf("%v, want a syntax error at line 435, column 8", err)
@@ -350,7 +350,7 @@ func TestLongQuotedRowCopying(t *testing.T) {
 		fmt.Fprintf(&b, "Europe,\"%s\",%d,1\n", note, i)
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "long.csv"), b.String())
-	got, err := agree(t, "long", []string{p}, scan.Query{Where: "Region", Equals: "Europe"}, nil)
+	got, err := agree(t, "long", []string{p}, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, nil)
 	if err != nil || got.Matched != 40 || got.Sums[0].String() != "780" {
 		t.Fatalf("%+v, %v", got, err)
 	}
@@ -362,7 +362,7 @@ func TestLongQuotedRowCopying(t *testing.T) {
 func TestTruncatedEveryMode(t *testing.T) {
 	for _, m := range []input.Mode{input.ReadAt, input.Read} {
 		paths := genSet(t, 20000, 1)
-		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, m, input.Options{})
+		set, err := OpenLazy(paths, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, m, input.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ func TestTimeoutEveryStrategy(t *testing.T) {
 	paths := genSet(t, 20000, 3)
 	for _, st := range []Strategy{Sequential{}, Goroutines{}, Processes{}, Floor{}} {
 		for _, m := range []input.Mode{input.Mmap, input.Read} {
-			c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: m,
+			c := Config{Paths: paths, Query: scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, Mode: m,
 				Workers: 2, Split: SplitDynamic, Chunk: 4 << 10, Timeout: time.Nanosecond}
 			rep, err := st.Run(context.Background(), c)
 			var te *TimeoutError
@@ -422,7 +422,7 @@ func TestCopyingMemoryIsBounded(t *testing.T) {
 		}
 		paths, _ := input.ExpandPaths([]string{dir})
 		st, _ := os.Stat(paths[0])
-		c := Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Mode: input.Read,
+		c := Config{Paths: paths, Query: scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, Mode: input.Read,
 			Workers: 2, Split: SplitRows, Timeout: time.Minute}
 		rep, err := Processes{}.Run(context.Background(), c)
 		if err != nil {
@@ -469,7 +469,7 @@ func TestQuotedLineBreaksKept(t *testing.T) {
 	}
 	p := writeFile(t, filepath.Join(t.TempDir(), "crlf.csv"), b.String())
 	for k, v := range kinds {
-		got, err := agree(t, fmt.Sprintf("%q", v), []string{p}, scan.Query{Where: "a", Equals: v}, nil)
+		got, err := agree(t, fmt.Sprintf("%q", v), []string{p}, scan.Query{Filters: []scan.Cond{scan.Eq("a", v)}}, nil)
 		want := int64(0)
 		for i := k; i < 600; i += 4 {
 			want += int64(i % 7)
@@ -590,7 +590,7 @@ func TestErrorsInPathOrder(t *testing.T) {
 	good := writeFile(t, filepath.Join(dir, "a.csv"), strings.Replace(b.String(), "12x.5", "7", 1))
 	badValue := writeFile(t, filepath.Join(dir, "b.csv"), b.String())
 	badHeader := writeFile(t, filepath.Join(dir, "c.csv"), "Region,Country\nEurope,Norway\n")
-	q := scan.Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Profit"}}
+	q := scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}, Sum: []string{"Total Profit"}}
 	_, err := agree(t, "a bad value, then a bad header", []string{good, badValue, badHeader}, q, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), badValue+":202:") {
 		t.Errorf("a bad value, then a bad header: %v, want %s's line 202", err, badValue)

@@ -141,7 +141,7 @@ func TestStagedInputsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := scan.Query{Where: "Region", Equals: "Europe", By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Unit Price"}}
+	q := scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}, By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Unit Price"}}
 	want, err := runStaged(t, []string{plain}, 0, nil, q)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestStagedInputsAgree(t *testing.T) {
 		{"utf-16 tsv named", []string{writeFile(t, filepath.Join(dir, "u.tsv"), utf16Of(t, tsv.Bytes(), unicode.LittleEndian))}, 0, nil, q},
 		{"gzip utf-16 big-endian on stdin", []string{"-"}, 0, []byte(gzipOf([]byte(utf16Of(t, raw, unicode.BigEndian)))), q},
 		{"no header", []string{writeFile(t, filepath.Join(dir, "body.csv"), string(body))}, 0, nil,
-			scan.Query{Where: "1", Equals: "Europe", By: []string{"3"}, Sum: []string{"14"}, Max: []string{"10"}, NoHeader: true}},
+			scan.Query{Filters: []scan.Cond{scan.Eq("1", "Europe")}, By: []string{"3"}, Sum: []string{"14"}, Max: []string{"10"}, NoHeader: true}},
 	} {
 		got, err := runStaged(t, c.paths, c.sep, c.stdin, c.q)
 		if err != nil || !got.Equal(&want) {
@@ -409,7 +409,7 @@ func TestStagedErrorsNameTheFile(t *testing.T) {
 	gw.Write([]byte("Region\tTotal Revenue\nEurope\t1.00\nEurope\t2.x0\n"))
 	gw.Close()
 	p := writeFile(t, filepath.Join(dir, "bad.tsv.gz"), gz.String())
-	_, err := runStaged(t, []string{p}, 0, nil, scan.Query{Where: "Region", Equals: "Europe", Sum: []string{"Total Revenue"}})
+	_, err := runStaged(t, []string{p}, 0, nil, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}, Sum: []string{"Total Revenue"}})
 	if err == nil || !strings.Contains(err.Error(), p+":3:") {
 		t.Errorf("a bad row: %v, want it named %s:3:", err, p)
 	}
@@ -750,7 +750,7 @@ func TestOtherDelimitersInPlace(t *testing.T) {
 	pipe := strings.ReplaceAll(semi, ";", "|")
 	qs := []scan.Query{
 		{By: []string{"name"}, Sum: []string{"n", "price"}},
-		{Where: "kind", Equals: "screen", Sum: []string{"price"}},
+		{Filters: []scan.Cond{scan.Eq("kind", "screen")}, Sum: []string{"price"}},
 		{Filters: []scan.Cond{{Col: "name", Op: scan.OpEq, Value: "27\" tv"}}, Max: []string{"price"}},
 	}
 	for _, c := range []struct{ name, body string }{{"t.tsv", tsv.String()}, {"s.txt", semi}, {"p.csv", pipe}} {
@@ -807,7 +807,7 @@ func TestNDJSONAgrees(t *testing.T) {
 	raw, _ := os.ReadFile(jsons[0])
 	gzp := writeFile(t, filepath.Join(t.TempDir(), "a.jsonl.gz"), gzipOf(raw))
 	for _, q := range []scan.Query{
-		{Where: "Region", Equals: "Europe", By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}},
+		{Filters: []scan.Cond{scan.Eq("Region", "Europe")}, By: []string{"Item Type"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}},
 		{Filters: []scan.Cond{{Col: "Units Sold", Op: scan.OpGt, Value: "9000"}}, Select: []string{"Country", "Unit Price"}},
 		{Holistic: []scan.Holistic{{Func: "median", Col: "unit price"}}},
 	} {

@@ -104,7 +104,7 @@ func (c localComm) Gather(b []byte) ([][]byte, error) {
 func TestMPIAgrees(t *testing.T) {
 	sets := map[string][]string{"generated": genSet(t, 3000, 5), "quoted": quotedSet(t)}
 	queries := []scan.Query{
-		{Where: "Region", Equals: "Europe"},
+		{Filters: []scan.Cond{scan.Eq("Region", "Europe")}},
 		{By: []string{"Region"}, Min: []string{"Total Revenue"}, Max: []string{"Total Profit"}, Avg: []string{"Total Revenue"}},
 		{By: []string{"Country"}, Sum: []string{"Total Profit"}},
 	}
@@ -168,7 +168,7 @@ func TestMPIFollowers(t *testing.T) {
 	}
 	lead := MPI{comm: localComm{w, 0}}
 	for _, c := range []Config{
-		{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"}, Workers: 2, Split: SplitRows},
+		{Paths: paths, Query: scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, Workers: 2, Split: SplitRows},
 		{Paths: paths, Query: scan.Query{By: []string{"Country"}}, Workers: 1, Split: SplitKeys},
 		{Paths: paths, Query: scan.Query{By: []string{"Item Type"}, Max: []string{"Order Date"}}, Workers: 3, Split: SplitFile},
 	} {

@@ -149,7 +149,7 @@ func stName(st Strategy) string {
 }
 
 func cfg(paths []string, st Split, workers int) Config {
-	return Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
+	return Config{Paths: paths, Query: scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}},
 		Mode: input.Mmap, Opt: input.Options{Populate: true}, Workers: workers, Split: st, Chunk: 64 << 10,
 		Timeout: time.Minute}
 }
@@ -210,7 +210,7 @@ func TestStrategiesAgree(t *testing.T) {
 
 func TestPlans(t *testing.T) {
 	paths := genSet(t, 20000, 20)
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
+	set, err := Open(paths, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestFloorCountsLines(t *testing.T) {
 // fails the run, naming the file, instead of scanning stale offsets.
 func TestFileChangedUnderChildren(t *testing.T) {
 	paths := genSet(t, 2000, 2)
-	set, err := Open(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{})
+	set, err := Open(paths, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, input.Mmap, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +474,7 @@ func TestFileChangedUnderChildren(t *testing.T) {
 func TestTruncatedWhileMapped(t *testing.T) {
 	for _, populate := range []bool{false, true} {
 		paths := genSet(t, 20000, 1)
-		set, err := OpenLazy(paths, scan.Query{Where: "Region", Equals: "Europe"}, input.Mmap, input.Options{Populate: populate})
+		set, err := OpenLazy(paths, scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}}, input.Mmap, input.Options{Populate: populate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -508,7 +508,7 @@ func TestUnstartableWorker(t *testing.T) {
 func TestChildPhases(t *testing.T) {
 	testrun.FullRunOnly(t, "real worker processes")
 	paths := genSet(t, 3000, 2)
-	rep, err := Processes{}.Run(context.Background(), Config{Paths: paths, Query: scan.Query{Where: "Region", Equals: "Europe"},
+	rep, err := Processes{}.Run(context.Background(), Config{Paths: paths, Query: scan.Query{Filters: []scan.Cond{scan.Eq("Region", "Europe")}},
 		Workers: 2, Split: SplitRows, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
