@@ -214,7 +214,8 @@ func (a *app) ftpLoad(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:2121", "the server (loopback unless --allow-remote)")
 	users := fs.Int("users", 10, "clients, arriving one after another")
 	delay := fs.Duration("delay", 50*time.Millisecond, "between arrivals (the mean, with --arrivals poisson)")
-	arrivals := fs.String("arrivals", "fixed", "fixed or poisson")
+	var arrivals load.Arrivals
+	fs.TextVar(&arrivals, "arrivals", load.Fixed, "how arrivals are spaced: "+load.ArrivalsHelp())
 	script := fs.String("script", "LIST*2", "each client's commands: LIST, NOOP, PWD or RETR FILE, each with an optional *N")
 	think := fs.Duration("think", 0, "pause before each command (a client far away)")
 	user := fs.String("user", "anonymous", "login name")
@@ -224,7 +225,8 @@ func (a *app) ftpLoad(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the Poisson arrivals")
 	jsonOut := fs.String("json", "", "write the run as JSON to FILE, or - for stdout")
 	remote := fs.Bool("allow-remote", false, "allow a server off this machine")
-	clients := fs.String("clients", "goroutines", "goroutines, or processes: each client its own process, as the reference forked its clients")
+	var clients load.Clients
+	fs.TextVar(&clients, "clients", load.ClientGoroutines, "what runs each client: "+load.ClientsHelp())
 	logTo := fs.String("log", "", "each client as it ends, a JSON line, appended to FILE, or - for stdout")
 	idle := fs.Int("idle", 0, "a capacity run instead: hold N idle logged-in sessions, measure the server's memory (PSS of its process tree) and tasks, and time --fresh sessions meanwhile")
 	hold := fs.Duration("hold", 10*time.Second, "--idle: how long the N are held")
@@ -253,16 +255,9 @@ func (a *app) ftpLoad(args []string) error {
 		res.WriteText(a.stdout)
 		return nil
 	}
-	cfg := load.Config{Addr: *addr, Users: *users, Delay: *delay, Poisson: *arrivals == "poisson", Think: *think,
+	cfg := load.Config{Addr: *addr, Users: *users, Delay: *delay, Arrivals: arrivals, Clients: clients, Think: *think,
 		User: *user, Pass: *pass, Cap: *capF, Seed: *seed, AllowRemote: *remote,
 		Connect: 5 * time.Second, Greeting: 10 * time.Second, Transfer: 30 * time.Second}
-	if *arrivals != "fixed" && *arrivals != "poisson" {
-		return usagef("--arrivals wants fixed or poisson, got %q", *arrivals)
-	}
-	if *clients != "goroutines" && *clients != "processes" {
-		return usagef("--clients wants goroutines or processes, got %q", *clients)
-	}
-	cfg.Processes = *clients == "processes"
 	if *users < 1 || *delay < 0 || *think < 0 || *capF <= 0 {
 		return usagef("ftp load: --users at least 1, --delay and --think not negative, --cap positive")
 	}

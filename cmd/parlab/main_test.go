@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"parlab/ftp"
+	"parlab/ftp/load"
 	"parlab/input"
 	"parlab/internal/child"
 	"parlab/internal/testrun"
@@ -1330,6 +1332,15 @@ func TestHelpFromRegistries(t *testing.T) {
 		if !strings.Contains(fhelp, m.String()+" (") {
 			t.Errorf("ftp serve --help lacks the model %s", m)
 		}
+	}
+	_, lhelp, _ := run(t, "", "ftp", "load", "--help")
+	for _, v := range []encoding.TextMarshaler{load.Fixed, load.Poisson, load.ClientGoroutines, load.ClientProcesses} {
+		if name, _ := v.MarshalText(); !strings.Contains(lhelp, string(name)+" (") {
+			t.Errorf("ftp load --help lacks %s", name)
+		}
+	}
+	if code, _, errOut := run(t, "", "ftp", "load", "--clients", "threads"); code != 2 || !strings.Contains(errOut, "--clients: unknown clients") {
+		t.Errorf("--clients threads: exit %d, %q", code, errOut)
 	}
 	// The overview (parlab help): every query flag in its query lines, and
 	// every strategy and split in their lists.

@@ -66,7 +66,7 @@ type Config struct {
 	Addr     string
 	Users    int
 	Delay    time.Duration // between arrivals (the mean, for Poisson)
-	Poisson  bool
+	Arrivals Arrivals
 	Script   []Step
 	Think    time.Duration // pause between commands, standing in for a distant client
 	User     string
@@ -81,10 +81,9 @@ type Config struct {
 	Expect map[string]string
 	// AllowRemote permits an address off this machine's loopback.
 	AllowRemote bool
-	// Processes runs each client as its own process (this program in a
-	// hidden client mode, see ClientArg), as the reference forked its
-	// clients; otherwise each client is a goroutine.
-	Processes bool
+	// Clients is what runs each user: a goroutine, or a process of its
+	// own (ClientProcesses).
+	Clients Clients
 	// Progress, if set, is told how many clients have ended.
 	Progress func(done, total int)
 	// Log, if set, gets each client as it ends, a JSON line each (the
@@ -180,7 +179,7 @@ func Run(cfg Config) (*Result, error) {
 	for i := range cfg.Users {
 		if i > 0 {
 			gap := cfg.Delay
-			if cfg.Poisson {
+			if cfg.Arrivals == Poisson {
 				gap = time.Duration(rng.ExpFloat64() * float64(cfg.Delay))
 			}
 			at += gap
@@ -196,7 +195,7 @@ func Run(cfg Config) (*Result, error) {
 		}
 		wg.Go(func() {
 			var c Client
-			if cfg.Processes {
+			if cfg.Clients == ClientProcesses {
 				c = runProcess(&cfg, i, res.Start, deadline)
 			} else {
 				c = runClient(&cfg, i, res.Start, deadline)

@@ -237,7 +237,7 @@ func TestProcessClients(t *testing.T) {
 	testrun.FullRunOnly(t, "clients in processes, which the race detector cannot see into")
 	addr, body := server(t, ftp.Goroutines, 64, nil)
 	cfg := config(addr, 8)
-	cfg.Processes = true
+	cfg.Clients = ClientProcesses
 	cfg.Expect = expect(body)
 	res, err := Run(cfg)
 	if err != nil {

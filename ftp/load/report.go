@@ -226,11 +226,11 @@ func (r *Result) WriteText(w io.Writer) {
 	s := r.Summarize()
 	cfg := r.Config
 	fmt.Fprintf(w, "parlab ftp load: %d users against %s, %v apart (%s), script %v, think %v\n",
-		cfg.Users, cfg.Addr, cfg.Delay, map[bool]string{true: "Poisson", false: "fixed"}[cfg.Poisson], cfg.Script, cfg.Think)
+		cfg.Users, cfg.Addr, cfg.Delay, cfg.Arrivals, cfg.Script, cfg.Think)
 	fmt.Fprintf(w, "processed time (first connect to last end, the reference's metric): %.3f s; ok sessions/s %.1f; %.1f MB/s\n",
 		s.Processed.Seconds(), s.SessionsPerSecond, s.MBPerSecond)
-	how := "goroutines"
-	if cfg.Processes {
+	how := cfg.Clients.String()
+	if cfg.Clients == ClientProcesses {
 		how = "a process each"
 	}
 	fmt.Fprintf(w, "the generator (clients: %s) used %.2f s of CPU in %.2f s: %.2f cores, %.0f%% of this machine's %d\n",
@@ -337,9 +337,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Sysctls    map[string]string `json:"sysctls"`
 		Clients    []clientJSON      `json:"clients"`
 	}{bench.Params{{Name: "addr", Value: cfg.Addr}, {Name: "users", Value: cfg.Users}, {Name: "delay", Value: cfg.Delay.Seconds()},
-		{Name: "arrivals", Value: map[bool]string{true: "poisson", false: "fixed"}[cfg.Poisson]},
+		{Name: "arrivals", Value: cfg.Arrivals.String()},
 		{Name: "script", Value: strings.Join(script, ",")}, {Name: "think", Value: cfg.Think.Seconds()}, {Name: "seed", Value: cfg.Seed},
-		{Name: "clients", Value: map[bool]string{true: "processes", false: "goroutines"}[cfg.Processes]}},
+		{Name: "clients", Value: cfg.Clients.String()}},
 		r.Start.UTC().Format(time.RFC3339), s.Processed.Seconds(), s.ByOutcome, s.Queued, s.Connect, s.Greeting, s.Login, s.FirstByte, s.Session, s.Commands,
 		s.SessionsPerSecond, s.MBPerSecond, r.Wall.Seconds(), r.CPU.Seconds(), s.GeneratorShare, r.Kernel, r.Sysctls, cs})
 }
