@@ -104,7 +104,13 @@ func (a *app) bench(args []string) (err error) {
 	for _, name := range splitList(*strategiesF) {
 		st, err := spawn.ParseStrategy(name)
 		if err != nil || st.Caps().Counts {
-			return usagef("--strategies: unknown %q (want seq, goroutines, processes, mpi; the floor runs unless --no-floor)", name)
+			var want []string
+			for _, st := range spawn.Strategies() {
+				if !st.Caps().Counts {
+					want = append(want, st.Name())
+				}
+			}
+			return usagef("--strategies: unknown %q (want %s; the floor runs unless --no-floor)", name, strings.Join(want, ", "))
 		}
 		setup.Strategies = append(setup.Strategies, st)
 	}
