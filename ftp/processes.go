@@ -181,8 +181,8 @@ func (s *Server) serveProcesses(ln net.Listener) error {
 // sessionEnv is a session process's environment: the server's, with
 // GOMAXPROCS=1. A session is one client's control and data connections,
 // which one thread serves (as vsftpd's one process does); the Go runtime
-// otherwise starts a thread per core it may use, and a thousand idle
-// sessions held 5.6 threads each (2026-12-05, docs/ftp.md).
+// otherwise starts a thread per core it may use, several for each idle
+// session (measured in docs/ftp.md).
 func sessionEnv() []string {
 	env := []string{"GOMAXPROCS=1"}
 	for _, e := range os.Environ() {

@@ -14,8 +14,8 @@ import (
 // scan's mapping after it then reads every block in 2 MiB folios
 // (TestHeadLeavesHugeFolios). A pread (or preadv2 with RWF_NOWAIT, which
 // starts readahead even as it fails) or a sequential mapping left most of
-// a 59 MB file in small folios for a seq scan after it
-// (docs/experiments.md, 2026-12-06).
+// a file in small folios for a seq scan after it (docs/experiments.md,
+// 2026-12-06).
 // It never blocks on a FIFO; a fault (the file was truncated meanwhile) is
 // ErrFault.
 func Head(path string, n int) (b []byte, err error) {

@@ -267,8 +267,8 @@ func guarded(read func()) (err error) {
 // scan (see debug.SetPanicOnFault).
 //
 // A memory file's pages (SmallPages) are mapped by MADV_POPULATE_READ
-// instead, with no fault at all: 6.5 ms for 124 MB of a memfd, where
-// faulting them in took about 20 (docs/experiments.md, 2026-12-06). Where
+// instead, with no fault at all, in a third of the time faulting them in
+// takes (docs/experiments.md, 2026-12-06). Where
 // the madvise fails, the reads above run, and a page that is gone raises
 // SIGBUS as they always do.
 func (f *File) Populate(off, n int) {

@@ -101,9 +101,9 @@ const (
 	// slots, 21% of the rows of a group-by on Country did); past that at
 	// most a quarter, up to 2^maxKeyBits (keyCapOf); a probe always ends.
 	// Past maxKeyCap keys slot mode gives up: the table would outgrow the
-	// caches, and emit mode's Go code takes any number of keys. (A big
-	// scan that starts small and grows is slower: 4% more time for a
-	// group-by on Country, docs/experiments.md, 2026-12-05.)
+	// caches, and emit mode's Go code takes any number of keys. (A big scan
+	// whose table starts small and grows pays a few per cent for it:
+	// docs/experiments.md, 2026-12-05.)
 	firstKeyBits  = 11
 	smallKeyBits  = 6
 	smallSpan     = 256 << 10

@@ -783,10 +783,9 @@ func decompress(src io.Reader, zip string, ratio int64, name string) (io.Reader,
 		}
 		return &zipReader{r: zr, in: in, kind: "gzip", ratio: ratio}, func() { zr.Close() }, nil
 	case ".zst":
-		// Synchronous decoding: on 2 cores the decoder's goroutines
-		// (its default, concurrency GOMAXPROCS) took 250 ms for 124 MB
-		// into a memory file, against 195 ms in one (zstd -dc: 168 ms to
-		// /dev/null): docs/experiments.md, 2026-12-06.
+		// Synchronous decoding: the decoder's goroutines (its default,
+		// concurrency GOMAXPROCS) were slower into a memory file than
+		// one (docs/experiments.md, 2026-12-06).
 		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -852,10 +851,9 @@ func (c *counter) Read(p []byte) (int, error) {
 }
 
 // copyBytes is the buffer a stream is read through, and the size widen
-// asks of a pipe. Reading a 124 MB pipe into a memory file took 86–245 ms
-// through io.Copy (splice, a 64 KiB pipe) and 50–67 ms with both
-// (docs/experiments.md, 2026-12-06): each read moves a megabyte, not a
-// page or sixteen, and the writer blocks a sixteenth as often.
+// asks of a pipe: each read moves a megabyte, not a page or sixteen (as
+// io.Copy's splice through a 64 KiB pipe does), and the writer blocks a
+// sixteenth as often (docs/experiments.md, 2026-12-06).
 const copyBytes = 1 << 20
 
 // widen asks that r, if it is a pipe, hold copyBytes (F_SETPIPE_SZ). It

@@ -18,8 +18,8 @@ import (
 //
 // The encoding is positional and built for a start's cost, not for
 // storage: a child reads it once, first thing, where encoding/gob's package
-// initialiser and its per-type decoder compilation cost a worker 1–3 ms
-// (docs/experiments.md, 2026-12-06). A job is
+// initialiser and its per-type decoder compilation cost a worker
+// milliseconds at its start (docs/experiments.md, 2026-12-06). A job is
 //
 //	uvarint  the length of what follows
 //	8 bytes  a fingerprint of the job's type (every field's name and kind,

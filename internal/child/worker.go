@@ -122,8 +122,8 @@ const stampLen = 8
 //
 // It walks the section headers itself, for the note sections (SHT_NOTE),
 // rather than through debug/elf: every lean child links this package, and
-// debug/elf's start (its tables' pages) cost a minimal Go program 0.7 ms
-// of its 6.3 (docs/experiments.md, 2026-12-06).
+// debug/elf's start (its tables' pages) is about a ninth of a minimal Go
+// program's (docs/experiments.md, 2026-12-06).
 func stampOf(path string) string {
 	f, err := os.Open(path)
 	if err != nil {

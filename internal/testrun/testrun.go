@@ -28,9 +28,9 @@ func FullRunOnly(t testing.TB, why string) {
 
 // LessGC lets the test process's heap grow to five times what is live
 // before a collection (GOGC=400), for the rest of its life. The tests'
-// heaps are small and short-lived: at the default, collections took about
-// 15% of the CPU of scan's and spawn's tests (2026-12-06, docs/tests.md),
-// and make test is CPU-bound. It is called from TestMain after a child
+// heaps are small and short-lived: at the default, collections took a
+// large share of the CPU of scan's and spawn's tests (docs/tests.md), and
+// make test is CPU-bound. It is called from TestMain after a child
 // mode has had its turn, so the processes that the tests start (workers,
 // sessions, servers) keep the default, and what they measure of memory
 // does not change.
