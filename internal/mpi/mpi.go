@@ -16,7 +16,6 @@
 package mpi
 
 import (
-	"fmt"
 	"os"
 	"sync"
 )
@@ -51,8 +50,7 @@ var (
 	once  sync.Once
 	world *Comm
 	err0  error
-	calls chan func() // served by the goroutine locked to MPI's thread
-	ended bool        // Finalize or Abort ran (under mu)
+	ended bool // Finalize or Abort ran (under mu)
 	mu    sync.Mutex
 )
 
@@ -69,19 +67,4 @@ func Initialized() bool {
 	mu.Lock()
 	defer mu.Unlock()
 	return world != nil && !ended
-}
-
-// do runs f on MPI's thread and waits for it.
-func do(f func()) {
-	done := make(chan struct{})
-	calls <- func() { f(); close(done) }
-	<-done
-}
-
-// maxPart is the most bytes one rank may send in one Gather: MPI counts
-// bytes in a C int.
-const maxPart = 1<<31 - 1
-
-func tooBig(n int) error {
-	return fmt.Errorf("mpi: a part of %d bytes is more than MPI can send in one message (%d)", n, maxPart)
 }

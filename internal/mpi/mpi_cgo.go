@@ -233,3 +233,21 @@ func bytePtr(s []byte) unsafe.Pointer {
 	}
 	return unsafe.Pointer(&s[0])
 }
+
+// calls are served by the goroutine locked to MPI's thread.
+var calls chan func()
+
+// do runs f on MPI's thread and waits for it.
+func do(f func()) {
+	done := make(chan struct{})
+	calls <- func() { f(); close(done) }
+	<-done
+}
+
+// maxPart is the most bytes one rank may send in one Gather: MPI counts
+// bytes in a C int.
+const maxPart = 1<<31 - 1
+
+func tooBig(n int) error {
+	return fmt.Errorf("mpi: a part of %d bytes is more than MPI can send in one message (%d)", n, maxPart)
+}
