@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,9 +284,10 @@ func TestMPIJob(t *testing.T) {
 // The mpi strategy across hosts: two hosts made of network, UTS and mount
 // namespaces on this machine (scripts/mpi-hosts.sh), OpenMPI's TCP
 // transport between them, each host holding only its own two of the four
-// files at /srv/parlab: the file split gives seq's answer over all four; a
-// rank killed on the second host fails the job, naming the rank and the
-// host, with no answer. It skips, saying why, where namespaces cannot be
+// files at /srv/parlab: the file split gives seq's answer over all four,
+// with one rank a host and with two; the same four files held by both
+// hosts (shared/) give it under the rows split too; a rank killed on the
+// second host fails the job, naming the rank and the host, with no answer. It skips, saying why, where namespaces cannot be
 // made (not root, or a container that forbids them).
 func TestMPIAcrossHosts(t *testing.T) {
 	exe := buildMPI(t)
@@ -303,9 +305,14 @@ func TestMPIAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for h, files := range map[string][]string{"h1": {"xaa.csv", "xab.csv"}, "h2": {"xac.csv", "xad.csv"}} {
-		os.MkdirAll(filepath.Join(dir, h), 0o755)
+		os.MkdirAll(filepath.Join(dir, h, "shared"), 0o755)
 		for _, f := range files {
 			if err := os.Link(filepath.Join(all, f), filepath.Join(dir, h, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range []string{"xaa.csv", "xab.csv", "xac.csv", "xad.csv"} { // what both hold
+			if err := os.Link(filepath.Join(all, f), filepath.Join(dir, h, "shared", f)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -319,11 +326,15 @@ func TestMPIAcrossHosts(t *testing.T) {
 	if err := os.WriteFile(hostfile, []byte("parlab-h1 slots=2\nparlab-h2 slots=2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job := func(env string, args ...string) (string, string, error) {
+	job := func(env string, np int, args ...string) (string, string, error) {
+		mapBy := "node" // one rank a host
+		if np > 2 {
+			mapBy = "slot" // a host's slots filled first: its ranks take its files
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		line := "cd /srv/parlab && " + env + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --hostfile " + hostfile +
-			" -np 2 --map-by node -wdir /srv/parlab -mca plm_rsh_agent " + script +
+			" -np " + fmt.Sprint(np) + " --map-by " + mapBy + " -wdir /srv/parlab -mca plm_rsh_agent " + script +
 			" -mca btl tcp,self -mca oob_tcp_if_include 10.77.0.0/24 -mca btl_tcp_if_include 10.77.0.0/24 -mca hwloc_base_binding_policy none -x PARLAB_FAILPOINT " +
 			exe + " " + strings.Join(args, " ")
 		cmd := exec.CommandContext(ctx, script, "run", "parlab-h1", line)
@@ -336,24 +347,36 @@ func TestMPIAcrossHosts(t *testing.T) {
 		return out.String(), errb.String(), err
 	}
 	q := []string{"query", "--strategy", "mpi", "--split", "file", "--json", "--by", "Region", "xaa.csv", "xab.csv", "xac.csv", "xad.csv"}
-	out, errOut, err := job("PARLAB_FAILPOINT=", q...)
-	if err != nil {
-		t.Fatalf("two hosts: %v\n%s", err, errOut)
-	}
 	want, err := exec.Command(exe, "query", "--strategy", "seq", "--json", "--by", "Region", all).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := answerOf(t, out), answerOf(t, string(want)); got != want {
-		t.Errorf("two hosts, each with its own files:\n%s\nwant (seq over all)\n%s", got, want)
+	shared := append(append([]string{}, q[:len(q)-4]...), "shared/xaa.csv", "shared/xab.csv", "shared/xac.csv", "shared/xad.csv")
+	shared[4] = "rows" // (--split rows: both hosts hold every file)
+	for _, c := range []struct {
+		what string
+		np   int
+		args []string
+	}{{"each host its own files, a rank each", 2, q}, {"each host its own files, two ranks each", 4, q}, {"the files shared, the rows split", 2, shared}} {
+		out, errOut, err := job("PARLAB_FAILPOINT=", c.np, c.args...)
+		if err != nil {
+			t.Fatalf("two hosts, %s: %v\n%s", c.what, err, errOut)
+		}
+		if got, want := answerOf(t, out), answerOf(t, string(want)); got != want {
+			t.Errorf("two hosts, %s:\n%s\nwant (seq over all)\n%s", c.what, got, want)
+		}
+		var doc struct{ Ranks int }
+		if json.Unmarshal([]byte(out), &doc); doc.Ranks != c.np {
+			t.Errorf("two hosts, %s: %d ranks, want %d", c.what, doc.Ranks, c.np)
+		}
 	}
 	// a file no host holds: the rank whose share it is names it and its host
 	missing := append(append([]string{}, q[:len(q)-4]...), "xaa.csv", "xab.csv", "xac.csv", "xae.csv")
-	out, errOut, err = job("PARLAB_FAILPOINT=", missing...)
+	out, errOut, err := job("PARLAB_FAILPOINT=", 2, missing...)
 	if err == nil || out != "" || !strings.Contains(errOut, "rank 1 on parlab-h2: open xae.csv: no such file") || !strings.Contains(errOut, "no rank opened this one") {
 		t.Errorf("a file no host holds: %v, stdout %q, stderr:\n%s", err, out, errOut)
 	}
-	out, errOut, err = job("PARLAB_FAILPOINT=rank-kill:1", q...)
+	out, errOut, err = job("PARLAB_FAILPOINT=rank-kill:1", 2, q...)
 	if err == nil || out != "" || !strings.Contains(errOut, "rank 1") || !strings.Contains(errOut, "parlab-h2") || !strings.Contains(errOut, "signal 9") {
 		t.Errorf("rank 1 killed on the second host: %v, stdout %q, stderr:\n%s", err, out, errOut)
 	}
