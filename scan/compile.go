@@ -9,9 +9,8 @@ import "strings"
 // names as CSV quotes them), Sort's entries COL or COL:desc, Types by
 // ParseTypes, a quantile's COL:P by ParseQuantile.
 type Text struct {
-	Where, Any                      []string
-	By, Sum, Min, Max, Avg          []string
-	Holistic                        map[string][]string // by HolisticFunc.Func
+	Where, Any, By                  []string
+	Aggs                            map[string][]string // each aggregate's columns, by AggFunc.Func
 	Sort, Select, Types, DateFormat []string
 	Limit                           int
 	Out                             OutFormat
@@ -72,7 +71,7 @@ func Compile(t Text) (Query, error) {
 		flag string
 		vals []string
 		to   *[]string
-	}{{"by", t.By, &q.By}, {"sum", t.Sum, &q.Sum}, {"min", t.Min, &q.Min}, {"max", t.Max, &q.Max}, {"avg", t.Avg, &q.Avg}, {"sort", t.Sort, &sort}, {"select", t.Select, &q.Select}} {
+	}{{"by", t.By, &q.By}, {"sort", t.Sort, &sort}, {"select", t.Select, &q.Select}} {
 		for _, v := range l.vals {
 			names, err := ParseList(v)
 			if err != nil {
@@ -81,11 +80,15 @@ func Compile(t Text) (Query, error) {
 			*l.to = append(*l.to, names...)
 		}
 	}
-	for _, f := range HolisticFuncs {
-		for _, v := range t.Holistic[f.Func] {
+	for _, f := range AggFuncs {
+		for _, v := range t.Aggs[f.Func] {
 			names, err := ParseList(v)
 			if err != nil {
 				return bad(f.Flag, err)
+			}
+			if !f.Holistic() {
+				*f.list(&q) = append(*f.list(&q), names...)
+				continue
 			}
 			for _, n := range names {
 				h := Holistic{Func: f.Func, Col: n}

@@ -13,9 +13,9 @@ import (
 func TestCompile(t *testing.T) {
 	q, err := Compile(Text{
 		Where: []string{"Region=Europe", "Units Sold>=1,5"}, Any: []string{"Country=France", "Country in (Spain,Italy)"},
-		By: []string{"Region,Country"}, Sum: []string{`"Total Profit"`, "Units Sold"}, Max: []string{"Order Date"},
-		Holistic: map[string][]string{"median": {"Unit Price"}, "quantile": {"Total Profit:0.9"}},
-		Sort:     []string{"count:desc", "Region:ASC", "a:b"}, Limit: 3, DecimalComma: true, MaxHeld: 1 << 20,
+		By:   []string{"Region,Country"},
+		Aggs: map[string][]string{"sum": {`"Total Profit"`, "Units Sold"}, "max": {"Order Date"}, "median": {"Unit Price"}, "quantile": {"Total Profit:0.9"}},
+		Sort: []string{"count:desc", "Region:ASC", "a:b"}, Limit: 3, DecimalComma: true, MaxHeld: 1 << 20,
 		Types: []string{"Units Sold=number"},
 	})
 	if err != nil {
@@ -40,7 +40,7 @@ func TestCompile(t *testing.T) {
 	if !reflect.DeepEqual(q, want) {
 		t.Errorf("Compile:\n got %+v\nwant %+v", q, want)
 	}
-	if q, err := Compile(Text{Sum: []string{"a"}, MaxHeld: 5}); err != nil || q.MaxHeld != 0 {
+	if q, err := Compile(Text{Aggs: map[string][]string{"sum": {"a"}}, MaxHeld: 5}); err != nil || q.MaxHeld != 0 {
 		t.Errorf("MaxHeld without rows out or a holistic aggregate: %d, %v", q.MaxHeld, err)
 	}
 
@@ -52,10 +52,11 @@ func TestCompile(t *testing.T) {
 		{Text{Where: []string{"Region"}}, "where", ""},
 		{Text{Any: []string{"a=1", "b"}}, "any", ""},
 		{Text{Any: []string{"a=1"}}, "", "two or more"},
-		{Text{Sum: []string{`"a`}}, "sum", ""},
-		{Text{Sum: []string{"a,a"}}, "", "twice"},
-		{Text{Holistic: map[string][]string{"quantile": {"x"}}}, "quantile", "COLUMN:P"},
-		{Text{Holistic: map[string][]string{"quantile": {"x:2"}}}, "quantile", ""},
+		{Text{Aggs: map[string][]string{"sum": {`"a`}}}, "sum", ""},
+		{Text{Aggs: map[string][]string{"sum": {"a,a"}}}, "", "twice"},
+		{Text{Aggs: map[string][]string{"avg": {"a", ""}}}, "avg", "empty column name"},
+		{Text{Aggs: map[string][]string{"quantile": {"x"}}}, "quantile", "COLUMN:P"},
+		{Text{Aggs: map[string][]string{"quantile": {"x:2"}}}, "quantile", ""},
 		{Text{DateFormat: []string{"%Q"}}, "date-format", ""},
 		{Text{Types: []string{"a=colour"}}, "", "colour"},
 		{Text{Sort: []string{"a"}}, "", "--by"},
@@ -77,7 +78,7 @@ func TestCompile(t *testing.T) {
 // header and scanned; the answer with its names.
 func ExampleCompile() {
 	csvText := []byte("Region,Country,Units Sold\nEurope,France,10\nAsia,Japan,4\nEurope,Spain,3\nEurope,France,1\n")
-	q, err := Compile(Text{Where: []string{"Region=Europe", "Units Sold>1"}, By: []string{"Country"}, Sum: []string{"Units Sold"}})
+	q, err := Compile(Text{Where: []string{"Region=Europe", "Units Sold>1"}, By: []string{"Country"}, Aggs: map[string][]string{"sum": {"Units Sold"}}})
 	if err != nil {
 		panic(err)
 	}

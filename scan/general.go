@@ -113,11 +113,17 @@ func bindGeneral(q *Query, header []string, hk headerKinds, sep byte) (binding, 
 		ck, why := hk.of(i)
 		g.keyKinds = append(g.keyKinds, ColumnKind{header[i], ck, why})
 	}
-	lists := []struct {
+	type list struct {
 		fn    string
 		names []string
 		need  Need
-	}{{"sum", q.Sum, NeedSum}, {"min", q.Min, NeedMin}, {"max", q.Max, NeedMax}, {"avg", q.Avg, NeedSum}}
+	}
+	var lists []list // the running aggregates', in the table's order
+	for _, f := range AggFuncs {
+		if !f.Holistic() {
+			lists = append(lists, list{f.Func, *f.list(q), f.need})
+		}
+	}
 	if !q.named() {
 		lists[0].names = q.defaultSums(header)
 		b.spec.Sales = lists[0].names != nil

@@ -31,22 +31,6 @@ type Holistic struct {
 	P    string // quantile's fraction, 0 to 1, as written ("0.9")
 }
 
-// HolisticFunc is one kind of holistic aggregate: its Func, the flag that
-// asks for it, and what the flag's help says.
-type HolisticFunc struct {
-	Func, Flag, Help string
-	need             Need
-	numbers          bool // reads numbers only
-}
-
-// HolisticFuncs are the holistic aggregates, in the order an answer lists
-// them; the commands' flags and help come from here.
-var HolisticFuncs = []HolisticFunc{
-	{"count_distinct", "count-distinct", "columns whose distinct present values to count, exactly (a number by value, a date by instant, text by bytes), comma-separated (or the flag given again)", NeedDistinct, false},
-	{"median", "median", "number columns whose exact median (SQL's, the mean of the two middle values of an even count) to report, comma-separated (or the flag given again)", NeedValues, true},
-	{"quantile", "quantile", "COL:P, the exact quantile P (0 to 1) of a number column, interpolated between the values around it as SQL's quantile_cont does; comma-separated (or the flag given again)", NeedValues, true},
-}
-
 // distinctCost and valueCost are what Result.Held counts for a distinct
 // value (beyond its bytes: a Go map's entry and string header) and for a
 // median's value (an Extreme, with the slice's room to grow).
@@ -60,15 +44,6 @@ const (
 	NeedDistinct Need = 1 << (iota + 3)
 	NeedValues
 )
-
-func holisticFunc(name string) (HolisticFunc, bool) {
-	for _, f := range HolisticFuncs {
-		if f.Func == name {
-			return f, true
-		}
-	}
-	return HolisticFunc{}, false
-}
 
 // ParseQuantile reads a --quantile value, COL:P.
 func ParseQuantile(s string) (Holistic, error) {
@@ -112,10 +87,8 @@ func quantileP(p string) (*big.Rat, error) {
 // label is the aggregate's column in an answer: count_distinct(COL),
 // median(COL), quantile(COL,P).
 func (h Holistic) label(col string) string {
-	if h.Func == "quantile" {
-		return "quantile(" + col + "," + h.P + ")"
-	}
-	return h.Func + "(" + col + ")"
+	f, _ := aggFunc(h.Func)
+	return f.label(col, h.P)
 }
 
 // distinctKey is v's key in a Distinct set for a column of kind k: a

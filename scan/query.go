@@ -93,7 +93,12 @@ func (q *Query) defaultSums(header []string) []string {
 
 // named reports whether q names an aggregate.
 func (q *Query) named() bool {
-	return q.Sum != nil || q.Min != nil || q.Max != nil || q.Avg != nil || q.Holistic != nil
+	for _, f := range AggFuncs {
+		if !f.Holistic() && *f.list(q) != nil {
+			return true
+		}
+	}
+	return q.Holistic != nil
 }
 
 // salesDefault reports whether q answers with the Sales sums where a
@@ -117,13 +122,8 @@ type Agg struct {
 // Label is the aggregate's column in an answer: a sum is labelled by its
 // column's name, as ever; the others as "min(Units Sold)".
 func (a Agg) Label() string {
-	if a.Func == "sum" {
-		return a.Col
-	}
-	if _, ok := holisticFunc(a.Func); ok {
-		return Holistic{Func: a.Func, P: a.P}.label(a.Col)
-	}
-	return a.Func + "(" + a.Col + ")"
+	f, _ := aggFunc(a.Func)
+	return f.label(a.Col, a.P)
 }
 
 // Spec is a query bound to a header: what its answer's columns are called
@@ -260,10 +260,17 @@ var ErrDupSum = errors.New("column is summed twice")
 // is nil or one to MaxSums names, none empty, none given twice; the
 // group-by names no column twice; Sort and Limit come with a group-by.
 func (q *Query) Validate() error {
-	lists := []struct {
+	type list struct {
 		what  string
 		names []string
-	}{{"sum", q.Sum}, {"min", q.Min}, {"max", q.Max}, {"avg", q.Avg}, {"group-by", q.By}}
+	}
+	var lists []list
+	for _, f := range AggFuncs {
+		if !f.Holistic() {
+			lists = append(lists, list{f.Func, *f.list(q)})
+		}
+	}
+	lists = append(lists, list{"group-by", q.By})
 	for _, l := range lists {
 		if l.names != nil && len(l.names) == 0 {
 			return fmt.Errorf("the %s list names no column", l.what)

@@ -60,20 +60,21 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 var helpText = strings.NewReplacer(
 	"{strategies}", strings.Join(registryNames(spawn.Strategies(), spawn.Strategy.Name), "|"),
 	"{splits}", strings.Join(registryNames(spawn.Splits(), spawn.Split.String), "|"),
-	"{holistic}", holisticUsage(),
+	"{aggregates}", aggUsage(),
 ).Replace(helpTemplate)
 
-// holisticUsage is the usage of scan.HolisticFuncs' flags.
-func holisticUsage() string {
-	var b []string
-	for _, f := range scan.HolisticFuncs {
-		arg := "COL,COL"
-		if f.Func == "quantile" {
-			arg = "'COL:0.9'"
+// aggUsage is the usage of scan.AggFuncs' flags, four a line.
+func aggUsage() string {
+	var b strings.Builder
+	for i, f := range scan.AggFuncs {
+		if i > 0 && i%4 == 0 {
+			b.WriteString("\n               ")
+		} else if i > 0 {
+			b.WriteString(" ")
 		}
-		b = append(b, "[--"+f.Flag+" "+arg+"]")
+		b.WriteString("[--" + f.Flag + " " + f.Arg + "]")
 	}
-	return strings.Join(b, " ")
+	return b.String()
 }
 
 // registryNames is each entry's name.
@@ -90,8 +91,8 @@ and an FTP server whose concurrency model is a flag.
 
 Usage:
   parlab gen   [--rows 1000000] [--files 20] [--seed 1] [--out data/sales-1M] [--force]
-  parlab query [--where 'COLUMN OP VALUE']... [--any 'COL OP VAL' --any …] [--by COL,COL] [--sum COL,COL] [--min COL,COL]
-               [--max COL,COL] [--avg COL,COL] {holistic}
+  parlab query [--where 'COLUMN OP VALUE']... [--any 'COL OP VAL' --any …] [--by COL,COL]
+               {aggregates}
                [--sort 'COL[:desc]'] [--limit N] [--select 'COL,COL|*']
                [--io mmap|readat|read] [--populate] [--strategy {strategies}]
                [--workers N] [--split {splits}] [--timeout 3s] [--max-memory 8GiB]

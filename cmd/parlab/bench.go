@@ -67,7 +67,7 @@ func (a *app) bench(args []string) (err error) {
 	if len(pos) == 0 {
 		pos = []string{"data/sales-1M"}
 	}
-	if len(qf.where)+len(qf.by)+len(qf.sum)+len(qf.min)+len(qf.max)+len(qf.avg) == 0 {
+	if len(qf.where)+len(qf.by) == 0 && !qf.namesAggregate() {
 		qf.where = listFlag{"Region=Europe"} // the reference's question
 	}
 	if qf.timeout == 0 {

@@ -15,27 +15,27 @@ import (
 type queryFlags struct {
 	// each list flag may be given more than once: its values add up
 	// (--sum a --sum b is --sum a,b)
-	where, any, by, sum, min, max, avg, sort listFlag
-	sel                                      listFlag             // --select: query's alone
-	holistic                                 map[string]*listFlag // by scan.HolisticFuncs' Func
-	out                                      scan.OutFormat
-	types, dateFormats                       listFlag
-	limit                                    int
-	io                                       input.Mode
-	populate                                 bool
-	strategy                                 spawn.StrategyFlag // nil: goroutines
-	split                                    spawn.Split
-	workers                                  int
-	timeout                                  time.Duration
-	delimiter                                string
-	decimalComma                             bool
-	dialect                                  dialectFlags
-	maxMemory                                byteSize
-	maxRatio                                 int64
-	noHeader                                 bool
-	skipBad                                  bool
-	stdin                                    io.Reader     // for the PATH "-": nil where a command reads its own
-	inputs                                   *stage.Inputs // staged by config; close after the run
+	where, any, by, sort listFlag
+	sel                  listFlag             // --select: query's alone
+	aggs                 map[string]*listFlag // by scan.AggFuncs' Func
+	out                  scan.OutFormat
+	types, dateFormats   listFlag
+	limit                int
+	io                   input.Mode
+	populate             bool
+	strategy             spawn.StrategyFlag // nil: goroutines
+	split                spawn.Split
+	workers              int
+	timeout              time.Duration
+	delimiter            string
+	decimalComma         bool
+	dialect              dialectFlags
+	maxMemory            byteSize
+	maxRatio             int64
+	noHeader             bool
+	skipBad              bool
+	stdin                io.Reader     // for the PATH "-": nil where a command reads its own
+	inputs               *stage.Inputs // staged by config; close after the run
 	// stream: a lone stream or compressed input is scanned while it is
 	// read, where the strategy can (spawn.Streams), not staged first. For
 	// a command that runs the query once (query; bench and menu run it
@@ -62,14 +62,10 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	fs.Var(&q.where, "where", "a filter COLUMN OP VALUE, OP one of = != < <= > >= ~ (contains) ~* (contains, any case) ^= (starts with), or COLUMN in (V1,V2,…) / not in (…); give it again for more (all must hold); it compares as the column's kind (number, date or text, decided from a sample: --verbose, --types); a quoted value is text; an empty cell is missing (docs/query.md); none: every row")
 	fs.Var(&q.any, "any", "a filter as --where takes, given twice or more: a row must pass at least one of them (an OR), and every --where too")
 	fs.Var(&q.by, "by", "group by these columns, comma-separated (or the flag given again): one row per distinct key")
-	fs.Var(&q.sum, "sum", "columns to sum, comma-separated (or the flag given again); with no aggregate named, a plain count (and \"Total Revenue,Total Profit\" where the files have both)")
-	fs.Var(&q.min, "min", "columns whose exact minimum to report, comma-separated (or the flag given again)")
-	fs.Var(&q.max, "max", "columns whose exact maximum to report, comma-separated (or the flag given again)")
-	fs.Var(&q.avg, "avg", "columns whose average (exact sum / count, rounded half to even) to report, comma-separated (or the flag given again)")
-	q.holistic = map[string]*listFlag{}
-	for _, f := range scan.HolisticFuncs {
-		q.holistic[f.Func] = new(listFlag)
-		fs.Var(q.holistic[f.Func], f.Flag, f.Help)
+	q.aggs = map[string]*listFlag{}
+	for _, f := range scan.AggFuncs {
+		q.aggs[f.Func] = new(listFlag)
+		fs.Var(q.aggs[f.Func], f.Flag, f.Help)
 	}
 	fs.Var(&q.sort, "sort", "with --select: order the rows by these selected columns (each as its kind, COL:desc for descending); with --by: order the groups by these output columns, comma-separated (or the flag given again), each COLUMN or COLUMN:desc (a group-by column, count, a summed column, min(COL), max(COL), avg(COL)); default: by the group-by columns")
 	fs.Var(&q.dateFormats, "date-format", "the form of the files' dates, strftime's (%Y-%m-%d, %d/%m/%Y %H:%M, %b %d %Y …; give it again for more; DuckDB's dateformat): read before parlab's own forms, of which only the year-first and month-name ones stay (docs/query.md)")
@@ -94,4 +90,14 @@ func (q *queryFlags) registerStrategy(fs *flag.FlagSet) {
 	fs.TextVar(&q.strategy, "strategy", spawn.StrategyFlag{}, "one of "+spawn.StrategyHelp()+"; default: goroutines with one worker per core, the fastest")
 	fs.IntVar(&q.workers, "workers", 0, "workers for goroutines and processes, threads a rank for mpi; 0: one per core (mpi: 1)")
 	fs.TextVar(&q.split, "split", spawn.SplitAuto, "how work is cut: "+spawn.SplitHelp())
+}
+
+// namesAggregate reports whether an aggregate flag was given.
+func (q *queryFlags) namesAggregate() bool {
+	for _, l := range q.aggs {
+		if len(*l) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -18,12 +18,12 @@ import (
 // query turns the query flags into a checked scan.Query (scan.Compile);
 // every fault is a usage error that names the flag and the bad part.
 func (q *queryFlags) query() (scan.Query, error) {
-	t := scan.Text{Where: q.where, Any: q.any, By: q.by, Sum: q.sum, Min: q.min, Max: q.max, Avg: q.avg,
-		Holistic: map[string][]string{}, Sort: q.sort, Select: q.sel, Types: q.types, DateFormat: q.dateFormats,
+	t := scan.Text{Where: q.where, Any: q.any, By: q.by,
+		Aggs: map[string][]string{}, Sort: q.sort, Select: q.sel, Types: q.types, DateFormat: q.dateFormats,
 		Limit: q.limit, Out: q.out, DecimalComma: q.decimalComma, NoHeader: q.noHeader, SkipBad: q.skipBad,
 		MaxHeld: cmp.Or(int64(q.maxMemory), stage.DefaultMaxMemory())}
-	for f, l := range q.holistic {
-		t.Holistic[f] = *l
+	for f, l := range q.aggs {
+		t.Aggs[f] = *l
 	}
 	sq, err := scan.Compile(t)
 	if err != nil {
