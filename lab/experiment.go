@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"slices"
 	"text/tabwriter"
 
 	"golang.org/x/sys/unix"
@@ -40,17 +39,19 @@ type Config struct {
 
 // ParseMethod and ParseMode take the names Methods and Modes list.
 func ParseMethod(s string) (Method, error) {
-	if m := Method(s); slices.Contains(Methods, m) {
-		return m, nil
+	i, err := methodTable.Parse("method", s)
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("unknown method %q (want one of %v)", s, Methods)
+	return Methods[i], nil
 }
 
 func ParseMode(s string) (Mode, error) {
-	if m := Mode(s); slices.Contains(Modes, m) {
-		return m, nil
+	i, err := modeTable.Parse("timing mode", s)
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("unknown timing mode %q (want one of %v)", s, Modes)
+	return Modes[i], nil
 }
 
 // Stat is one method and mode over the rounds.

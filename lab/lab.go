@@ -22,6 +22,7 @@ import (
 
 	"parlab/internal/child"
 	"parlab/internal/mpi"
+	"parlab/internal/names"
 )
 
 // NoopArg is argv[1] of a child that exits at once: the lab's forkexec
@@ -53,8 +54,35 @@ const (
 	MethodMPIRun Method = "mpirun"
 )
 
+// methodTable is the registry of methods, in the order the lab runs them:
+// each one's name (its Method) and what it times, for parsing and help.
+var methodTable = names.Table{
+	{Name: string(MethodGoroutine), Help: "go f()"},
+	{Name: string(MethodThread), Help: "a goroutine on a new OS thread"},
+	{Name: string(MethodFork), Help: "clone, no exec"},
+	{Name: string(MethodForkExecSelf), Help: "ForkExec of parlab"},
+	{Name: string(MethodForkExecWorker), Help: "ForkExec of the query worker's binary"},
+	{Name: string(MethodForkExecSession), Help: "ForkExec of the FTP session's binary"},
+	{Name: string(MethodForkExecPlain), Help: "the same without TLS linked"},
+	{Name: string(MethodForkExecGo), Help: "ForkExec of the smallest Go program, parlab-nop"},
+	{Name: string(MethodForkExecTrue), Help: "ForkExec of /bin/true"},
+	{Name: string(MethodMPIRun), Help: "one mpirun job of N ranks of parlab-mpi, batch mode only, where asked for"},
+}
+
 // Methods lists them all, in the order the lab runs them.
-var Methods = []Method{MethodGoroutine, MethodThread, MethodFork, MethodForkExecSelf, MethodForkExecWorker, MethodForkExecSession, MethodForkExecPlain, MethodForkExecGo, MethodForkExecTrue, MethodMPIRun}
+var Methods = registry[Method](methodTable)
+
+// MethodHelp lists the methods and what each times, for help text.
+func MethodHelp() string { return methodTable.Help() }
+
+// registry is a table's names as values of a vocabulary.
+func registry[T ~string](t names.Table) []T {
+	out := make([]T, len(t))
+	for i, e := range t {
+		out[i] = T(e.Name)
+	}
+	return out
+}
 
 // MPIName is the MPI build of parlab (make build, where OpenMPI is
 // installed), which the mpirun method starts.
@@ -119,8 +147,19 @@ const (
 	ModeCreate Mode = "create"
 )
 
+// modeTable is the registry of timing modes: each one's name (its Mode)
+// and what it times.
+var modeTable = names.Table{
+	{Name: string(ModeBatch), Help: "create all, then reap all"},
+	{Name: string(ModeSerial), Help: "create and reap, one by one"},
+	{Name: string(ModeCreate), Help: "the creating calls only, as in 2004"},
+}
+
 // Modes lists the timing modes.
-var Modes = []Mode{ModeBatch, ModeSerial, ModeCreate}
+var Modes = registry[Mode](modeTable)
+
+// ModeHelp lists the timing modes and what each times, for help text.
+func ModeHelp() string { return modeTable.Help() }
 
 // LabRound is one round: N creations.
 type LabRound struct {
