@@ -145,6 +145,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzTranscodeOptions$$' -fuzztime $(FUZZTIME) ./scan
 	$(GO) test -run XXX -fuzz '^FuzzCutArchive$$' -fuzztime $(FUZZTIME) ./input/stage
 	$(GO) test -run XXX -fuzz '^FuzzJSONToCSV$$' -fuzztime $(FUZZTIME) ./input/stage
+	$(GO) test -run XXX -fuzz '^FuzzFlatLine$$' -fuzztime $(FUZZTIME) ./input/stage
 	$(GO) test -run XXX -fuzz '^FuzzReadJob$$' -fuzztime $(FUZZTIME) ./internal/child
 	$(GO) test -run XXX -fuzz '^FuzzDisplayCell$$' -fuzztime $(FUZZTIME) ./render
 	$(GO) test -run XXX -fuzz '^FuzzQueryOutputs$$' -fuzztime $(FUZZTIME) ./cmd/parlab

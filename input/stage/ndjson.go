@@ -301,10 +301,7 @@ type jsonConv struct {
 	// at is, per key position, the key last seen there and its column
 	// (lines mostly write their keys in one order: a compare, not a
 	// lookup)
-	at []struct {
-		key string
-		col int
-	}
+	at        []keyAt
 	fields    [][]byte // per column, this line's field (nil: missing), as CSV
 	vals, num []byte
 	nulls     []string // string values that are missing values (--null; read only)
@@ -352,42 +349,9 @@ func (c *jsonConv) block(dst, data []byte, line int) ([]byte, error) {
 
 // convert appends the CSV row of t, a line's bytes (not blank), to dst.
 func (c *jsonConv) convert(dst, t []byte, line int) ([]byte, error) {
-	v, err := parseJSONLine(&c.p, t, c.name, line)
-	if err != nil {
-		return dst, err
-	}
-	// One pass over the object's keys for the top-level columns
-	// (Object.Get would search the keys once a column), then the dotted
-	// paths; each field made in vals, joined in dst.
-	clear(c.fields)
-	c.vals = c.vals[:0]
-	i := 0
-	v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
-		if i == len(c.at) {
-			c.at = append(c.at, struct {
-				key string
-				col int
-			}{"", -1})
-		}
-		a := &c.at[i]
-		i++
-		if a.key != string(key) {
-			a.key, a.col = string(key), -1
-			if k, ok := c.top[a.key]; ok {
-				a.col = k
-			}
-		}
-		if k := a.col; k >= 0 && c.fields[k] == nil {
-			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, x, c.nulls)
-			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
-		}
-	})
-	for k, path := range c.paths {
-		if len(path) > 1 {
-			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...), c.nulls)
-			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+	if !c.flatLine(t) {
+		if err := c.parsed(t, line); err != nil {
+			return dst, err
 		}
 	}
 	for k, f := range c.fields {
@@ -400,6 +364,36 @@ func (c *jsonConv) convert(dst, t []byte, line int) ([]byte, error) {
 		dst = append(dst, '"', '"') // (a row of one missing value, not a blank line)
 	}
 	return append(dst, '\n'), nil
+}
+
+// parsed fills c.fields and c.vals from fastjson's parse of t: one pass
+// over the object's keys for the top-level columns (Object.Get would
+// search the keys once a column), then the dotted paths; each field made
+// in vals.
+func (c *jsonConv) parsed(t []byte, line int) error {
+	v, err := parseJSONLine(&c.p, t, c.name, line)
+	if err != nil {
+		return err
+	}
+	clear(c.fields)
+	c.vals = c.vals[:0]
+	i := 0
+	v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
+		if k := c.colAt(i, key); k >= 0 && c.fields[k] == nil {
+			from := len(c.vals)
+			c.vals, c.num = appendJSONField(c.vals, c.num, x, c.nulls)
+			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+		}
+		i++
+	})
+	for k, path := range c.paths {
+		if len(path) > 1 {
+			from := len(c.vals)
+			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...), c.nulls)
+			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+		}
+	}
+	return nil
 }
 
 // jsonColumns is the columns of a JSON lines input whose first object is
