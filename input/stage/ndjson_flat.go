@@ -33,7 +33,7 @@ func (c *jsonConv) flatLine(t []byte) bool {
 			return false
 		}
 		var k int // the key's column
-		if i < len(c.at) && c.at[i].lit != "" && len(s) >= len(c.at[i].lit) && string(s[:len(c.at[i].lit)]) == c.at[i].lit {
+		if i < len(c.at) && c.at[i].is(s) {
 			k, s = c.at[i].col, skipBlanks(s[len(c.at[i].lit):]) // the key the line before had here
 		} else {
 			n := quoted(s[1:])
@@ -146,9 +146,15 @@ func (c *jsonConv) colAt(i int, key []byte) int {
 	a := &c.at[i]
 	if a.key != string(key) {
 		a.key, a.col = string(key), -1
-		a.lit = ""
+		a.lit, a.w = "", [2]uint64{}
 		if bytes.IndexByte(key, '"') < 0 && bytes.IndexByte(key, '\\') < 0 {
 			a.lit = `"` + a.key + `"`
+			if len(a.lit) <= 16 {
+				var b [16]byte
+				copy(b[:], a.lit)
+				a.w = [2]uint64{binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])}
+				a.m = [2]uint64{lowBytes(len(a.lit)), lowBytes(len(a.lit) - 8)}
+			}
 		}
 		if k, ok := c.top[a.key]; ok {
 			a.col = k
@@ -164,6 +170,31 @@ func (c *jsonConv) colAt(i int, key []byte) int {
 type keyAt struct {
 	key, lit string
 	col      int
+	w, m     [2]uint64 // a lit of at most 16 bytes as two words, and the masks of its bytes in them
+}
+
+// is reports whether s starts with a.lit: two word compares where lit is
+// short and s holds 16 bytes, which a call to compare the bytes cost
+// several times over (a line's every key goes through here).
+func (a *keyAt) is(s []byte) bool {
+	if a.lit == "" {
+		return false
+	}
+	if a.m[0] != 0 && len(s) >= 16 {
+		return binary.LittleEndian.Uint64(s)&a.m[0] == a.w[0] && binary.LittleEndian.Uint64(s[8:])&a.m[1] == a.w[1]
+	}
+	return len(s) >= len(a.lit) && string(s[:len(a.lit)]) == a.lit
+}
+
+// lowBytes is a word's mask of its n low bytes (n clamped to 0..8).
+func lowBytes(n int) uint64 {
+	switch {
+	case n <= 0:
+		return 0
+	case n >= 8:
+		return ^uint64(0)
+	}
+	return 1<<(8*n) - 1
 }
 
 // isNull reports whether a string value is one --null names missing.
@@ -179,6 +210,9 @@ func (c *jsonConv) isNull(v []byte) bool {
 // skipBlanks is s past the spaces and tabs at its start (a line's bytes
 // hold no line end).
 func skipBlanks(s []byte) []byte {
+	if len(s) == 0 || s[0] > ' ' { // (nearly always: one compare, inlined)
+		return s
+	}
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
 	}
