@@ -20,6 +20,9 @@ import (
 type Answer struct {
 	Spec
 	Result
+	// folded are the medians and quantiles, made at once on every core
+	// (fold) before the first is rendered or compared; read only after.
+	folded map[foldKey]foldedValue
 }
 
 // Equal reports whether a and b answer the same question the same way: the
@@ -74,6 +77,7 @@ type Line struct{ Label, Value string }
 // the matching rows, then each aggregate, exact, with thousands grouped. A
 // minimum, maximum or average of no rows is "-".
 func (a *Answer) Lines() []Line {
+	a.fold()
 	out := []Line{{a.MatchedLabel(), string(Fixed{V: a.Matched}.Append(nil, true))}}
 	for _, g := range a.Aggs {
 		out = append(out, Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], a.Result.Words[g.Slot], true)})
@@ -93,6 +97,7 @@ func (a *Answer) Values() []Line {
 		}
 		return []Line{{"groups", strconv.Itoa(n)}}
 	}
+	a.fold()
 	out := make([]Line, len(a.Aggs))
 	for i, g := range a.Aggs {
 		out[i] = Line{g.Label(), a.value(g, a.Matched, a.Present(g.Slot), a.Sums[:], a.Mins[:], a.Maxs[:], a.Result.Words[g.Slot], false)}
@@ -113,7 +118,7 @@ func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extre
 // appendValue appends value's rendering to dst.
 func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, w *Words, group bool) []byte {
 	if _, ok := holisticFunc(g.Func); ok {
-		return appendHolisticValue(dst, g, w, group)
+		return a.appendHolisticValue(dst, g, w, group)
 	}
 	k := g.Slot
 	var x Extreme
@@ -309,6 +314,7 @@ func (a *Answer) Groups() *GroupTable {
 	if a.Result.Groups == nil {
 		return t
 	}
+	a.fold() // (before the order, which may compare medians)
 	o := newGroupOrder(a)
 	t.keys = o.keys
 	t.order = o.first(a.Limit)
@@ -484,7 +490,7 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 	k := ag.Slot
 	ix, iy := x*g.Slots+k, y*g.Slots+k
 	if _, ok := holisticFunc(ag.Func); ok {
-		return cmpHolistic(ag, g.Words[ix], g.Words[iy])
+		return a.cmpHolistic(ag, g.Words[ix], g.Words[iy])
 	}
 	switch ag.Func {
 	case "sum":

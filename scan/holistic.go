@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Holistic aggregates need every value of their column, not a running
@@ -353,7 +356,7 @@ func selectInt64(ms []int64, k int) int64 {
 // appendHolisticValue appends aggregate g's value over w (nil: no values) to
 // dst: a count of distinct values, or a median's or quantile's decimal
 // (noValue for none).
-func appendHolisticValue(dst []byte, g Agg, w *Words, group bool) []byte {
+func (a *Answer) appendHolisticValue(dst []byte, g Agg, w *Words, group bool) []byte {
 	if g.Func == "count_distinct" {
 		n := 0
 		if w != nil {
@@ -361,14 +364,10 @@ func appendHolisticValue(dst []byte, g Agg, w *Words, group bool) []byte {
 		}
 		return appendDecimal(dst, false, strconv.AppendInt(nil, int64(n), 10), 0, group)
 	}
-	p := big.NewRat(1, 2)
-	if g.Func == "quantile" {
-		p, _ = quantileP(g.P)
-	}
 	if w == nil {
 		return append(dst, noValue(group)...)
 	}
-	v, scale, ok := holisticValue(w.Nums, p)
+	v, scale, ok := a.valueOf(g, w)
 	if !ok {
 		return append(dst, noValue(group)...)
 	}
@@ -379,7 +378,7 @@ func appendHolisticValue(dst []byte, g Agg, w *Words, group bool) []byte {
 
 // cmpHolistic orders two groups' values of aggregate g (w nil: none,
 // which comes first).
-func cmpHolistic(g Agg, a, b *Words) int {
+func (ans *Answer) cmpHolistic(g Agg, a, b *Words) int {
 	if g.Func == "count_distinct" {
 		n := func(w *Words) int {
 			if w == nil {
@@ -389,15 +388,11 @@ func cmpHolistic(g Agg, a, b *Words) int {
 		}
 		return n(a) - n(b)
 	}
-	p := big.NewRat(1, 2)
-	if g.Func == "quantile" {
-		p, _ = quantileP(g.P)
-	}
 	val := func(w *Words) *big.Rat {
 		if w == nil {
 			return nil
 		}
-		v, _, _ := holisticValue(w.Nums, p)
+		v, _, _ := ans.valueOf(g, w)
 		return v
 	}
 	x, y := val(a), val(b)
@@ -413,4 +408,91 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// foldKey names a median's or quantile's value over one group's values
+// (w; its Answer's one group where there is no group-by).
+type foldKey struct {
+	w      *Words
+	fn, p  string
+	values int // how many (a Words that grew since is folded again)
+}
+
+type foldedValue struct {
+	v     *big.Rat
+	scale int
+	ok    bool
+}
+
+// fold computes every median and quantile of a, each group's, on every
+// core, before any is rendered or compared: each is a selection over its
+// group's values, which rendering would otherwise make one after another
+// on one core, after the scan. Answers without them do nothing.
+func (a *Answer) fold() {
+	if a.folded != nil {
+		return
+	}
+	var keys []foldKey
+	var ps []*big.Rat
+	for _, g := range a.Aggs {
+		if f, ok := holisticFunc(g.Func); !ok || f.need != NeedValues {
+			continue
+		}
+		p := big.NewRat(1, 2)
+		if g.Func == "quantile" {
+			p, _ = quantileP(g.P)
+		}
+		add := func(w *Words) {
+			if w != nil {
+				keys, ps = append(keys, foldKey{w, g.Func, g.P, w.values()}), append(ps, p)
+			}
+		}
+		if gs := a.Result.Groups; gs != nil {
+			for x := range gs.Len() {
+				add(gs.Words[x*gs.Slots+g.Slot])
+			}
+		} else {
+			add(a.Result.Words[g.Slot])
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	vals := make([]foldedValue, len(keys))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keys)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(keys); i = int(next.Add(1) - 1) {
+				v, sc, ok := holisticValue(keys[i].w.Nums, ps[i])
+				vals[i] = foldedValue{v, sc, ok}
+			}
+		})
+	}
+	wg.Wait()
+	a.folded = make(map[foldKey]foldedValue, len(keys))
+	for i, k := range keys {
+		a.folded[k] = vals[i]
+	}
+}
+
+// valueOf is aggregate g's value over w: fold's, or made now.
+func (a *Answer) valueOf(g Agg, w *Words) (*big.Rat, int, bool) {
+	if f, ok := a.folded[foldKey{w, g.Func, g.P, w.values()}]; ok {
+		return f.v, f.scale, f.ok
+	}
+	p := big.NewRat(1, 2)
+	if g.Func == "quantile" {
+		p, _ = quantileP(g.P)
+	}
+	return holisticValue(w.Nums, p)
+}
+
+// values is how many values w holds.
+func (w *Words) values() int {
+	n := 0
+	for _, c := range w.Nums {
+		n += len(c)
+	}
+	return n
 }
