@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -57,11 +58,14 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // helpText is parlab's overview: helpTemplate with the strategies and
 // splits filled in from spawn's registries (TestHelpFromRegistries checks
 // that every query flag, strategy and split is in it).
-var helpText = strings.NewReplacer(
-	"{strategies}", strings.Join(registryNames(spawn.Strategies(), spawn.Strategy.Name), "|"),
-	"{splits}", strings.Join(registryNames(spawn.Splits(), spawn.Split.String), "|"),
-	"{aggregates}", aggUsage(),
-).Replace(helpTemplate)
+// It is made when first printed, not as every start's initialiser.
+var helpText = sync.OnceValue(func() string {
+	return strings.NewReplacer(
+		"{strategies}", strings.Join(registryNames(spawn.Strategies(), spawn.Strategy.Name), "|"),
+		"{splits}", strings.Join(registryNames(spawn.Splits(), spawn.Split.String), "|"),
+		"{aggregates}", aggUsage(),
+	).Replace(helpTemplate)
+})
 
 // aggUsage is the usage of scan.AggFuncs' flags, four a line.
 func aggUsage() string {
@@ -151,7 +155,7 @@ func (a *app) main(args []string) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprint(a.stderr, helpText)
+		fmt.Fprint(a.stderr, helpText())
 		return exitUsage
 	}
 	var err error
@@ -174,7 +178,7 @@ func (a *app) main(args []string) (code int) {
 		err = a.cache(rest)
 	case "help", "-h", "--help", "-help":
 		if len(rest) == 0 {
-			fmt.Fprint(a.stdout, helpText)
+			fmt.Fprint(a.stdout, helpText())
 			return exitOK
 		}
 		if _, ok := commands[rest[0]]; !ok || rest[0] == "help" {

@@ -8,15 +8,19 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The HTML report: one self-contained page (styles inline, figures as
 // inline SVG, no script and nothing fetched): the setting, the best
 // configuration, the figures, then what the text report has (every table,
 // the warnings); a comparison table when an older document is given.
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"join": strings.Join,
-}).Parse(`<!DOCTYPE html>
+// It is parsed when first used (a report is rare; every command's start
+// paid for the parse as a package initialiser).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"join": strings.Join,
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -60,6 +64,7 @@ figcaption { color: #555; font-size: 0.9em; }
 {{end}}</body>
 </html>
 `))
+})
 
 type htmlCell struct{ Text, Class string }
 
@@ -132,7 +137,7 @@ func (d *Doc) WriteHTML(w io.Writer, old *Doc) error {
 		}
 		v.Figures = append(v.Figures, htmlFigure{Name: names[i], Caption: f.Title, SVG: template.HTML(svg)})
 	}
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 // paragraphs joins the text report's lines, wrapped for a terminal, into
