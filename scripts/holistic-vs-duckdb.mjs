@@ -11,7 +11,7 @@
 //   node scripts/holistic-vs-duckdb.mjs DATA_DIR RUNS PARLAB
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
-import { csvOf, median, now } from './sales-schema.mjs';
+import { csvOf, sideBySide } from './sales-schema.mjs';
 
 const [dir, runsArg, parlab] = process.argv.slice(2);
 const runs = Number(runsArg || 5);
@@ -36,15 +36,7 @@ for (const [name, sql, flags] of shapes) {
     console.error(`${name}: parlab ${JSON.stringify(mine)} against DuckDB ${JSON.stringify(duck)}`);
     process.exit(1);
   }
-  const d = [], p = [], r = [];
-  for (let i = 0; i <= runs; i++) {
-    let t = now();
-    await con.runAndReadAll(sql);
-    const dt = now() - t;
-    t = now();
-    execFileSync(parlab, ['query', dir, '--csv', ...flags], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const pt = now() - t;
-    if (i > 0) { d.push(dt); p.push(pt); r.push(dt / pt); }
-  }
-  console.log(`${name}: DuckDB ${(median(d) * 1e3).toFixed(1)} ms, parlab ${(median(p) * 1e3).toFixed(1)} ms, DuckDB/parlab ${median(r).toFixed(2)}x`);
+  const line = await sideBySide(runs, () => con.runAndReadAll(sql),
+    () => execFileSync(parlab, ['query', dir, '--csv', ...flags], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  console.log(`${name}: ${line}`);
 }

@@ -10,7 +10,7 @@
 //   node scripts/ndjson-vs-duckdb.mjs DATA_DIR RUNS PARLAB
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execFileSync } from 'node:child_process';
-import { median, now, spec } from './sales-schema.mjs';
+import { sideBySide, spec } from './sales-schema.mjs';
 
 const [dir, runsArg, parlab] = process.argv.slice(2);
 const runs = Number(runsArg || 5);
@@ -30,15 +30,5 @@ for (const [name, sql, flags] of shapes) {
     console.error(`${name}: parlab\n${mine.join('\n')}\nagainst DuckDB\n${duck.join('\n')}`);
     process.exit(1);
   }
-  const d = [], p = [], r = [];
-  for (let i = 0; i <= runs; i++) {
-    let t = now();
-    await con.runAndReadAll(sql);
-    const dt = now() - t;
-    t = now();
-    ask(flags);
-    const pt = now() - t;
-    if (i > 0) { d.push(dt); p.push(pt); r.push(dt / pt); }
-  }
-  console.log(`${name}: DuckDB ${(median(d) * 1e3).toFixed(0)} ms, parlab ${(median(p) * 1e3).toFixed(0)} ms, DuckDB/parlab ${median(r).toFixed(2)}x (${runs} rounds, the same answer)`);
+  console.log(`${name}: ${await sideBySide(runs, () => con.runAndReadAll(sql), () => ask(flags))} (${runs} rounds, the same answer)`);
 }
