@@ -81,6 +81,19 @@ func (s Split) streams(st Streamable) bool {
 	return false
 }
 
+// ParseReportedSplit parses a split as a Report names it: a split's
+// name, or SplitNone's ("") or SplitStream's ("stream"), which a saved
+// report holds and no one asks for.
+func ParseReportedSplit(name string) (Split, error) {
+	switch name {
+	case "":
+		return SplitNone, nil
+	case "stream":
+		return SplitStream, nil
+	}
+	return ParseSplit(name)
+}
+
 // ParseSplit parses a split's name.
 func ParseSplit(name string) (Split, error) {
 	i, err := splits.Parse("split", name)
@@ -91,16 +104,8 @@ func ParseSplit(name string) (Split, error) {
 // JSON.
 func (s Split) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// (UnmarshalText reads "" and "stream" too, as a saved report names them.)
-
 func (s *Split) UnmarshalText(b []byte) error {
 	v, err := ParseSplit(string(b))
-	switch string(b) {
-	case "":
-		v, err = SplitNone, nil
-	case "stream":
-		v, err = SplitStream, nil
-	}
 	if err == nil {
 		*s = v
 	}

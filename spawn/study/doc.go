@@ -68,7 +68,7 @@ func configOf(p bench.Params) (Config, error) {
 	if c.Strategy, err = spawn.ParseStrategy(st); err != nil {
 		return Config{}, fmt.Errorf("parameters %v: %w", p, err)
 	}
-	if err := c.Split.UnmarshalText([]byte(sp)); err != nil {
+	if c.Split, err = spawn.ParseReportedSplit(sp); err != nil {
 		return Config{}, fmt.Errorf("parameters %v: %w", p, err)
 	}
 	return c, nil
