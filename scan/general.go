@@ -694,6 +694,11 @@ type groupHot struct {
 	// (the values tp names, the first filter if any)
 	all bool
 	hp  hotPlan
+	// firsts, if not 0, is the classifier's v0 (firstBytes) for a first
+	// filter that is an in list on the first column which hotWalk tests:
+	// a row whose first byte is none of its values' cannot pass, so only
+	// the others are walked, as a first = filter's candidates are
+	firsts int
 	// tested: the filters of rest that hotWalk tests (hotPlan.testOn): a
 	// row it hands over has passed them
 	tested int
@@ -811,6 +816,21 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	}
 	if g.lead >= 0 && h.all {
 		h.all = h.hp.filterOn(g.lead, g.conds[0].val, sep)
+	}
+	if g.lead < 0 && h.all && h.tested > 0 && h.rest[0].op == OpIn && h.rest[0].field == 0 && h.hp.eqop[1] == 5 {
+		var bs []byte
+		for _, v := range h.rest[0].list {
+			if len(v.val) == 0 || v.val[0] == '\r' || v.val[0] == '\n' {
+				bs = nil
+				break
+			}
+			if !slices.Contains(bs, v.val[0]) {
+				bs = append(bs, v.val[0])
+			}
+		}
+		if len(bs) > 0 && len(bs) <= 4 {
+			h.firsts = firstBytes(bs)
+		}
 	}
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
 	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest) && g.need&NeedValues == 0 // (slot mode keeps running figures, not every value)

@@ -501,6 +501,55 @@ func TestInSpans(t *testing.T) {
 	}
 }
 
+// An in list on the first column lets the classifier mark only the rows
+// that start with one of its values' first bytes (groupHot.firsts); the
+// others are counted, not walked. Against the reference, in every way bulk
+// takes rows: values that share a first byte, a row that starts with one
+// but is no value, blank lines, a line that is a CR alone and CRLF line
+// ends, an empty first field, a quoted one (its window goes to
+// quotedBatch), a short row that starts with another byte (never looked
+// at, as a first = filter's), and one that starts with a value's byte (an
+// error), over several windows.
+func TestInFirstBytes(t *testing.T) {
+	var b []byte
+	b = append(b, "K,N,V\n"...)
+	firsts := []string{"Europe", "Asia", "Australia and Oceania", "Eur", "Africa", "", "Zeta", "Europe"}
+	for i := range 3 * winBytes / 20 {
+		k := firsts[i%len(firsts)]
+		switch {
+		case i%97 == 0:
+			b = append(b, '\n')
+		case i%89 == 0:
+			b = append(b, "\r\n"...)
+		case i%83 == 0 && i > 3*winBytes/40:
+			b = fmt.Appendf(b, "%q,%d,%d.%02d\r\n", k, i%7, i%1000, i%100)
+		default:
+			b = fmt.Appendf(b, "%s,%d,%d.%02d\n", k, i%7, i%1000, i%100)
+		}
+	}
+	short := append(slices.Clone(b), "Zeta,1\n"...)
+	bad := append(slices.Clone(b), "Asia,1\n"...)
+	for _, list := range [][]string{{"Europe", "Asia"}, {"Asia", "Africa"}, {"Africa", "Eur", "Asia", "Zeta"}, {"Europe"}, {"Asia", "Australia and Oceania"}} {
+		marked := !slices.ContainsFunc(list, func(v string) bool { return len(v) > 16 }) // (a longer value: Go tests the list, every row walked)
+		c := Cond{Col: "K", Op: OpIn, Values: list}
+		for _, q := range []Query{
+			{Filters: []Cond{c}, Sum: []string{"V"}},
+			{Filters: []Cond{c, {Col: "N", Op: OpNe, Value: "3"}}, By: []string{"N"}, Sum: []string{"V"}},
+		} {
+			tb, err := NewTable("k.csv", b, &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hotAsm && (tb.b.gen.hot != nil && tb.b.gen.hot.firsts != 0) != marked {
+				t.Fatalf("%+v: the classifier marks the list's first bytes: %v, want %v", q, !marked, marked)
+			}
+			for name, data := range map[string][]byte{"k.csv": b, "short.csv": short, "bad.csv": bad} {
+				checkGen(t, fmt.Sprintf("%s, %+v", name, q), []refFile{{name, data}}, q)
+			}
+		}
+	}
+}
+
 // Contains and starts with, which hotWalk tests on their span
 // (hotPlan.textOn: a value of 1 to 16 bytes), give the reference's answer
 // in every way bulk takes rows: the value at a field's start, end or

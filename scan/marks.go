@@ -29,8 +29,39 @@ type marks struct {
 }
 
 // everyRow, as a classifier's v0, marks every row start in sp (a byte
-// value 0-255 marks those whose byte is it, '\r' or '\n').
+// value 0-255 marks those whose byte is it, '\r' or '\n'; firstBytes a
+// set of up to four such bytes).
 const everyRow = 256
+
+// firstSet flags a classifier's v0 made by firstBytes.
+const firstSet = 512
+
+// firstBytes is the classifier's v0 that marks the row starts whose byte
+// is one of bs (1 to 4 bytes; '\r' and '\n' as always): firstSet, bs[0] in
+// the low byte, and the four in bits 16 to 47 (bs[0] again where bs has
+// fewer), as the vector classifiers read them.
+func firstBytes(bs []byte) int {
+	v := firstSet | int(bs[0])
+	for i := range 4 {
+		b := bs[0]
+		if i < len(bs) {
+			b = bs[i]
+		}
+		v |= int(b) << (16 + 8*i)
+	}
+	return v
+}
+
+// marksRow reports whether v0 marks a row that starts with byte c.
+func marksRow(v0 int, c byte) bool {
+	switch {
+	case c == '\r' || c == '\n' || v0 == everyRow:
+		return true
+	case v0&firstSet != 0:
+		return c == byte(v0>>16) || c == byte(v0>>24) || c == byte(v0>>32) || c == byte(v0>>40)
+	}
+	return int(c) == v0
+}
 
 // tally counts the bits a window's classification set in nl and sp, says
 // whether it holds a quote (qt: 0 or 1), and has a bit per word of sp that
@@ -61,7 +92,7 @@ func classifyGeneric(src []byte, m *marks, v0 int, sep byte) tally {
 			m.qt[i>>6] |= 1 << (i & 63)
 			n.qt = 1
 		}
-		if (i == 0 || src[i-1] == '\n') && (v0 == everyRow || int(c) == v0 || c == '\r' || c == '\n') {
+		if (i == 0 || src[i-1] == '\n') && marksRow(v0, c) {
 			m.sp[i>>6] |= 1 << (i & 63)
 			n.sp++
 			n.nz |= 1 << (i >> 6)

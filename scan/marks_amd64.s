@@ -19,7 +19,8 @@
 // func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int) (next, counts, nz uint64)
 // For each 64-byte block i: m.nl[i], m.cm[i], m.qt[i] = bitmaps of the
 // bytes '\n', sep (the delimiter) and '"', and m.sp[i] = the row starts (a byte after '\n',
-// or the first byte if carry is 1) whose byte is v0, '\r' or '\n'. marks is
+// or the first byte if carry is 1) whose byte is v0, '\r' or '\n' (v0
+// made by firstBytes: one of the four bytes in its bits 16-47). marks is
 // four [64]uint64: nl at 0, cm at 512, qt at 1024, sp at 1536. It returns
 // the carry for the next block (the top bit of the last nl word) and the
 // number of bits set in nl, sp and qt, packed as nl + sp<<21 + qt<<42, and
@@ -32,6 +33,7 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	MOVQ v0+24(FP), AX
 	MOVQ AX, R14
 	SHRQ $8, R14
+	ANDQ $1, R14
 	NEGQ R14 // every row start (v0 = everyRow): all ones, else 0
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y8 // v0
@@ -48,6 +50,20 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	MOVQ $0x0D, AX
 	MOVQ AX, X0
 	VPBROADCASTB X0, Y10 // '\r'
+	MOVQ v0+24(FP), AX // (Y0 last: the broadcasts above go through X0)
+	MOVQ AX, R15
+	SHRQ $9, R15
+	ANDQ $1, R15 // firstSet: three more first bytes, v0's bits 24-47
+	MOVQ AX, R8
+	SHRQ $24, R8
+	MOVQ R8, X0
+	VPBROADCASTB X0, Y14
+	SHRQ $8, R8
+	MOVQ R8, X0
+	VPBROADCASTB X0, Y15
+	SHRQ $8, R8
+	MOVQ R8, X0
+	VPBROADCASTB X0, Y0
 	XORQ BX, BX
 	XORQ R12, R12 // sp summary
 	XORQ R13, R13 // bit counts: nl + sp<<21 + qt<<42
@@ -77,6 +93,22 @@ loop:
 	VPCMPEQB  Y10, Y5, Y13
 	VPOR      Y12, Y13, Y12
 	VPOR      Y7, Y12, Y12
+	TESTQ     R15, R15
+	JZ        one
+	VPCMPEQB  Y14, Y4, Y11
+	VPOR      Y11, Y9, Y9
+	VPCMPEQB  Y15, Y4, Y11
+	VPOR      Y11, Y9, Y9
+	VPCMPEQB  Y0, Y4, Y11
+	VPOR      Y11, Y9, Y9
+	VPCMPEQB  Y14, Y5, Y13
+	VPOR      Y13, Y12, Y12
+	VPCMPEQB  Y15, Y5, Y13
+	VPOR      Y13, Y12, Y12
+	VPCMPEQB  Y0, Y5, Y13
+	VPOR      Y13, Y12, Y12
+
+one:
 	VPMOVMSKB Y9, R8
 	VPMOVMSKB Y12, R9
 	SHLQ      $32, R9
@@ -130,8 +162,19 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-72
 	MOVQ v0+24(FP), AX
 	MOVQ AX, R14
 	SHRQ $8, R14
+	ANDQ $1, R14
 	NEGQ R14 // every row start (v0 = everyRow): all ones, else 0
 	VPBROADCASTB AX, Z8 // v0
+	MOVQ AX, DX
+	SHRQ $9, DX
+	ANDQ $1, DX // firstSet: three more first bytes, v0's bits 24-47
+	MOVQ AX, R8
+	SHRQ $24, R8
+	VPBROADCASTB R8, Z9
+	SHRQ $8, R8
+	VPBROADCASTB R8, Z11
+	SHRQ $8, R8
+	VPBROADCASTB R8, Z12
 	MOVQ carry+32(FP), R11
 	MOVQ $0x0A, AX
 	VPBROADCASTB AX, Z1 // '\n'
@@ -156,6 +199,16 @@ loop512:
 	VPCMPEQB Z3, Z4, K3
 	KORQ     K3, K6, K6 // quotes: only whether any, see classifyWith
 	VPCMPEQB Z8, Z4, K4
+	TESTQ    DX, DX
+	JZ       one512
+	VPCMPEQB Z9, Z4, K7
+	KORQ     K7, K4, K4
+	VPCMPEQB Z11, Z4, K7
+	KORQ     K7, K4, K4
+	VPCMPEQB Z12, Z4, K7
+	KORQ     K7, K4, K4
+
+one512:
 	VPCMPEQB Z10, Z4, K5
 	KMOVQ    K1, AX
 	KMOVQ    K4, R8

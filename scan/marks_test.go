@@ -19,6 +19,8 @@ func FuzzClassify(f *testing.F) {
 		for _, sep := range []byte(",\t;|") {
 			checkClassifiers(t, src, int(v0), sep)
 			checkClassifiers(t, src, everyRow, sep)
+			checkClassifiers(t, src, firstBytes([]byte{v0, v0 + 1}), sep)
+			checkClassifiers(t, src, firstBytes([]byte{'a', v0, ',', v0 ^ 0x20}), sep)
 		}
 	})
 }
@@ -35,6 +37,8 @@ func TestClassifyLengths(t *testing.T) {
 			checkClassifiers(t, src, 'a', sep)
 			checkClassifiers(t, src, 0, sep) // the zero padding of a last block must not count
 			checkClassifiers(t, src, everyRow, sep)
+			checkClassifiers(t, src, firstBytes([]byte{'a', '0'}), sep)
+			checkClassifiers(t, src, firstBytes([]byte{0, ';', '"', 'a'}), sep)
 		}
 	}
 }

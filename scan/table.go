@@ -284,11 +284,25 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	if genQuick {
 		quick, v0 = true, leadVal[0]
 	}
+	// firsts: the general path's first filter is an in list on the first
+	// column that hotWalk tests: the classifier marks the rows that start
+	// with one of its values' first bytes (groupHot.firsts), and bulk walks
+	// those, as for genQuick.
+	firsts := 0
+	if g := t.b.gen; g != nil && !genQuick && t.allRows() && g.hot.firsts != 0 {
+		quick, firsts = true, g.hot.firsts
+	}
 	// every: a query that takes every row the same way (no filter and sums
 	// from the row's end, the fast group-by, or a first filter ScanPart
 	// tests itself): bulkEvery walks a quote-free window's rows itself.
 	every := (t.b.gen == nil && t.b.filter < 0 && t.b.sumsHot) || (t.b.gen != nil && (t.b.gen.hot != nil || t.b.gen.pre >= 0)) || lead >= 0
-	all := t.allRows() && !genQuick  // bulk takes every row, by hotWalk
+	all := t.allRows() && !genQuick && firsts == 0 // bulk takes every row, by hotWalk
+	cv := int(v0)                                  // the row starts sp marks (see marksRow)
+	if all {
+		cv = everyRow
+	} else if firsts != 0 {
+		cv = firsts
+	}
 	bs := batches{on: quotedBatches} // when quotedBatch takes a window
 	for p < end {
 		if p >= we {
@@ -316,10 +330,6 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 				}
 			}
 			wb, we = p, min(p+winBytes, len(data))
-			cv := int(v0) // the row starts sp marks
-			if all {
-				cv = everyRow
-			}
 			counts := classify(data[wb:we], mk, cv, t.b.sep)
 			quotes = counts.qt > 0
 			bs.window()
@@ -388,7 +398,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 		// A filter on the first column rejects most rows by their first byte
 		// right here, without the call to line.
 		if quick && data[p] != '\r' && e > p {
-			if data[p] != v0 {
+			if !marksRow(cv, data[p]) {
 				r.Rows++
 				p = next
 				continue
