@@ -1,27 +1,26 @@
 // Package input is how a query's bytes arrive, from the PATHs on the
 // command line to the byte slices package scan reads:
 //
-//   - finding files (ExpandPaths: files, directories, standard input, pipes);
+//   - finding files (ExpandPaths: files, directories, standard input, pipes;
+//     paths.go);
 //   - the dialect of each (a delimiter given, named by the file, or sniffed
-//     from its first line by scan.SniffDelimiter);
-//   - staging what cannot be scanned where it is (Stage: standard input and
-//     pipes, .gz and .zst, UTF-16, other delimiters where transcoding is
-//     needed, JSON lines) once into a memory file in scan's dialect, and
-//     streams (Stream) for what is scanned while it is read;
-//   - JSON lines (ndjson.go, on valyala/fastjson): a new input format is one
-//     such file and its tests;
+//     from its first line by scan.SniffDelimiter; the compression a name or
+//     a stream's first bytes say; dialect.go);
 //   - opening a file for the scan (Open) in a Mode: mapped in place, or
 //     copied by one of the two copying paths, so users can measure what
 //     zero-copy buys; nothing downstream knows which path was taken;
+//     RegionPath names part of a memory file as a file of its own;
 //   - the page cache: a file's head read so that the cache keeps large
 //     folios (Head), how much of a set is cached and in which folios
 //     (State, Folios, Resident), eviction and warming (Evict, Warm).
 //
-// It is apart from package spawn so that the query workers, which only
-// scan, link the decompressors only through what they open, and its own
-// tests check its bounds, archives and modes; spawn's run what it stages
-// in every strategy. Package shm keeps the memory shared between processes
-// (the result region, memory files). unsafe.go is its one file with unsafe.
+// What must land somewhere before it is scanned (standard input and pipes,
+// .gz and .zst, UTF-16, JSON lines) is package input/stage's: it links the
+// decompressors, which the query workers, importing this package to open
+// their files, do not. Its own tests check paths, dialects, modes and
+// mappings; spawn's run every strategy over what it opens. Package shm keeps
+// the memory shared between processes (the result region, memory files).
+// unsafe.go is its one file with unsafe.
 //
 // # The SIGBUS hazard
 //
