@@ -375,25 +375,57 @@ func (c *jsonConv) parsed(t []byte, line int) error {
 	if err != nil {
 		return err
 	}
-	clear(c.fields)
-	c.vals = c.vals[:0]
+	c.reset()
 	i := 0
 	v.GetObject().Visit(func(key []byte, x *fastjson.Value) {
 		if k := c.colAt(i, key); k >= 0 && c.fields[k] == nil {
-			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, x, c.nulls)
-			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+			c.putValue(k, x)
 		}
 		i++
 	})
 	for k, path := range c.paths {
 		if len(path) > 1 {
-			from := len(c.vals)
-			c.vals, c.num = appendJSONField(c.vals, c.num, v.Get(path...), c.nulls)
-			c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+			c.putValue(k, v.Get(path...))
 		}
 	}
 	return nil
+}
+
+// reset empties the fields of the line before.
+func (c *jsonConv) reset() {
+	clear(c.fields)
+	c.vals = c.vals[:0]
+}
+
+// put makes column k's field of this line from v: a string's text (text;
+// a missing value where --null names it, as in a CSV input), or a
+// number's, a literal's or a nested value's JSON text, as a CSV field;
+// v nil (null, or a missing key) leaves it missing. A field put stays: a
+// key given twice keeps its first value.
+func (c *jsonConv) put(k int, v []byte, text bool) {
+	from := len(c.vals)
+	switch {
+	case v == nil || text && c.isNull(v):
+	case text || v[0] == '{' || v[0] == '[':
+		c.vals = scan.AppendCSVField(c.vals, v)
+	default: // a number or a literal: no byte CSV quotes
+		c.vals = append(c.vals, v...)
+	}
+	c.fields[k] = c.vals[from:len(c.vals):len(c.vals)]
+}
+
+// putValue is put of fastjson's value x (nil: a missing key); c.num holds
+// a number's or a nested value's JSON text until the next call.
+func (c *jsonConv) putValue(k int, x *fastjson.Value) {
+	switch {
+	case x == nil || x.Type() == fastjson.TypeNull:
+		c.put(k, nil, false)
+	case x.Type() == fastjson.TypeString:
+		c.put(k, x.GetStringBytes(), true)
+	default: // a number as written, true, false; an object or array as JSON
+		c.num = x.MarshalTo(c.num[:0])
+		c.put(k, c.num, false)
+	}
 }
 
 // jsonColumns is the columns of a JSON lines input whose first object is
@@ -432,33 +464,6 @@ func jsonColumns(v *fastjson.Value, want []string) (cols []string, paths [][]str
 		cols, paths = []string{"column0"}, [][]string{nil}
 	}
 	return cols, paths
-}
-
-// appendJSONField appends value v (nil: a missing key) as a CSV field;
-// num is scratch for a number's or a nested value's JSON text, returned
-// for the next call.
-func appendJSONField(row, num []byte, v *fastjson.Value, nulls []string) ([]byte, []byte) {
-	if v == nil {
-		return row, num
-	}
-	switch v.Type() {
-	case fastjson.TypeNull:
-		return row, num
-	case fastjson.TypeString:
-		b := v.GetStringBytes()
-		for _, n := range nulls {
-			if string(b) == n {
-				return row, num // a missing value (--null), as in a CSV input
-			}
-		}
-		return scan.AppendCSVField(row, b), num
-	case fastjson.TypeTrue:
-		return append(row, "true"...), num
-	case fastjson.TypeFalse:
-		return append(row, "false"...), num
-	}
-	num = v.MarshalTo(num[:0]) // a number as written; an object or array as JSON
-	return scan.AppendCSVField(row, num), num
 }
 
 // jsonHead reports whether the regular file f starts as JSON lines do

@@ -19,8 +19,7 @@ import (
 // fastjson reads, about three times as fast, since it builds no values and
 // looks at a value only to find its end.
 func (c *jsonConv) flatLine(t []byte) bool {
-	clear(c.fields)
-	c.vals = c.vals[:0]
+	c.reset()
 	if len(t) < 2 || t[0] != '{' {
 		return false
 	}
@@ -77,7 +76,7 @@ func (c *jsonConv) flatLine(t []byte) bool {
 		default:
 			return false
 		}
-		if k >= 0 && c.fields[k] == nil {
+		if k >= 0 && c.fields[k] == nil { // (put's work, written out: a call a field cost 3% of BenchmarkFlatLine)
 			from := len(c.vals)
 			switch {
 			case null:
