@@ -45,13 +45,7 @@ func ParseModel(s string) (Model, error) {
 // JSON.
 func (m Model) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-func (m *Model) UnmarshalText(b []byte) error {
-	v, err := ParseModel(string(b))
-	if err == nil {
-		*m = v
-	}
-	return err
-}
+func (m *Model) UnmarshalText(b []byte) error { return names.Unmarshal(modelTable, "model", b, m) }
 
 // ModelHelp lists the models and what each does, for help text.
 func ModelHelp() string { return modelTable.Help() }

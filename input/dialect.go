@@ -29,7 +29,7 @@ func NameDelimiter(p string, sep byte) byte {
 	if sep != 0 {
 		return sep
 	}
-	base := strings.ToLower(p[:len(p)-len(Compression(p))])
+	base := Stem(p)
 	if strings.HasSuffix(base, ".tsv") || strings.HasSuffix(base, ".tab") {
 		return '\t'
 	}
@@ -41,7 +41,7 @@ func NameDelimiter(p string, sep byte) byte {
 const SniffBytes = 64 << 10
 
 // PlainDelimiter is the delimiter of PATH p, a file that is not
-// compressed, to scan it in place with: delimiter's, or its first line's;
+// compressed, to scan it in place with: NameDelimiter's, or its first line's;
 // 0 where it must be read as a stream to be scanned (SniffFile: UTF-16, or
 // lines that end in a CR alone), whatever the user or its name said, so
 // that its bytes give the same answer as they would through a pipe.
@@ -90,7 +90,7 @@ func IsUTF16(head []byte) bool {
 // magic.
 func Compressed(magic []byte) bool { return StreamZip(magic) != "" }
 
-// StreamZip is the Compression a stream's first bytes say (".gz", ".zst",
+// StreamZip is the compression a stream's first bytes say (".gz", ".zst",
 // or "").
 func StreamZip(magic []byte) string {
 	switch {
@@ -104,7 +104,11 @@ func StreamZip(magic []byte) string {
 	return ""
 }
 
-// Compression is the Compression a file's name says (".gz", ".zst", or "").
+// Stem is PATH p in lower case without the compression its name says
+// (x.TSV.gz: x.tsv), whose ending says what the file holds.
+func Stem(p string) string { return strings.ToLower(p[:len(p)-len(Compression(p))]) }
+
+// Compression is the compression a file's name says (".gz", ".zst", or "").
 func Compression(p string) string {
 	switch l := strings.ToLower(p); {
 	case strings.HasSuffix(l, ".gz"):

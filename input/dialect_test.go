@@ -84,4 +84,9 @@ func TestDialect(t *testing.T) {
 			t.Errorf("Compression(%q) = %q, want %q", p, got, want)
 		}
 	}
+	for p, want := range map[string]string{"a.csv": "a.csv", "X.TSV.gz": "x.tsv", "b.ndjson.zst": "b.ndjson", "gz.csv": "gz.csv"} {
+		if got := Stem(p); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", p, got, want)
+		}
+	}
 }

@@ -48,13 +48,7 @@ func ParseMode(s string) (Mode, error) {
 // JSON.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-func (m *Mode) UnmarshalText(b []byte) error {
-	v, err := ParseMode(string(b))
-	if err == nil {
-		*m = v
-	}
-	return err
-}
+func (m *Mode) UnmarshalText(b []byte) error { return names.Unmarshal(modes, "I/O mode", b, m) }
 
 // ModeHelp lists the modes and what each does, for help text.
 func ModeHelp() string { return modes.Help() }

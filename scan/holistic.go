@@ -438,10 +438,7 @@ func (a *Answer) fold() {
 		if f, ok := holisticFunc(g.Func); !ok || f.need != NeedValues {
 			continue
 		}
-		p := big.NewRat(1, 2)
-		if g.Func == "quantile" {
-			p, _ = quantileP(g.P)
-		}
+		p := fractionOf(g)
 		add := func(w *Words) {
 			if w != nil {
 				keys, ps = append(keys, foldKey{w, g.Func, g.P, w.values()}), append(ps, p)
@@ -481,11 +478,17 @@ func (a *Answer) valueOf(g Agg, w *Words) (*big.Rat, int, bool) {
 	if f, ok := a.folded[foldKey{w, g.Func, g.P, w.values()}]; ok {
 		return f.v, f.scale, f.ok
 	}
-	p := big.NewRat(1, 2)
-	if g.Func == "quantile" {
-		p, _ = quantileP(g.P)
+	return holisticValue(w.Nums, fractionOf(g))
+}
+
+// fractionOf is the fraction a median (1/2) or quantile g asks for (its
+// P, checked by Validate).
+func fractionOf(g Agg) *big.Rat {
+	if g.Func != "quantile" {
+		return big.NewRat(1, 2)
 	}
-	return holisticValue(w.Nums, p)
+	p, _ := quantileP(g.P)
+	return p
 }
 
 // values is how many values w holds.

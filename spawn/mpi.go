@@ -365,16 +365,8 @@ func (m MPI) part(ctx context.Context, c Config, comm Comm, t0 time.Time) rankRu
 			return rr
 		}
 		cc := c
-		cc.Paths, cc.Names, cc.Seps, cc.HeadAdded = c.Paths[lo:hi], nil, nil, nil
-		if len(c.Names) == len(c.Paths) {
-			cc.Names = c.Names[lo:hi]
-		}
-		if len(c.Seps) == len(c.Paths) {
-			cc.Seps = c.Seps[lo:hi]
-		}
-		if len(c.HeadAdded) == len(c.Paths) {
-			cc.HeadAdded = c.HeadAdded[lo:hi]
-		}
+		n := len(c.Paths)
+		cc.Paths, cc.Names, cc.Seps, cc.HeadAdded = c.Paths[lo:hi], share(c.Names, n, lo, hi), share(c.Seps, n, lo, hi), share(c.HeadAdded, n, lo, hi)
 		cc.Workers = T
 		r, err := startAt(cc, MPI{}, t0)
 		if errors.Is(err, ErrNoData) {
@@ -615,4 +607,13 @@ func notHere(err error, rank int) error {
 	}
 	host, _ := os.Hostname()
 	return fmt.Errorf("rank %d on %s: %w (with --split file each file is one rank's to open, on that rank's host: no rank opened this one)", rank, host, err)
+}
+
+// share is xs[lo:hi] where xs has an entry for each of n paths (a Config's
+// per-path lists), else nil.
+func share[T any](xs []T, n, lo, hi int) []T {
+	if len(xs) != n {
+		return nil
+	}
+	return xs[lo:hi]
 }

@@ -104,13 +104,7 @@ func ParseSplit(name string) (Split, error) {
 // JSON.
 func (s Split) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-func (s *Split) UnmarshalText(b []byte) error {
-	v, err := ParseSplit(string(b))
-	if err == nil {
-		*s = v
-	}
-	return err
-}
+func (s *Split) UnmarshalText(b []byte) error { return names.Unmarshal(splits, "split", b, s) }
 
 // Splits lists every split, in order: the menu's choices.
 func Splits() []Split {

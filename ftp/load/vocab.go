@@ -25,11 +25,7 @@ func ArrivalsHelp() string { return arrivalsTable.Help() }
 func (a Arrivals) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 func (a *Arrivals) UnmarshalText(b []byte) error {
-	i, err := arrivalsTable.Parse("arrivals", string(b))
-	if err == nil {
-		*a = Arrivals(i)
-	}
-	return err
+	return names.Unmarshal(arrivalsTable, "arrivals", b, a)
 }
 
 // Clients is what runs each user (Config.Clients).
@@ -57,9 +53,5 @@ func ClientsHelp() string { return clientsTable.Help() }
 func (c Clients) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 func (c *Clients) UnmarshalText(b []byte) error {
-	i, err := clientsTable.Parse("clients", string(b))
-	if err == nil {
-		*c = Clients(i)
-	}
-	return err
+	return names.Unmarshal(clientsTable, "clients", b, c)
 }

@@ -44,7 +44,7 @@ var ErrJSON = errors.New("not a JSON object")
 // jsonName reports whether PATH p's name says JSON lines: .ndjson, .jsonl
 // or .json, perhaps compressed (.gz, .zst).
 func jsonName(p string) bool {
-	base := strings.ToLower(p[:len(p)-len(input.Compression(p))])
+	base := input.Stem(p)
 	return strings.HasSuffix(base, ".ndjson") || strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".json")
 }
 

@@ -41,3 +41,14 @@ func (t Table) Help() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Unmarshal sets *v to the value of t named b, or says what is wrong as
+// Parse does (what names the kind): the body of an UnmarshalText, which
+// flag.TextVar and JSON call.
+func Unmarshal[T ~int](t Table, what string, b []byte, v *T) error {
+	i, err := t.Parse(what, string(b))
+	if err == nil {
+		*v = T(i)
+	}
+	return err
+}

@@ -17,3 +17,17 @@ func TestTable(t *testing.T) {
 		t.Errorf("help: %q", h)
 	}
 }
+
+// Unmarshal sets the value a name gives, and leaves it as it was on an
+// unknown name, saying the kind and every name.
+func TestUnmarshal(t *testing.T) {
+	type kind int
+	tb := Table{{Name: "a", Help: "one"}, {Name: "b", Help: "two"}}
+	v := kind(0)
+	if err := Unmarshal(tb, "letter", []byte("b"), &v); err != nil || v != 1 {
+		t.Fatalf("b: %v, %v", v, err)
+	}
+	if err := Unmarshal(tb, "letter", []byte("c"), &v); err == nil || v != 1 || err.Error() != `unknown letter "c" (want a, b)` {
+		t.Fatalf("c: %v, %v", v, err)
+	}
+}
