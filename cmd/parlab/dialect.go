@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strconv"
 	"strings"
 
 	"parlab/input/stage"
@@ -51,10 +52,12 @@ func (f *dialectFlags) apply(d *stage.Dialect) error {
 // a hint that names --null.
 var nullLike = map[string]bool{"NA": true, "N/A": true, "NULL": true, "null": true, `\N`: true, "NaN": true, "nan": true, "None": true, "-": true, "na": true}
 
-// nullHint is the hint for a parse error's value v, "" if none.
+// nullHint is the hint for a parse error's value v, "" if none. It says
+// that --null reads only an unquoted value: a quoted one is text (an export
+// that quotes every field, given --null, still stops here).
 func nullHint(pe *scan.ParseError) string {
-	if nullLike[strings.TrimSpace(pe.Value)] {
-		return "parlab: " + quoteArg(pe.Value) + " may mean a missing value: --null " + quoteArg(strings.TrimSpace(pe.Value)) + " reads it as one\n"
+	if v := strings.TrimSpace(pe.Value); nullLike[v] {
+		return "parlab: " + quoteArg(pe.Value) + " may mean a missing value: --null " + quoteArg(v) + " reads it as one where it is not quoted (a quoted " + strconv.Quote(v) + " is text, which a number column does not hold)\n"
 	}
 	return ""
 }

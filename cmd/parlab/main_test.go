@@ -1584,6 +1584,11 @@ func TestDialectFlags(t *testing.T) {
 	if code, _, errs := run(t, "", append(base, "--ragged", f)...); code != exitFail || !strings.Contains(errs, `--null NA reads it`) {
 		t.Errorf("NA without --null: exit %d, %s", code, errs)
 	}
+	quoted := filepath.Join(t.TempDir(), "quoted.csv") // (every field quoted, as Python's QUOTE_ALL writes)
+	os.WriteFile(quoted, []byte("\"site\",\"n\"\n\"A\",\"2\"\n\"B\",\"NA\"\n"), 0o644)
+	if code, _, errs := run(t, "", "query", "--null", "NA", "--sum", "n", quoted); code != exitFail || !strings.Contains(errs, `where it is not quoted (a quoted "NA" is text`) {
+		t.Errorf("a quoted NA with --null NA: exit %d, %s", code, errs)
+	}
 	short := filepath.Join(t.TempDir(), "short.csv")
 	os.WriteFile(short, []byte("a,b\n1,2\n3\n"), 0o644)
 	if code, _, errs := run(t, "", "query", "--sum", "b", short); code != exitFail || !strings.Contains(errs, "--ragged reads") {
