@@ -844,3 +844,40 @@ func sepOf(name string) byte {
 	}
 	return ','
 }
+
+// A Table made like another shares its binding only where its header is
+// the other's: a file whose columns come in another order, or with
+// another delimiter, is bound again and summed by its own columns.
+func TestNewTableLike(t *testing.T) {
+	q := Query{Filters: []Cond{Eq("k", "a")}, Sum: []string{"v"}}
+	first, err := NewTableLike("1.csv", []byte("k,v\na,1\nb,2\n"), ',', &q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data   string
+		sep    byte
+		shared bool
+		want   string
+	}{
+		{"k,v\na,10\na,5\n", ',', true, "15"},
+		{"v,k\n10,a\n5,b\n", ',', false, "10"},
+		{"k\tv\na\t7\n", '\t', false, "7"},
+		{"k;v\na;7\n", ';', false, "7"},
+	} {
+		tb, err := NewTableLike("2.csv", []byte(c.data), c.sep, &q, first)
+		if err != nil {
+			t.Fatalf("%q: %v", c.data, err)
+		}
+		if got := tb.b.gen == first.b.gen && &tb.header[0] == &first.header[0]; got != c.shared {
+			t.Errorf("%q: shared %v, want %v", c.data, got, c.shared)
+		}
+		var r Result
+		if err := tb.Scan(tb.body, len(tb.data), &r); err != nil {
+			t.Fatalf("%q: %v", c.data, err)
+		}
+		if got := r.Sums[0].String(); got != c.want {
+			t.Errorf("%q: sum %s, want %s", c.data, got, c.want)
+		}
+	}
+}

@@ -51,6 +51,14 @@ func NewTable(name string, data []byte, q *Query) (*Table, error) {
 // of it, and a field that starts with a quote is quoted only where it
 // closes as one.
 func NewTableSep(name string, data []byte, sep byte, q *Query) (*Table, error) {
+	return NewTableLike(name, data, sep, q, nil)
+}
+
+// NewTableLike is NewTableSep where like, if not nil, is a Table bound to
+// the same q as it is now: a header that is like's (the same cells, the
+// same delimiter) shares like's binding, as RebindLike does, and is not
+// bound again (a set of many files with one header binds once).
+func NewTableLike(name string, data []byte, sep byte, q *Query, like *Table) (*Table, error) {
 	if sep != ',' && sep != '\t' && sep != ';' && sep != '|' {
 		return nil, fmt.Errorf("%s: the delimiter %q is not one parlab reads in place (',', tab, ';' or '|')", name, sep)
 	}
@@ -88,6 +96,9 @@ func NewTableSep(name string, data []byte, sep byte, q *Query) (*Table, error) {
 		p = first
 	}
 	unnamed := nameEmpty(header)
+	if like != nil && like.b.sep == sep && slices.Equal(like.header, header) && slices.Equal(like.unnamed, unnamed) {
+		return &Table{name: name, data: data, body: p, b: like.b, header: like.header, unnamed: like.unnamed}, nil
+	}
 	b, err := bind(q, header, sep)
 	if err != nil {
 		if errors.Is(err, ErrColumn) && slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "\r") }) {

@@ -120,6 +120,7 @@ func open(paths []string, q scan.Query, mode input.Mode, opt input.Options, name
 		s.Paths, s.Names, s.Seps = append(s.Paths, p), append(s.Names, names[i]), append(s.Seps, sepOf(i))
 		s.HeadAdded = append(s.HeadAdded, i < len(added) && added[i])
 	}
+	var like *scan.Table // the last Table bound to s.Query as it is now
 	for i, p := range paths {
 		if want != nil && !want[i] {
 			keep(i, p)
@@ -140,7 +141,7 @@ func open(paths []string, q scan.Query, mode input.Mode, opt input.Options, name
 			f.Close()
 			continue
 		}
-		t, err := s.newTable(f, names[i], sepOf(i))
+		t, err := s.newTable(f, names[i], sepOf(i), like)
 		if err != nil {
 			f.Close()
 			if s.stopAt(err, want) {
@@ -148,8 +149,10 @@ func open(paths []string, q scan.Query, mode input.Mode, opt input.Options, name
 			}
 			return nil, err
 		}
+		like = t
 		if len(s.Tables) == 0 && want == nil {
 			s.selectAll(t)
+			like = nil // (the query may have changed: the next file binds again)
 		}
 		keep(i, p)
 		s.Files = append(s.Files, f)
@@ -208,9 +211,12 @@ func (s *Set) stopAt(err error, want []bool) bool {
 // newTable binds the Set's query to f's header. A copying mode reads only
 // the file's head, more until the header ends inside it: the Table then
 // holds just that piece, and units are scanned through views (see stream).
-func (s *Set) newTable(f *input.File, name string, sep byte) (*scan.Table, error) {
+//
+// like, if not nil, is a Table bound to the Set's query as it is now,
+// whose binding a file with its header shares (scan.NewTableLike).
+func (s *Set) newTable(f *input.File, name string, sep byte, like *scan.Table) (*scan.Table, error) {
 	if !f.Copying() {
-		return scan.NewTableSep(name, f.Bytes(), sep, &s.Query)
+		return scan.NewTableLike(name, f.Bytes(), sep, &s.Query, like)
 	}
 	limit := min(f.Size(), scan.MaxHeaderBytes+1) // (a longer header is an error: read no more)
 	for n := min(headBytes, limit); ; n = min(2*n, limit) {
@@ -221,7 +227,7 @@ func (s *Set) newTable(f *input.File, name string, sep byte) (*scan.Table, error
 		if n < limit && bytes.IndexByte(head, '\n') < 0 {
 			continue // no line ends in it: read more before binding
 		}
-		t, err := scan.NewTableSep(name, head, sep, &s.Query)
+		t, err := scan.NewTableLike(name, head, sep, &s.Query, like)
 		if n == f.Size() {
 			return headOnly(t), err
 		}
