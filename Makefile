@@ -31,6 +31,10 @@ all: build
 # (make run from a fresh clone: 30 s before, 17 s after; docs/tests.md).
 # parlab-nop is the spawn lab's yardstick, the smallest Go program (method
 # forkexec-go).
+# parlab-figure draws the studies' figures (bench/figure/draw, gonum/plot):
+# parlab starts it for each picture, so that parlab itself does not link
+# gonum/plot, whose fonts' initialisers cost every parlab process about
+# a millisecond at start.
 STAMP = $(shell { $(GO) version; cat go.mod go.sum; find . -name '*.go' -not -path './.git/*' | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 LDSTAMP = -ldflags "-B 0x$(STAMP)"
 
@@ -58,13 +62,14 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-session ./cmd/parlab-session
 	CGO_ENABLED=0 $(GO) build -trimpath -tags notls -buildvcs=auto $(LDSTAMP) -o $(BIN)-session-plain ./cmd/parlab-session-plain
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)-nop ./cmd/parlab-nop
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto $(LDSTAMP) -o $(BIN)-figure ./cmd/parlab-figure
 	@if $(MPI_OK); then \
 		echo "CGO_ENABLED=1 $(GO) build -tags mpi ... -o $(BIN)-mpi ./cmd/parlab"; \
 		CGO_ENABLED=1 $(GO) build -trimpath -tags mpi -buildvcs=auto $(LDSTAMP) -o $(BIN)-mpi ./cmd/parlab; \
 	else \
 		echo "make build: OpenMPI (mpicc, libopenmpi-dev) is not installed, so $(BIN)-mpi, the mpi strategy's binary, is not built; everything else works without it"; \
 	fi
-	@for f in $(BIN) $(BIN)-worker $(BIN)-session $(BIN)-session-plain $(BIN)-nop $(BIN)-mpi; do \
+	@for f in $(BIN) $(BIN)-worker $(BIN)-session $(BIN)-session-plain $(BIN)-nop $(BIN)-figure $(BIN)-mpi; do \
 		[ -f $$f ] || continue; \
 		cp $$f $$f.new && mv -f $$f.new $$f || exit 1; \
 	done

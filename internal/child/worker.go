@@ -12,7 +12,8 @@ import (
 
 // A Go program pays at start for every package it links: their
 // initialisers run and the pages they touch fault in. parlab links
-// gonum/plot and its fonts, html/template, x/crypto and the FTP lab, and a
+// html/template, x/crypto, the decompressors and the FTP lab (gonum/plot
+// and its fonts only in parlab-figure: bench/figure), and a
 // query worker needs none of it; so `make build` also builds
 // bin/parlab-worker (cmd/parlab-worker), which links the query engine and
 // nothing else, and the processes strategy starts that; and

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"gonum.org/v1/plot/vg"
-
 	"parlab/bench/figure"
 	"parlab/spawn"
 )
@@ -254,14 +252,14 @@ func (d *Doc) trialsFigure() *figure.Figure {
 	if len(f.Boxes) == 0 {
 		return nil
 	}
-	f.Width, f.Height = 10*vg.Inch, vg.Length(max(4, 0.22*float64(len(f.Boxes))+1.5))*vg.Inch
+	f.Width, f.Height = 10, max(4, 0.22*float64(len(f.Boxes))+1.5)
 	return f
 }
 
 func busyFigure(r *Result, subtitle string) *figure.Figure {
 	f := &figure.Figure{Title: fmt.Sprintf("Busy time per worker: %v (busiest/mean %.2f)", r.Config, r.Imbalance),
 		Subtitle: subtitle, YLabel: "seconds busy (median trial)", XLabel: "worker (units of work it had)",
-		Bars: r.Busy, Width: 9 * vg.Inch, Height: 5 * vg.Inch}
+		Bars: r.Busy, Width: 9, Height: 5}
 	for i := range r.Busy {
 		u := "?"
 		if i < len(r.Units) {
