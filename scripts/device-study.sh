@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The study on a many-core machine in one run (issue 44): built here, run
 # there. From the repository root, with the binaries make build made (the
-# device tool carries them, 41 MB of its 64 MiB: carry ["bin/parlab",
+# device tool carries them, 34.6 MB of its 64 MiB: carry ["bin/parlab",
 # "bin/parlab-worker", "bin/parlab-session", "bin/parlab-session-plain",
-# "bin/parlab-nop"]; bin/parlab-mpi would not fit beside them):
+# "bin/parlab-nop"]):
 #
 #   OUT=out/device scripts/device-study.sh
 #
