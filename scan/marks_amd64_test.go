@@ -25,13 +25,13 @@ func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
 // paths run on one goroutine, and the full run checks them all) only the
 // last, the one that runs.
 func hotModes() []func() string {
-	vector := hasDequote
+	vector := dequoter
 	modes := []func() string{func() string {
-		hotAsm, quotedBatches, hasDequote = false, true, false
+		hotAsm, quotedBatches, dequoter = false, true, dequotePortable
 		return "portable"
 	}}
 	run := func() string {
-		hotAsm, compressRows, quotedBatches, hasDequote = true, minCompressRows, true, vector
+		hotAsm, compressRows, quotedBatches, dequoter = true, minCompressRows, true, vector
 		return "hotWalk"
 	}
 	if testing.Short() && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT {

@@ -144,14 +144,15 @@ func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq u
 // Every test is of the row's own bytes, so whether a row is simple does
 // not depend on where src starts.
 func quoteBatch(dst, src []byte, sep byte, final bool) (ok, n int, quotes bool) {
-	return quoteBatchWith(hasDequote, dst, src, sep, final)
+	return quoteBatchWith(dequoter, dst, src, sep, final)
 }
 
-func quoteBatchWith(vector bool, dst, src []byte, sep byte, final bool) (ok, n int, quotes bool) {
+// quoteBatchWith is quoteBatch by dequote way d (dequoters).
+func quoteBatchWith(d int, dst, src []byte, sep byte, final bool) (ok, n int, quotes bool) {
 	s := dequote{prevD: 1, prevN: 1, lastNL: -1}
 	pos := 0
-	if vector && len(src) >= 66 {
-		pos = vectorBlocks(dst, src, (len(src)-2)/64, sep, &s)
+	if d != dequotePortable && len(src) >= 66 {
+		pos = vectorBlocks(d, dst, src, (len(src)-2)/64, sep, &s)
 		if !final && s.lastNL >= 0 {
 			// The rows in the last bytes go to the next batch: the
 			// portable masks cost more than a batch started earlier.

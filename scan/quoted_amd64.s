@@ -174,3 +174,226 @@ crlf:
 	ANDQ     R12, R13
 	ORQ      R13, CX
 	JMP      closed
+
+// MASK64(c, lo, hi, out, t) sets out to the 64-bit mask of the bytes of
+// lo (bytes 0-31) and hi (32-63) equal to the broadcast c; t and Y8 are
+// scratch.
+#define MASK64(c, lo, hi, out, t) \
+	VPCMPEQB  c, lo, Y8 \
+	VPMOVMSKB Y8, out \
+	VPCMPEQB  c, hi, Y8 \
+	VPMOVMSKB Y8, t \
+	SHLQ      $32, t \
+	ORQ       t, out
+
+// DMASK64(lo, hi, out, t): the mask of the bytes that are sep (Y10) or LF
+// (Y12); Y8 and Y9 are scratch.
+#define DMASK64(lo, hi, out, t) \
+	VPCMPEQB  Y10, lo, Y8 \
+	VPCMPEQB  Y12, lo, Y9 \
+	VPOR      Y9, Y8, Y8 \
+	VPMOVMSKB Y8, out \
+	VPCMPEQB  Y10, hi, Y8 \
+	VPCMPEQB  Y12, hi, Y9 \
+	VPOR      Y9, Y8, Y8 \
+	VPMOVMSKB Y8, t \
+	SHLQ      $32, t \
+	ORQ       t, out
+
+// GROUP8(off) copies the kept bytes of the 8 at off(SI), whose keep mask
+// is AX's low byte, to DI, by the shuffle table at BX; it moves DI past
+// them and AX to the next group's byte.
+#define GROUP8(off) \
+	MOVBQZX AX, DX \
+	VMOVQ   off(SI), X6 \
+	VMOVQ   (BX)(DX*8), X7 \
+	VPSHUFB X7, X6, X6 \
+	VMOVQ   X6, (DI) \
+	POPCNTQ DX, DX \
+	ADDQ    DX, DI \
+	SHRQ    $8, AX
+
+// func dequoteAVX2(dst, src *byte, blocks int, sep int, s *dequote, shuffle *[256]uint64) int
+//
+// dequoteAVX512 for a CPU with AVX2, PCLMULQDQ, SSSE3 and POPCNT but no
+// VPCOMPRESSB: the masks from two 32-byte halves, and the kept bytes of
+// each 8 moved together by PSHUFB with the control shuffle[keep byte]
+// (shuffle8). Same contract: it reads blocks*64+2 bytes, stores whole
+// 8-byte words (dst must hold 64 bytes past what it keeps), and stops after
+// the block where s.stop is set.
+TEXT ·dequoteAVX2(SB), NOSPLIT, $8-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), AX
+	MOVQ AX, left-8(SP)
+	MOVQ sep+24(FP), AX
+	VMOVQ AX, X0
+	VPBROADCASTB X0, Y10 // sep
+	MOVQ $0x22, AX
+	VMOVQ AX, X0
+	VPBROADCASTB X0, Y11 // '"'
+	MOVQ $0x0A, AX
+	VMOVQ AX, X0
+	VPBROADCASTB X0, Y12 // '\n'
+	MOVQ $0x0D, AX
+	VMOVQ AX, X0
+	VPBROADCASTB X0, Y13 // '\r'
+	MOVQ $-1, AX
+	VMOVQ AX, X5 // all ones, for the prefix XOR
+	MOVQ s+32(FP), BX
+	MOVQ DQ_INQ(BX), R8
+	MOVQ DQ_PREVD(BX), R9
+	MOVQ DQ_PREVN(BX), R10
+	MOVQ DQ_PREVC(BX), R11
+	MOVQ DQ_QUOTES(BX), R14
+	MOVQ DQ_OUT(BX), AX
+	ADDQ AX, DI // DI - dst is s.out, the bytes kept, throughout
+
+block2:
+	PREFETCHT0 4096(SI)
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 1(SI), Y2  // each byte's next
+	VMOVDQU 33(SI), Y3
+
+	MASK64(Y11, Y0, Y1, AX, DX) // q
+	ORQ       AX, R14
+	VMOVQ      AX, X4
+	NOTQ       AX
+	VMOVQ      AX, X15 // keep: every quote goes
+	NOTQ       AX
+	VPCLMULQDQ $0, X5, X4, X4 // the prefix XOR: a carry-less product with all ones
+	VMOVQ      X4, BX
+	XORQ       R8, BX // x
+	VMOVQ      BX, X14 // (crlf2 needs BX)
+	MOVQ      BX, R8
+	SARQ      $63, R8 // inq
+	MOVQ      AX, DX
+	ANDQ      BX, DX // open
+	XORQ      DX, AX // close
+
+	DMASK64(Y0, Y1, R12, CX) // d
+	MOVQ DX, CX
+	NOTQ CX
+	ANDQ BX, CX
+	ANDQ R12, CX // bad = a delimiter or LF inside quotes
+	MOVQ R12, R13
+	SHLQ $1, R13
+	ORQ  R9, R13
+	NOTQ R13
+	ANDQ DX, R13
+	ORQ  R13, CX // | a quote that opens no field
+	SHRQ $63, R12
+	MOVQ R12, R9 // prevD
+	DMASK64(Y2, Y3, R13, R12) // nd
+	NOTQ R13
+	ANDQ AX, R13
+	JNZ  crlf2 // a closing quote before no delimiter or LF: CR LF?
+
+closed2:
+	MASK64(Y13, Y0, Y1, R12, R13) // c
+	MOVQ R12, R13
+	SHLQ $1, R13
+	ORQ  R11, R13
+	ANDQ AX, R13
+	ORQ  R13, CX // | a CR before a closing quote
+	SHRQ $63, R12
+	MOVQ R12, R11 // prevC
+	MASK64(Y12, Y0, Y1, R12, R13) // n
+	MOVQ R12, R13
+	SHLQ $1, R13
+	ORQ  R10, R13
+	ANDQ DX, R13
+	MASK64(Y11, Y2, Y3, AX, DX) // nq
+	ANDQ AX, R13
+	ORQ  R13, CX // | a row that starts `""`
+	MOVQ R12, AX
+	SHRQ $63, AX
+	MOVQ AX, R10 // prevN
+	NOTQ BX
+	ANDQ BX, R12 // rows: LF outside quotes
+
+	VMOVQ X15, AX // keep
+	MOVQ shuffle+40(FP), BX
+	GROUP8(0)
+	GROUP8(8)
+	GROUP8(16)
+	GROUP8(24)
+	GROUP8(32)
+	GROUP8(40)
+	GROUP8(48)
+	GROUP8(56)
+	VMOVQ X15, AX // keep
+
+	MOVQ CX, DX
+	NEGQ DX
+	ANDQ CX, DX
+	DECQ DX
+	ANDQ DX, R12 // the rows before the first bad byte (all if none)
+	TESTQ R12, R12
+	JZ    norows2
+	// DI has moved past the block's kept bytes: the rows' end is
+	// DI - dst - popcount(keep) + popcount(keep << (63-b)).
+	BSRQ    R12, R13 // b
+	MOVQ    $63, DX
+	SUBQ    R13, DX
+	SHLXQ   DX, AX, DX
+	POPCNTQ DX, DX
+	MOVQ    DI, BX
+	SUBQ    dst+0(FP), BX
+	ADDQ    BX, DX
+	POPCNTQ AX, BX
+	SUBQ    BX, DX
+	MOVQ    s+32(FP), BX
+	MOVQ    DX, DQ_OUTNL(BX)
+	MOVQ    SI, DX
+	SUBQ    src+8(FP), DX
+	ADDQ    R13, DX
+	MOVQ    DX, DQ_LASTNL(BX)
+
+norows2:
+	ADDQ  $64, SI
+	TESTQ CX, CX
+	JNZ   stopped2
+	DECQ  left-8(SP)
+	JNZ   block2
+	MOVQ  s+32(FP), BX
+	JMP   done2
+
+stopped2:
+	MOVQ s+32(FP), BX
+	MOVB $1, DQ_STOP(BX)
+
+done2:
+	VZEROUPPER
+	MOVQ R8, DQ_INQ(BX)
+	MOVQ R9, DQ_PREVD(BX)
+	MOVQ R10, DQ_PREVN(BX)
+	MOVQ R11, DQ_PREVC(BX)
+	MOVQ R14, DQ_QUOTES(BX)
+	SUBQ dst+0(FP), DI
+	MOVQ DI, DQ_OUT(BX)
+	SUBQ src+8(FP), SI
+	MOVQ SI, ret+48(FP)
+	RET
+
+crlf2:
+	// R13: the closing quotes before no delimiter or LF; those before CR
+	// LF close a field, any other is out of place.
+	VMOVDQU 2(SI), Y6
+	VMOVDQU 34(SI), Y7
+	VPCMPEQB Y13, Y2, Y8
+	VPCMPEQB Y12, Y6, Y9
+	VPAND    Y9, Y8, Y8
+	VPMOVMSKB Y8, R12
+	VPCMPEQB Y13, Y3, Y8
+	VPCMPEQB Y12, Y7, Y9
+	VPAND    Y9, Y8, Y8
+	VPMOVMSKB Y8, BX
+	SHLQ     $32, BX
+	ORQ      BX, R12 // ncl
+	NOTQ     R12
+	ANDQ     R12, R13
+	ORQ      R13, CX
+	VMOVQ    X14, BX // x again
+	JMP      closed2

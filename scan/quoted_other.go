@@ -2,10 +2,15 @@
 
 package scan
 
-// hasDequote: no vector dequote here.
-var hasDequote = false
+const dequotePortable = 0
 
-// vectorBlocks is never called where hasDequote is false.
-func vectorBlocks(dst, src []byte, blocks int, sep byte, s *dequote) int {
+// dequoters: no vector dequote here.
+func dequoters() []int { return []int{dequotePortable} }
+
+// dequoter is the dequote quoteBatch uses.
+var dequoter = dequotePortable
+
+// vectorBlocks is never called where dequoter is dequotePortable.
+func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int {
 	panic("scan: no vector dequote on this architecture")
 }

@@ -90,24 +90,21 @@ func checkQuoteBatch(t testing.TB, src []byte, sep byte, final bool) {
 			t.Fatalf("rowSimple(%q, %q) is false, but a batch takes it", row, sep)
 		}
 	}
-	ways := []bool{false}
-	if hasDequote {
-		ways = append(ways, true)
-	}
-	for _, vector := range ways {
+	for _, d := range dequoters() {
+		vector := d != dequotePortable
 		dst := make([]byte, len(src)+64)
-		ok, n, _ := quoteBatchWith(vector, dst, src, sep, final)
+		ok, n, _ := quoteBatchWith(d, dst, src, sep, final)
 		if vector && !final && ok < wantOK {
 			// The vector way leaves the rows in the last bytes to the
 			// next batch: its rows must be the reference's first ones.
 			wantOK2, want2 := refQuoteBatch(src[:ok], sep, true)
 			if ok != wantOK2 || !bytes.Equal(dst[:n], want2) || !bytes.HasPrefix(want, want2) {
-				t.Fatalf("vector %q (sep %q): took %d bytes %q, a prefix of the reference's %d %q?", src, sep, ok, dst[:n], wantOK, want)
+				t.Fatalf("vector %d %q (sep %q): took %d bytes %q, a prefix of the reference's %d %q?", d, src, sep, ok, dst[:n], wantOK, want)
 			}
 			continue
 		}
 		if ok != wantOK || !bytes.Equal(dst[:n], want) {
-			t.Fatalf("vector %v, final %v, %q (sep %q): took %d bytes as %q, the reference %d as %q", vector, final, src, sep, ok, dst[:n], wantOK, want)
+			t.Fatalf("dequote %d, final %v, %q (sep %q): took %d bytes as %q, the reference %d as %q", d, final, src, sep, ok, dst[:n], wantOK, want)
 		}
 	}
 }

@@ -101,6 +101,33 @@ func BenchmarkScanQuoted(b *testing.B) {
 	scanLoop(b, tb)
 }
 
+// Each dequote this CPU runs (dequoters), over the quoted bench set one
+// window at a time, as quotedBatch takes it.
+func BenchmarkQuoteBatch(b *testing.B) {
+	files := benchSet(b)
+	ident := make([]int, 14)
+	for i := range ident {
+		ident[i] = i
+	}
+	f := reencode(b, files[0].data, true, false, ident)
+	names := []string{"portable", "avx2", "avx512"}
+	for _, d := range dequoters() {
+		b.Run(names[d], func(b *testing.B) {
+			b.SetBytes(int64(len(f)))
+			dst := make([]byte, winBytes+64)
+			for b.Loop() {
+				for p := 0; p < len(f); {
+					ok, _, _ := quoteBatchWith(d, dst, f[p:min(p+winBytes, len(f))], ',', p+winBytes >= len(f))
+					if ok == 0 {
+						b.Fatalf("no rows taken at %d", p)
+					}
+					p += ok
+				}
+			}
+		})
+	}
+}
+
 // The floor: one pass counting newlines, no parsing at all.
 func BenchmarkFloorCountNewlines(b *testing.B) {
 	files := benchSet(b)
