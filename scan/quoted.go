@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -96,6 +97,14 @@ func (s *dequote) block(pos int, q, d, n, c, nd, ncl, nq, live uint64) (keep uin
 // bytes lie past src is taken for the worst case: a quote there is not
 // shown to close a field, unless final shows the data's end.
 func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq uint64) {
+	if pos+66 <= len(src) {
+		return masksSWAR(src[pos:pos+66], sep)
+	}
+	return masksBytes(src, pos, sep, final)
+}
+
+// masksBytes is masks a byte at a time (near src's end).
+func masksBytes(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq uint64) {
 	at := func(i int) int {
 		if i < len(src) {
 			return int(src[i])
@@ -126,6 +135,47 @@ func masks(src []byte, pos int, sep byte, final bool) (q, d, n, c, nd, ncl, nq u
 		}
 	}
 	return
+}
+
+// masksSWAR is masks for a whole block and the two bytes after it (b, 66
+// bytes), eight bytes at a time in a word: the portable way's speed where
+// no vector dequote runs (the byte-by-byte masks ran at 0.15 GB/s).
+func masksSWAR(b []byte, sep byte) (q, d, n, c, nd, ncl, nq uint64) {
+	_ = b[65]
+	const ones = 0x0101010101010101
+	cq, cs, cn, cc := '"'*uint64(ones), uint64(sep)*ones, '\n'*uint64(ones), '\r'*uint64(ones)
+	for i := 0; i < 64; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		sh := uint(i)
+		q |= eq8(w, cq) << sh
+		nl := eq8(w, cn)
+		n |= nl << sh
+		d |= (eq8(w, cs) | nl) << sh
+		c |= eq8(w, cc) << sh
+	}
+	b64, b65 := b[64], b[65]
+	nd = d>>1 | boolBit(b64 == sep || b64 == '\n')<<63
+	ncl = (c>>1 | boolBit(b64 == '\r')<<63) & (n>>2 | boolBit(b64 == '\n')<<62 | boolBit(b65 == '\n')<<63)
+	nq = q>>1 | boolBit(b64 == '"')<<63
+	return
+}
+
+// eq8 is a bit for each byte of w that equals the byte repeated in c,
+// byte i at bit i (the high bits of the zero bytes of w^c, exactly: no
+// borrow crosses a byte, gathered by a multiply).
+func eq8(w, c uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x := w ^ c
+	t := ^((x&low7 + low7) | x | low7)
+	return t * 0x0002040810204081 >> 56
+}
+
+// boolBit is 1 for true, 0 for false.
+func boolBit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // quoteBatch reads src, which starts at a row's start (final: src ends

@@ -189,6 +189,28 @@ func TestQuoteBatchRandom(t *testing.T) {
 	}
 }
 
+// masksSWAR, a word at a time, gives the masks masksBytes gives a byte at a
+// time, for blocks of the bytes that matter and their neighbours (0x80 and
+// 0xff and 0 beside them, where a borrow could cross a byte).
+func TestMasksSWAR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{'"', ',', '\t', ';', '|', '\n', '\r', 'a', 0x80, 0xff, 0, 0x21, 0x23, 0x0b, 0x0c}
+	b := make([]byte, 66)
+	for range 20000 {
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		for _, sep := range []byte{',', '\t', ';', '|'} {
+			q, d, n, c, nd, ncl, nq := masksSWAR(b, sep)
+			got := [7]uint64{q, d, n, c, nd, ncl, nq}
+			q, d, n, c, nd, ncl, nq = masksBytes(b, 0, sep, false)
+			if want := [7]uint64{q, d, n, c, nd, ncl, nq}; got != want {
+				t.Fatalf("%q (sep %q): SWAR %x, bytes %x", b, sep, got, want)
+			}
+		}
+	}
+}
+
 func FuzzQuoteBatch(f *testing.F) {
 	f.Add([]byte("\"a\",b\n\"c,d\",e\n"), uint8(0), true)
 	f.Add([]byte("\"\"\r\n\"a\"\r\n"), uint8(1), false)
