@@ -35,20 +35,20 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	SHRQ $8, R14
 	ANDQ $1, R14
 	NEGQ R14 // every row start (v0 = everyRow): all ones, else 0
-	MOVQ AX, X0
+	VMOVQ AX, X0
 	VPBROADCASTB X0, Y8 // v0
 	MOVQ carry+32(FP), R11
 	MOVQ $0x0A, AX
-	MOVQ AX, X0
+	VMOVQ AX, X0
 	VPBROADCASTB X0, Y1 // '\n'
 	MOVQ sep+40(FP), AX
-	MOVQ AX, X0
+	VMOVQ AX, X0
 	VPBROADCASTB X0, Y2 // sep
 	MOVQ $0x22, AX
-	MOVQ AX, X0
+	VMOVQ AX, X0
 	VPBROADCASTB X0, Y3 // '"'
 	MOVQ $0x0D, AX
-	MOVQ AX, X0
+	VMOVQ AX, X0
 	VPBROADCASTB X0, Y10 // '\r'
 	MOVQ v0+24(FP), AX // (Y0 last: the broadcasts above go through X0)
 	MOVQ AX, R15
@@ -56,13 +56,13 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	ANDQ $1, R15 // firstSet: three more first bytes, v0's bits 24-47
 	MOVQ AX, R8
 	SHRQ $24, R8
-	MOVQ R8, X0
+	VMOVQ R8, X0
 	VPBROADCASTB X0, Y14
 	SHRQ $8, R8
-	MOVQ R8, X0
+	VMOVQ R8, X0
 	VPBROADCASTB X0, Y15
 	SHRQ $8, R8
-	MOVQ R8, X0
+	VMOVQ R8, X0
 	VPBROADCASTB X0, Y0
 	XORQ BX, BX
 	XORQ R12, R12 // sp summary

@@ -32,7 +32,7 @@ TEXT ·dequoteAVX512(SB), NOSPLIT, $8-48
 	MOVQ $0x0D, AX
 	VPBROADCASTB AX, Z13 // '\r'
 	MOVQ $-1, AX
-	MOVQ AX, X5 // all ones, for the prefix XOR
+	VMOVQ AX, X5 // all ones, for the prefix XOR (VEX: see classifyAVX2)
 	MOVQ s+32(FP), BX
 	MOVQ DQ_INQ(BX), R8
 	MOVQ DQ_PREVD(BX), R9
@@ -58,9 +58,9 @@ block:
 
 	KMOVQ     K1, AX // q
 	ORQ       AX, R14
-	MOVQ      AX, X4
-	PCLMULQDQ $0, X5, X4 // the prefix XOR: a carry-less product with all ones
-	MOVQ      X4, BX
+	VMOVQ      AX, X4
+	VPCLMULQDQ $0, X5, X4, X4 // the prefix XOR: a carry-less product with all ones
+	VMOVQ      X4, BX
 	XORQ      R8, BX // x
 	MOVQ      BX, R8
 	SARQ      $63, R8 // inq
