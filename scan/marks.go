@@ -1,6 +1,9 @@
 package scan
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Stage one of the scan, as in simdjson and simdcsv: classify a window of
 // bytes at once into bitmaps of line ends, commas and quotes, then walk rows
@@ -71,31 +74,52 @@ type tally struct {
 	nz         uint64
 }
 
-// classifyGeneric is the portable classifier, and the reference the vector
-// ones are tested against. len(src) <= winBytes; src[0] starts a row; sep
-// is the field delimiter, whose bytes cm marks.
+// classifyGeneric is the portable classifier: a 64-byte block's bitmaps
+// eight bytes at a time (eq8, as the portable quote masks), and its row
+// starts' first bytes one by one (a row start is rare). len(src) <=
+// winBytes; src[0] starts a row; sep is the field delimiter, whose bytes
+// cm marks. It fills qt for every window. The tests hold it and the vector
+// ones to refClassify, a byte at a time.
 func classifyGeneric(src []byte, m *marks, v0 int, sep byte) tally {
 	var n tally
-	words := (len(src) + 63) / 64
-	clear(m.nl[:words])
-	clear(m.cm[:words])
-	clear(m.qt[:words])
-	clear(m.sp[:words])
-	for i, c := range src {
-		switch c {
-		case '\n':
-			m.nl[i>>6] |= 1 << (i & 63)
-			n.nl++
-		case sep:
-			m.cm[i>>6] |= 1 << (i & 63)
-		case '"':
-			m.qt[i>>6] |= 1 << (i & 63)
+	const ones = 0x0101010101010101
+	cn, cs, cq := '\n'*uint64(ones), uint64(sep)*ones, '"'*uint64(ones)
+	carry := uint64(1) // src[0] starts a row
+	for w := 0; w*64 < len(src); w++ {
+		blk := src[w*64 : min(w*64+64, len(src))]
+		live := ^uint64(0)
+		if len(blk) < 64 {
+			// a zero byte is none of '\n', '"' or a delimiter, and the
+			// row starts past the end are cut by live
+			var pad [64]byte
+			copy(pad[:], blk)
+			blk, live = pad[:], 1<<len(blk)-1
+		}
+		var nl, cm, qt uint64
+		for i := 0; i < 64; i += 8 {
+			x := binary.LittleEndian.Uint64(blk[i:])
+			nl |= eq8(x, cn) << i
+			cm |= eq8(x, cs) << i
+			qt |= eq8(x, cq) << i
+		}
+		starts := (nl<<1 | carry) & live
+		carry = nl >> 63
+		sp := starts
+		if v0 != everyRow {
+			for s := starts; s != 0; s &= s - 1 {
+				if i := bits.TrailingZeros64(s); !marksRow(v0, blk[i]) {
+					sp &^= 1 << i
+				}
+			}
+		}
+		m.nl[w], m.cm[w], m.qt[w], m.sp[w] = nl, cm, qt, sp
+		n.nl += bits.OnesCount64(nl)
+		n.sp += bits.OnesCount64(sp)
+		if qt != 0 {
 			n.qt = 1
 		}
-		if (i == 0 || src[i-1] == '\n') && marksRow(v0, c) {
-			m.sp[i>>6] |= 1 << (i & 63)
-			n.sp++
-			n.nz |= 1 << (i >> 6)
+		if sp != 0 {
+			n.nz |= 1 << w
 		}
 	}
 	return n

@@ -22,7 +22,7 @@ var classifier = func() int {
 }()
 
 // classifiers lists the classifiers this CPU runs, best last, so tests can
-// check each against classifyGeneric.
+// check each against refClassify.
 func classifiers() []int {
 	c := []int{useGeneric}
 	if cpu.X86.HasAVX2 {

@@ -3,7 +3,8 @@
 package scan
 
 // allClassifiers lists every classifier this CPU runs, by name: on this
-// architecture only the portable one, which the tests compare it with.
+// architecture only the portable one, which the tests compare with
+// refClassify.
 func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
 	return map[string]func([]byte, *marks, int, byte) tally{"generic": classify}
 }
