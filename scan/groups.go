@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // Extreme is an exact minimum or maximum: the value M·10^-S, kept as it was
@@ -82,12 +83,19 @@ type Groups struct {
 	// byte 15 (shortWords); a longer one by its string.
 	short *shortIndex
 	long  map[string]int32
-	arena []byte // every key's bytes, in group order
-	ends  []int  // group i's key is arena[ends[i-1]:ends[i]] (0 for i = 0)
-	Count []int64
-	Sums  []Fixed
-	Mins  []Extreme
-	Maxs  []Extreme
+	// recent caches long's answers: a key of 16 bytes or more at its
+	// longHash's entry, as group index + 1 (0: none). An entry is taken
+	// only if its group's key is the key looked up, so a stale one is a
+	// miss, never a wrong group (keys are distinct in an indexed Groups).
+	// Region names ("Sub-Saharan Africa") take it, where the general path
+	// looked up each row's key in the map (docs/experiments.md, 2026-12-07).
+	recent [64]int32
+	arena  []byte // every key's bytes, in group order
+	ends   []int  // group i's key is arena[ends[i-1]:ends[i]] (0 for i = 0)
+	Count  []int64
+	Sums   []Fixed
+	Mins   []Extreme
+	Maxs   []Extreme
 	// Skipped: at i·Slots+k, the rows of group i whose slot k value was
 	// missing (see Result.Skipped); nil until one is.
 	Skipped map[int]int64
@@ -214,7 +222,7 @@ func (g *Groups) index() {
 // them have one key (the index then holds the first). A batch of keys'
 // slots is fetched first (touchKeys), so that their cache misses overlap.
 func (g *Groups) buildIndex() bool {
-	g.short, g.long = newShortIndex(g.Len()), make(map[string]int32)
+	g.short, g.long, g.recent = newShortIndex(g.Len()), make(map[string]int32), [64]int32{}
 	var keys [hotRecs][]byte
 	for s := 0; s < g.Len(); s += hotRecs {
 		batch := keys[:min(hotRecs, g.Len()-s)]
@@ -300,12 +308,24 @@ func (g *Groups) at(key []byte) int {
 		}
 		return int(i)
 	}
-	if i, ok := g.long[string(key)]; ok {
-		return int(i)
+	h := longHash(key)
+	if i := int(g.recent[h]) - 1; i >= 0 && i < g.Len() && string(g.keyBytes(i)) == string(key) {
+		return i
 	}
-	i := g.add(key)
-	g.long[string(key)] = int32(i)
-	return i
+	i, ok := g.long[string(key)]
+	if !ok {
+		i = int32(g.add(key))
+		g.long[string(key)] = i
+	}
+	g.recent[h] = i + 1
+	return int(i)
+}
+
+// longHash is key's entry in Groups.recent: its length and its first and
+// last 8 bytes (len(key) >= 16), mixed by a multiply.
+func longHash(key []byte) int {
+	w := binary.LittleEndian.Uint64(key) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(key[len(key)-8:]), 32) ^ uint64(len(key))
+	return int(w * 0x9E3779B97F4A7C15 >> 58)
 }
 
 // reserve makes room for n more groups (their keys of 16 bytes on

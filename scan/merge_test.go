@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -76,6 +77,36 @@ func TestMergeAll(t *testing.T) {
 			if c, err := scanAll(files[:1], q); err != nil || !c.Equal(r) {
 				t.Fatalf("%+v: MergeAll changed its argument", q)
 			}
+		}
+	}
+}
+
+// Keys of 16 bytes or more go through Groups.recent: every lookup, hit or
+// miss, collision or not, gives the key's own group, before and after the
+// groups are put end to end and indexed again.
+func TestGroupsRecent(t *testing.T) {
+	g := newGroups(1, NeedSum)
+	var keys []string
+	for i := range 500 { // far more keys than recent's 64 entries
+		keys = append(keys, fmt.Sprintf("a long region name %d", i*7919%1000))
+	}
+	want := map[string]int{}
+	for round := range 3 {
+		for j, k := range keys {
+			if round > 0 && j%3 == 0 {
+				k = keys[len(keys)-1-j] // another order, other collisions
+			}
+			i := g.at([]byte(k))
+			if w, ok := want[k]; ok && w != i || g.Key(i) != k {
+				t.Fatalf("round %d: %q is group %d (key %q), want %d", round, k, i, g.Key(i), want[k])
+			}
+			want[k] = i
+		}
+	}
+	c := concatGroups([]*Groups{g})
+	for _, k := range keys {
+		if i := c.at([]byte(k)); c.Key(i) != k || c.Len() != len(want) {
+			t.Fatalf("after concat: %q is group %d (key %q), %d groups", k, i, c.Key(i), c.Len())
 		}
 	}
 }
