@@ -11,6 +11,32 @@
 #define DQ_QUOTES 56
 #define DQ_STOP 64
 
+// DQ_LOAD loads the dequote state at s (the frame's s+32) into the
+// registers both dequotes keep it in: inq R8, prevD R9, prevN R10, prevC
+// R11, quotes R14; DI moves on by s.out. BX and AX are scratch.
+#define DQ_LOAD \
+	MOVQ s+32(FP), BX \
+	MOVQ DQ_INQ(BX), R8 \
+	MOVQ DQ_PREVD(BX), R9 \
+	MOVQ DQ_PREVN(BX), R10 \
+	MOVQ DQ_PREVC(BX), R11 \
+	MOVQ DQ_QUOTES(BX), R14 \
+	MOVQ DQ_OUT(BX), AX \
+	ADDQ AX, DI // DI - dst is s.out, the bytes kept, throughout
+
+// DQ_STORE stores them back into the state at BX, s.out from DI, and
+// leaves in SI the bytes of src taken, for the caller's result.
+#define DQ_STORE \
+	VZEROUPPER \
+	MOVQ R8, DQ_INQ(BX) \
+	MOVQ R9, DQ_PREVD(BX) \
+	MOVQ R10, DQ_PREVN(BX) \
+	MOVQ R11, DQ_PREVC(BX) \
+	MOVQ R14, DQ_QUOTES(BX) \
+	SUBQ dst+0(FP), DI \
+	MOVQ DI, DQ_OUT(BX) \
+	SUBQ src+8(FP), SI
+
 // func dequoteAVX512(dst, src *byte, blocks int, sep int, s *dequote) int
 //
 // dequote.block for each 64-byte block at src, with the masks from the
@@ -33,14 +59,7 @@ TEXT ·dequoteAVX512(SB), NOSPLIT, $8-48
 	VPBROADCASTB AX, Z13 // '\r'
 	MOVQ $-1, AX
 	VMOVQ AX, X5 // all ones, for the prefix XOR (VEX: see classifyAVX2)
-	MOVQ s+32(FP), BX
-	MOVQ DQ_INQ(BX), R8
-	MOVQ DQ_PREVD(BX), R9
-	MOVQ DQ_PREVN(BX), R10
-	MOVQ DQ_PREVC(BX), R11
-	MOVQ DQ_QUOTES(BX), R14
-	MOVQ DQ_OUT(BX), AX
-	ADDQ AX, DI // DI - dst is s.out, the bytes kept, throughout
+	DQ_LOAD
 
 block:
 	PREFETCHT0 4096(SI) // the next window's line, as the classifiers do
@@ -151,15 +170,7 @@ stopped:
 	MOVB $1, DQ_STOP(BX)
 
 done:
-	VZEROUPPER
-	MOVQ R8, DQ_INQ(BX)
-	MOVQ R9, DQ_PREVD(BX)
-	MOVQ R10, DQ_PREVN(BX)
-	MOVQ R11, DQ_PREVC(BX)
-	MOVQ R14, DQ_QUOTES(BX)
-	SUBQ dst+0(FP), DI
-	MOVQ DI, DQ_OUT(BX)
-	SUBQ src+8(FP), SI
+	DQ_STORE
 	MOVQ SI, ret+40(FP)
 	RET
 
@@ -240,14 +251,7 @@ TEXT ·dequoteAVX2(SB), NOSPLIT, $8-56
 	VPBROADCASTB X0, Y13 // '\r'
 	MOVQ $-1, AX
 	VMOVQ AX, X5 // all ones, for the prefix XOR
-	MOVQ s+32(FP), BX
-	MOVQ DQ_INQ(BX), R8
-	MOVQ DQ_PREVD(BX), R9
-	MOVQ DQ_PREVN(BX), R10
-	MOVQ DQ_PREVC(BX), R11
-	MOVQ DQ_QUOTES(BX), R14
-	MOVQ DQ_OUT(BX), AX
-	ADDQ AX, DI // DI - dst is s.out, the bytes kept, throughout
+	DQ_LOAD
 
 block2:
 	PREFETCHT0 4096(SI)
@@ -365,15 +369,7 @@ stopped2:
 	MOVB $1, DQ_STOP(BX)
 
 done2:
-	VZEROUPPER
-	MOVQ R8, DQ_INQ(BX)
-	MOVQ R9, DQ_PREVD(BX)
-	MOVQ R10, DQ_PREVN(BX)
-	MOVQ R11, DQ_PREVC(BX)
-	MOVQ R14, DQ_QUOTES(BX)
-	SUBQ dst+0(FP), DI
-	MOVQ DI, DQ_OUT(BX)
-	SUBQ src+8(FP), SI
+	DQ_STORE
 	MOVQ SI, ret+48(FP)
 	RET
 
