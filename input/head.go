@@ -18,9 +18,9 @@ import (
 // 2026-12-06).
 // Where those bytes are in the page cache already (cachestat(2), Linux
 // 6.5 on), they are read by pread(2) instead: no mapping to make, fault and
-// unmap, whose TLB shootdown reaches every core the process runs on (a
-// query over 20 files spent 4% of its CPU there), and no readahead to
-// fear, the pages being there.
+// unmap, whose TLB shootdown reaches every core the process runs on
+// (docs/experiments.md, 2026-12-07), and no readahead to fear, the pages
+// being there.
 // It never blocks on a FIFO; a fault (the file was truncated meanwhile) is
 // ErrFault.
 func Head(path string, n int) (b []byte, err error) {

@@ -2,10 +2,10 @@
 // study's pictures look: fonts that read when the picture is pasted into a
 // document, the legend outside the data (to the right, never over a line),
 // measured series solid with markers, projections dashed and lighter, and
-// PNG or SVG. Only cmd/parlab-figure and tests link it: gonum/plot's
-// fonts, go-latex and fpdf cost every process that links them about a
-// millisecond at start (their initialisers), which a query need not pay
-// (docs/experiments.md, 2026-12-07).
+// PNG or SVG. Only cmd/parlab-figure and tests link it: the initialisers
+// of gonum/plot's fonts, go-latex and fpdf cost every process that links
+// them at start, which a query need not pay (docs/experiments.md,
+// 2026-12-07).
 package draw
 
 import (
