@@ -9,9 +9,8 @@ import (
 )
 
 // A legacy SSE instruction on an X register while a YMM or ZMM register's
-// upper half is dirty costs a state transition on some CPUs (on this
-// project's Zen 3 VM each `MOVQ AX, X0` between the AVX2 classifier's
-// broadcasts did: the classifier ran at 3.2 GB/s, 11-13 with VMOVQ;
+// upper half is dirty costs a state transition on some CPUs (each
+// `MOVQ AX, X0` between the AVX2 classifier's broadcasts did, on a Zen 3:
 // docs/experiments.md, 2026-12-07). So in the assembly, from the first
 // Y or Z register of a function to its next VZEROUPPER (in the text's
 // order), every instruction on an X register is VEX or EVEX encoded.
