@@ -15,12 +15,13 @@ import (
 // its bitmaps (quoteBatch): the in-quote mask is the prefix XOR of the
 // quote bits, as in simdjson and simdcsv, and the complete rows before the
 // first quote that is not such a field's own are copied without their
-// quotes (dequoteAVX512, by VPCOMPRESSB, where the CPU has AVX-512 VBMI2;
-// else the portable masks) into the scan's scratch, where every
-// quote-free fast path reads them. A row that is not that simple (a quoted
-// delimiter or line end, a doubled quote, a quote inside a bare field)
-// takes the full parser as before, and the rows after it are tried again;
-// where batches keep ending short, they pause (batches).
+// quotes (the best of dequoters: dequoteAVX512 by VPCOMPRESSB,
+// dequoteAVX2 by PSHUFB, else the portable masks) into the scan's
+// scratch, where every quote-free fast path reads them. A row that is not
+// that simple (a quoted delimiter or line end, a doubled quote, a quote
+// inside a bare field) takes the full parser as before, and the rows after
+// it are tried again; where batches keep ending short, they pause
+// (batches).
 //
 // The copy changes no answer: a simple row's fields are its values, and a
 // batch's rows are its source's rows, line for line. Where the copy meets
