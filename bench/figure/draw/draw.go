@@ -26,9 +26,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Palette is the colours Series.Color and Box.Color index; Gray (-1) is for
+// palette is the colours Series.Color and Box.Color index; Gray (-1) is for
 // references (an ideal line, a floor).
-func Palette(i int) color.Color {
+func palette(i int) color.Color {
 	if i < 0 {
 		return color.Gray{Y: 90}
 	}
@@ -137,9 +137,9 @@ func build(f *figure.Figure) (*plot.Plot, *plot.Legend, error) {
 		for _, s := range f.Series {
 			if len(s.Points) == 0 { // a key: its style in the legend, no data
 				if s.Label != "" && (s.Fit || s.Projected) {
-					l := &plotter.Line{LineStyle: draw.LineStyle{Color: Palette(s.Color), Width: vg.Points(1)}}
+					l := &plotter.Line{LineStyle: draw.LineStyle{Color: palette(s.Color), Width: vg.Points(1)}}
 					if s.Projected {
-						l.Color, l.Dashes = lighter(Palette(s.Color)), []vg.Length{vg.Points(5), vg.Points(4)}
+						l.Color, l.Dashes = lighter(palette(s.Color)), []vg.Length{vg.Points(5), vg.Points(4)}
 					}
 					addLegend(s.Label, l)
 				}
@@ -149,7 +149,7 @@ func build(f *figure.Figure) (*plot.Plot, *plot.Legend, error) {
 			for i, pt := range s.Points {
 				xy[i] = plotter.XY{X: pt.X, Y: pt.Y}
 			}
-			c := Palette(s.Color)
+			c := palette(s.Color)
 			if s.Fit || s.Projected {
 				l, err := plotter.NewLine(xy)
 				if err != nil {
@@ -255,7 +255,7 @@ func boxes(f *figure.Figure, p *plot.Plot) error {
 			return err
 		}
 		bp.Horizontal = true
-		bp.FillColor = lighter(Palette(b.Color))
+		bp.FillColor = lighter(palette(b.Color))
 		p.Add(bp)
 		names = append(names, b.Label)
 	}
@@ -274,7 +274,7 @@ func bars(f *figure.Figure, p *plot.Plot) error {
 	if err != nil {
 		return err
 	}
-	bars.Color = Palette(0)
+	bars.Color = palette(0)
 	p.Add(bars)
 	p.NominalX(f.BarLabels...)
 	return nil
