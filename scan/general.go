@@ -713,6 +713,16 @@ type groupHot struct {
 	// column dcol, not one of tp's: hotWalk reads it on span dspan (eqop
 	// 4: see dateOfKey), and addAccs takes it from its field's bytes
 	dslot, dcol, dspan int
+	// dk: the column of a count distinct (slot dkSlot, not one of tp's;
+	// -1: none), in slot mode only: the key table's key is the group-by
+	// key and this column's field, joined as a two-column key is
+	// (twoKey, on span 2), and each entry's rows are one group's with
+	// one value of it. lineGen takes the row that teaches the table a
+	// key, which puts the value in its group's distinct set; the entry's
+	// later rows only count (a missing value is never learnt: its rows
+	// are lineGen's, which counts them as skipped). So a row whose pair is
+	// known never leaves hotWalk.
+	dk, dkSlot int
 }
 
 func hotGroups(g *general, ncols int, sep byte) *groupHot {
@@ -720,8 +730,24 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	if g.lead >= 0 {
 		rest = g.conds[1:]
 	}
-	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.need&NeedDistinct != 0 || g.any != nil {
+	if len(g.keys) > 2 || (len(g.keys) == 2 && len(rest) > 1) || len(g.slots) == 0 || g.sel != nil || g.any != nil {
 		return nil
+	}
+	// A count distinct of one column, by one column, with at most one
+	// later filter (span 2 is free), each of its slots hot: see dk.
+	dk, dkSlot := -1, -1
+	if g.need&NeedDistinct != 0 {
+		for k, s := range g.slots {
+			if s.need&NeedDistinct != 0 {
+				if dkSlot >= 0 || s.need != NeedDistinct {
+					return nil
+				}
+				dk, dkSlot = g.cols[s.fi], k
+			}
+		}
+		if len(g.keys) != 1 || len(rest) > 1 || g.need&NeedValues != 0 {
+			return nil
+		}
 	}
 	// hotWalk reads numbers, and the dates of one slot's minimum or
 	// maximum on a span (see dateOfKey) if one is free: rest's are 1 and 2,
@@ -729,15 +755,16 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	dslot, dspan := -1, 0
 	for k, s := range g.slots {
 		switch {
-		case s.kind == KindDate && dslot < 0 && g.dates == nil && s.need&^(NeedMin|NeedMax) == 0 && len(rest) <= 1 && (len(rest) == 0 || len(g.keys) < 2):
+		case k == dkSlot:
+		case s.kind == KindDate && dslot < 0 && g.dates == nil && s.need&^(NeedMin|NeedMax) == 0 && len(rest) <= 1 && (len(rest) == 0 || len(g.keys) < 2 && dk < 0):
 			dslot, dspan = k, 1+len(rest)
 		case s.kind == KindText || s.kind == KindDate:
 			return nil
 		}
 	}
-	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols}, dslot: dslot, dspan: dspan}
+	h := &groupHot{key: -1, key2: -1, tp: tailPlan{ncols: ncols}, dslot: dslot, dspan: dspan, dk: dk, dkSlot: dkSlot}
 	for k, s := range g.slots {
-		if k != dslot {
+		if k != dslot && k != dkSlot {
 			h.tp.byCol[h.tp.nsum] = struct{ col, slot int }{g.cols[s.fi], k}
 			h.tp.nsum++
 		}
@@ -769,8 +796,8 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	for i := range min(len(h.rest), 2) {
 		h.hp.spanOn(1+i, h.rest[i].field, ncols)
 	}
-	if h.key2 >= 0 { // (at most one later filter: span 2 is free)
-		h.hp.spanOn(2, h.key2, ncols)
+	if k2 := max(h.key2, h.dk); k2 >= 0 { // (at most one later filter: span 2 is free)
+		h.hp.spanOn(2, k2, ncols)
 		h.hp.key2 = int(sep) // (the key's joiner: see twoKey)
 		h.all = h.all && h.hp.span[2] >= 0
 	}
@@ -835,6 +862,9 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	h.sumOnly, h.sums = tailPlan{ncols: ncols}, g.need == NeedSum
 	h.slot = h.all && h.key >= 0 && h.tested == len(h.rest) && g.need&NeedValues == 0 // (slot mode keeps running figures, not every value)
 	h.lanes = h.all && h.key < 0 && h.sums && h.tested == len(h.rest)
+	if dk >= 0 && !h.slot {
+		return nil // (every row would go to lineGen, after hotWalk)
+	}
 	for k := range h.tp.nsum {
 		h.need[k] = g.slots[h.tp.byCol[k].slot].need
 		if h.need[k]&NeedSum != 0 {
@@ -854,6 +884,9 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 // (it may have made the row's group, empty), for anything tailValues,
 // restPass or addVals declines; lineGen then takes the row.
 func (t *Table) groupHit(p, e int, r *Result, mk *marks, wb int) bool {
+	if t.b.gen.hot.dk >= 0 {
+		return false // (a distinct value: lineGen)
+	}
 	s, end, s2, end2 := t.keySpans(p, e, mk, wb)
 	if s < 0 {
 		return false
@@ -913,13 +946,14 @@ func (t *Table) keyOf(buf []byte, s, end, s2, end2 int) []byte {
 
 // keySpans returns where the fast group-by's key field starts and ends in
 // the quote-free row data[p:e] (see groupKey) and, with a second group-by
-// column, where its field does (else 0, 0): keyOf's arguments. s = -1 for
-// a row too short to have either.
+// column or a distinct one (groupHot.dk), where its field does (else 0,
+// 0): keyOf's and learnKey's arguments. s = -1 for a row too short to
+// have either.
 func (t *Table) keySpans(p, e int, mk *marks, wb int) (s, end, s2, end2 int) {
 	if s, end = t.groupKey(p, e, mk, wb); s < 0 {
 		return -1, 0, 0, 0
 	}
-	if k2 := t.b.gen.hot.key2; k2 >= 0 {
+	if k2 := max(t.b.gen.hot.key2, t.b.gen.hot.dk); k2 >= 0 {
 		if s2, end2 = t.fieldSpan(p, e, mk, wb, k2); s2 < 0 {
 			return -1, 0, 0, 0
 		}
@@ -975,6 +1009,9 @@ func (t *Table) groupAdd(key []byte, r *Result, vals *[MaxSums]int64, scales *[M
 func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales *[MaxSums]int, dv []byte) bool {
 	g := t.b.gen
 	h := g.hot
+	if h.dk >= 0 {
+		return false // (a distinct value: lineGen)
+	}
 	n := len(g.slots)
 	if h.key < 0 {
 		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales, dv)

@@ -276,15 +276,22 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 // learnKey teaches keys the group-by key whose fields are data[s:end]
 // and, with a second column, data[s2:end2], and whose Groups key (keyOf) is
 // key, as slot mode finds it (see twoKey), with its group in g, if the row
-// it is from has one by now.
+// it is from has one by now. With a distinct column (groupHot.dk), the
+// second field is its value, learnt once the group's set holds it (a row
+// hotWalk then counts in the entry adds nothing to the set: see counted),
+// and never while it is missing (lineGen counts such a row as skipped).
 func (t *Table) learnKey(keys *hotKeys, g *Groups, key []byte, s, end, s2, end2 int) {
 	i := g.find(key)
 	if i < 0 {
 		return
 	}
-	if t.b.gen.hot.key2 < 0 {
+	h := t.b.gen.hot
+	if h.key2 < 0 && h.dk < 0 {
 		keys.learn(key, i)
 		return
+	}
+	if h.dk >= 0 && (s2 == end2 || !t.counted(g, i, t.data[s2:end2])) {
+		return // (a missing value, skipped by lineGen; or its row did not match: the next one to will teach it)
 	}
 	var tb [len(keySlot{}.key)]byte
 	if k, ok := twoKey(tb[:0], t.data[s:end], t.data[s2:end2], t.b.sep); ok {
@@ -292,4 +299,21 @@ func (t *Table) learnKey(keys *hotKeys, g *Groups, key []byte, s, end, s2, end2 
 	} else {
 		keys.miss()
 	}
+}
+
+// counted reports whether group i of g holds distinct value v (not empty)
+// of the count distinct's column (groupHot.dk) in its set.
+func (t *Table) counted(g *Groups, i int, v []byte) bool {
+	gen := t.b.gen
+	s := gen.slots[gen.hot.dkSlot]
+	key := string(v)
+	if s.kind != KindText {
+		k, err := distinctKey(v, s.kind, gen.dates)
+		if err != nil {
+			return false
+		}
+		key = k
+	}
+	_, ok := g.holWords(i*g.Slots + gen.hot.dkSlot).Distinct[key]
+	return ok
 }
