@@ -665,7 +665,7 @@ func (t *Table) groupOf(r *Result, key []byte) (int, bool) {
 	}
 	if r.Groups == nil {
 		g := t.b.gen
-		r.Groups = newGroups(len(g.slots), g.need)
+		r.makeGroups(len(g.slots), g.need)
 	}
 	return r.Groups.at(key), true
 }
@@ -1017,7 +1017,7 @@ func (t *Table) groupAddOwn(key []byte, r *Result, vals *[MaxSums]int64, scales 
 		return t.addAccs(r, r.Sums[:], r.Mins[:], r.Maxs[:], 0, nil, vals, scales, dv)
 	}
 	if r.Groups == nil {
-		r.Groups = newGroups(n, g.need)
+		r.makeGroups(n, g.need)
 	}
 	gr := r.Groups
 	n0 := gr.Len()

@@ -149,7 +149,7 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 	var keys *hotKeys
 	if h.slot && r.Part.N <= 1 { // (a key split is for many keys, where slot mode gives up: one path for it)
 		if r.Groups == nil {
-			r.Groups = newGroups(len(t.b.gen.slots), t.b.gen.need)
+			r.makeGroups(len(t.b.gen.slots), t.b.gen.need)
 		}
 		keys = r.Groups.hotKeys(sc.span)
 	}

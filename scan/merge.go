@@ -83,10 +83,13 @@ func partOf(seed maphash.Seed, key []byte, k int) int {
 }
 
 // concatGroups puts groups that share no key end to end, in one Groups
-// without an index (see Groups.index); parts are not changed. Each part is
-// copied by a goroutine of its own: with millions of groups the copy is
-// mostly first touches of fresh memory, page faults that cores take at
-// once.
+// without an index (see Groups.index). Each part is copied by a goroutine
+// of its own: with millions of groups the copy is mostly first touches of
+// fresh memory, page faults that cores take at once. Where the first
+// part's arrays have room for every part's groups (Result.makeGroups
+// reserves it), the others go there, after its own, which stay in place:
+// the parts' groups are not changed, but the first part's arrays are
+// shared, so no part may take a group after.
 func concatGroups(parts []*Groups) *Groups {
 	g := newGroups(parts[0].Slots, parts[0].Need)
 	g.short, g.long = nil, nil
@@ -95,23 +98,44 @@ func concatGroups(parts []*Groups) *Groups {
 		n += p.Len()
 		bytes += len(p.arena)
 	}
-	g.arena = makeHuge[byte](bytes, bytes)
-	g.ends = makeHuge[int](n, n)
-	g.Count = makeHuge[int64](n, n)
-	if g.Need&NeedSum != 0 {
-		g.Sums = makeHuge[Fixed](n*g.Slots, n*g.Slots)
-	}
-	if g.Need&NeedMin != 0 {
-		g.Mins = makeHuge[Extreme](n*g.Slots, n*g.Slots)
-	}
-	if g.Need&NeedMax != 0 {
-		g.Maxs = makeHuge[Extreme](n*g.Slots, n*g.Slots)
+	f := parts[0]
+	inPlace := cap(f.arena) >= bytes && cap(f.ends) >= n && cap(f.Count) >= n &&
+		(g.Need&NeedSum == 0 || cap(f.Sums) >= n*g.Slots) &&
+		(g.Need&NeedMin == 0 || cap(f.Mins) >= n*g.Slots) &&
+		(g.Need&NeedMax == 0 || cap(f.Maxs) >= n*g.Slots)
+	if inPlace {
+		g.arena, g.ends, g.Count = f.arena[:bytes], f.ends[:n], f.Count[:n]
+		if g.Need&NeedSum != 0 {
+			g.Sums = f.Sums[:n*g.Slots]
+		}
+		if g.Need&NeedMin != 0 {
+			g.Mins = f.Mins[:n*g.Slots]
+		}
+		if g.Need&NeedMax != 0 {
+			g.Maxs = f.Maxs[:n*g.Slots]
+		}
+	} else {
+		g.arena = makeHuge[byte](bytes, bytes)
+		g.ends = makeHuge[int](n, n)
+		g.Count = makeHuge[int64](n, n)
+		if g.Need&NeedSum != 0 {
+			g.Sums = makeHuge[Fixed](n*g.Slots, n*g.Slots)
+		}
+		if g.Need&NeedMin != 0 {
+			g.Mins = makeHuge[Extreme](n*g.Slots, n*g.Slots)
+		}
+		if g.Need&NeedMax != 0 {
+			g.Maxs = makeHuge[Extreme](n*g.Slots, n*g.Slots)
+		}
 	}
 	var wg sync.WaitGroup
 	a0, i0 := 0, 0 // part p's first key byte and group in g
-	for _, p := range parts {
+	for k, p := range parts {
 		a, i := a0, i0
 		wg.Go(func() {
+			if k == 0 && inPlace {
+				return // (there already)
+			}
 			copy(g.arena[a:], p.arena)
 			for j, e := range p.ends {
 				g.ends[i+j] = a + e

@@ -66,7 +66,9 @@ func mix(a, b uint64) uint64 {
 // part scanned every row, so Rows and Quoted are one part's, and every
 // part must report the same: a part that differs is an error. Matched and
 // the groups are the parts' together; the groups are put end to end, in
-// part order. rs are not changed.
+// part order. rs are not changed, but the answer's groups may share the
+// arrays of a part's (concatGroups): no Result of rs may be scanned or
+// merged into after.
 func MergeParts(rs []*Result, n, workers int) (Result, error) {
 	if n < 1 {
 		return Result{}, fmt.Errorf("a key split of %d parts", n)

@@ -128,3 +128,56 @@ func TestPartHashRef(t *testing.T) {
 		}
 	}
 }
+
+// A key split's parts made with room for their groups (Result.Expect) are
+// put end to end in part 0's arrays, its own groups left in place: the
+// answer is the whole scan's, with every aggregate's array, and each part
+// still holds its own groups as they were. An Expect too small for the
+// others (here, 1) copies them all, as without one.
+func TestMergePartsInPlace(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Order ID,Units Sold,Unit Price\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "%d,%d,%d.%02d\n", 100000000+7919*(i%3700), i%97, i%50, i%100)
+	}
+	data := []byte(b.String())
+	q := Query{By: []string{"Order ID"}, Sum: []string{"Units Sold"}, Min: []string{"Unit Price"}, Max: []string{"Unit Price"}}
+	tb, err := NewTable("o.csv", data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole Result
+	if err := tb.Scan(0, len(data), &whole); err != nil {
+		t.Fatal(err)
+	}
+	for _, expect := range []int{2000, 1} {
+		parts := make([]*Result, 3)
+		var keys [][]string
+		for k := range parts {
+			parts[k] = &Result{Part: KeyPart{int32(k), 3}, Expect: expect}
+			if err := tb.Scan(0, len(data), parts[k]); err != nil {
+				t.Fatal(err)
+			}
+			var ks []string
+			for i := range parts[k].Groups.Len() {
+				ks = append(ks, parts[k].Groups.Key(i))
+			}
+			keys = append(keys, ks)
+		}
+		got, err := MergeParts(parts, 3, 2)
+		if err != nil || !got.Equal(&whole) {
+			t.Fatalf("Expect %d: merged parts differ from the whole scan (%v)", expect, err)
+		}
+		shared := &got.Groups.arena[0] == &parts[0].Groups.arena[0] && &got.Groups.Sums[0] == &parts[0].Groups.Sums[0] && &got.Groups.Maxs[0] == &parts[0].Groups.Maxs[0]
+		if shared != (expect > 1) {
+			t.Errorf("Expect %d: answer shares part 0's arrays: %v", expect, shared)
+		}
+		for k, p := range parts {
+			for i, key := range keys[k] {
+				if p.Groups.Key(i) != key || p.Groups.Len() != len(keys[k]) {
+					t.Fatalf("Expect %d: part %d changed: group %d is %q, was %q", expect, k, i, p.Groups.Key(i), key)
+				}
+			}
+		}
+	}
+}

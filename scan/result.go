@@ -72,6 +72,12 @@ type Result struct {
 	// distinctCost): what a run bounds by Query.MaxHeld. Merge adds it;
 	// Equal and the binary form leave it out.
 	Held int64
+	// Expect, if above 0, is how many groups a scan into this Result may
+	// make: the first group made reserves room for that many (arrays and
+	// index), so that millions of groups are not grown by copies into
+	// fresh memory, each doubling. A hint: it changes no answer, Merge and
+	// Equal ignore it, and it is not in the binary form.
+	Expect int
 	// hol caches Words's entries for the holistic aggregates of a query
 	// without group-by (holWords), as Groups.hol does. A copy of a Result
 	// is only merged from, never scanned into, so no copy writes through
@@ -301,4 +307,19 @@ func (r *Result) DecodeVar(b []byte) error {
 	}
 	r.Groups = g
 	return nil
+}
+
+// makeGroups gives r its Groups, for a query of slots aggregate slots and
+// need, with room for r.Expect groups; a key split's part 0 has array room
+// for every part's (the index for its own), as MergeParts puts the other
+// parts' groups after its own, in place (concatGroups).
+func (r *Result) makeGroups(slots int, need Need) *Groups {
+	r.Groups = newGroups(slots, need)
+	if r.Expect > 0 {
+		r.Groups.reserve(r.Expect)
+		if r.Part.N > 1 && r.Part.K == 0 {
+			r.Groups.reserveArrays(r.Expect * int(r.Part.N))
+		}
+	}
+	return r.Groups
 }

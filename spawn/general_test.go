@@ -132,6 +132,18 @@ func TestKeysSplit(t *testing.T) {
 		if err != nil || p.Split != c.want {
 			t.Errorf("%+v, %d workers: the auto split is %v (%v), want %v", c.q, c.workers, p.Split, err, c.want)
 		}
+		// the groups the sample expects (every Order ID is distinct; a
+		// quarter of the rows are Europe's, 48 countries of 185)
+		lo, hi := int64(0), int64(0)
+		if p.Split == SplitKeys {
+			lo, hi = 40000*8/10, 40000*12/10
+			if c.q.Filters != nil {
+				lo, hi = 40000/6, 40000/3
+			}
+		}
+		if set.expect < lo || set.expect > hi {
+			t.Errorf("%+v, %d workers: the sample expects %d groups, want %d to %d", c.q, c.workers, set.expect, lo, hi)
+		}
 	}
 	// a set smaller than the sample's 16 pieces: each row is sampled once,
 	// so its distinct keys look distinct (overlapping pieces counted rows

@@ -34,6 +34,7 @@ func (s *Set) manyKeys() bool {
 	many := func() bool { return r.Groups != nil && int64(r.Groups.Len())*10 >= r.Matched*9 }
 	buf := make([]byte, sampleBytes)
 	lastF, lastEnd := -1, 0 // where the last piece ended: pieces do not overlap
+	var sampled int64       // the bytes of the pieces scanned whole
 	for k := range sampleSpots {
 		if r.Matched >= sampleRows && !many() {
 			return false // enough rows that say few keys: no need to read on
@@ -65,10 +66,22 @@ func (s *Set) manyKeys() bool {
 				piece = piece[:bytes.LastIndexByte(piece, '\n')+1]
 			}
 			v := s.Tables[f].View(piece, off)
-			return v.Scan(0, len(piece), &r) // (into r: a Result a piece cost more than the scan)
+			err := v.Scan(0, len(piece), &r) // (into r: a Result a piece cost more than the scan)
+			if err == nil {
+				sampled += int64(len(piece))
+			}
+			return err
 		})
 	}
-	return r.Matched >= sampleRows && many()
+	if r.Matched < sampleRows || !many() {
+		return false
+	}
+	// As many groups a byte as the sample has: an overestimate where
+	// keys repeat beyond it, at most one group a row.
+	if sampled > 0 {
+		s.expect = int64(r.Groups.Len()) * s.Bytes / sampled
+	}
+	return true
 }
 
 // spot is the file and offset in it of byte at of the Set's files taken

@@ -46,7 +46,11 @@ type Set struct {
 	// populateUnits: the files were mapped lazily and each unit's pages are
 	// populated by the worker that scans it (see OpenLazy).
 	populateUnits bool
-	buffer        int // the copying modes' buffer (input.Options.Buffer)
+	// expect: how many groups manyKeys's sample says the whole query
+	// makes (0: not sampled, or few keys), each key split part's share
+	// of which its Result reserves room for (scan.Result.Expect)
+	expect int64
+	buffer int // the copying modes' buffer (input.Options.Buffer)
 	// Transient: the files were more than a process may hold open or
 	// mapped (tooMany), so each is read (input.Read) through a descriptor
 	// opened for each read, whatever mode was asked.
@@ -381,6 +385,9 @@ func (s *Set) rowStart(i, off int) (int, error) {
 // the unit (see Set.merge).
 func (s *Set) scanUnit(ctx context.Context, u Unit, r *scan.Result) error {
 	r.Part = u.Part
+	if u.Part.N > 1 && r.Groups == nil {
+		r.Expect = int(s.expect / int64(u.Part.N))
+	}
 	return s.guard(u, func() error {
 		a, b, err := s.rows(u)
 		if err != nil {
