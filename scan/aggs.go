@@ -55,16 +55,32 @@ func (f AggFunc) Holistic() bool { return f.list == nil }
 
 // aggFunc is the table's row for name.
 func aggFunc(name string) (AggFunc, bool) {
-	for _, f := range AggFuncs {
-		if f.Func == name {
-			return f, true
-		}
+	if i := aggIndex(name); i >= 0 {
+		return AggFuncs[i], true
 	}
 	return AggFunc{}, false
+}
+
+// aggIndex is the index of name's row in the table, -1 if none. (A row is
+// not copied to be compared: an answer's table looks each value's
+// aggregate up, millions of times.)
+func aggIndex(name string) int {
+	for i := range AggFuncs {
+		if AggFuncs[i].Func == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // holisticFunc is the table's row for name if it is a holistic aggregate.
 func holisticFunc(name string) (AggFunc, bool) {
 	f, ok := aggFunc(name)
 	return f, ok && f.Holistic()
+}
+
+// isHolistic reports whether name is a holistic aggregate's.
+func isHolistic(name string) bool {
+	i := aggIndex(name)
+	return i >= 0 && AggFuncs[i].Holistic()
 }

@@ -117,7 +117,7 @@ func (a *Answer) value(g Agg, n, present int64, sums []Fixed, mins, maxs []Extre
 
 // appendValue appends value's rendering to dst.
 func (a *Answer) appendValue(dst []byte, g Agg, n, present int64, sums []Fixed, mins, maxs []Extreme, w *Words, group bool) []byte {
-	if _, ok := holisticFunc(g.Func); ok {
+	if isHolistic(g.Func) {
 		return a.appendHolisticValue(dst, g, w, group)
 	}
 	k := g.Slot
@@ -489,7 +489,7 @@ func (a *Answer) cmpAgg(ag Agg, x, y int) int {
 	g := a.Result.Groups
 	k := ag.Slot
 	ix, iy := x*g.Slots+k, y*g.Slots+k
-	if _, ok := holisticFunc(ag.Func); ok {
+	if isHolistic(ag.Func) {
 		return a.cmpHolistic(ag, g.Words[ix], g.Words[iy])
 	}
 	switch ag.Func {
