@@ -129,12 +129,19 @@ func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(c
 		wk.out = make([]paddedOutcome, len(r.plan.Units))
 	}
 	first := newFirstRows(r.set, r.plan)
+	steal := newSteals(r.plan, ws)
 	var wg sync.WaitGroup
 	for k, w := range ws {
 		wg.Go(func() {
 			st := &wk.stats[k].WorkerStat
 			st.Start = time.Since(r.t0)
-			for i := r.plan.next(w, 0, take); i >= 0 && ctx.Err() == nil && !first.enough(); i = r.plan.next(w, st.Units, take) {
+			next := func() int {
+				if steal != nil {
+					return steal.next(k)
+				}
+				return r.plan.next(w, st.Units, take)
+			}
+			for i := next(); i >= 0 && ctx.Err() == nil && !first.enough(); i = next() {
 				u := r.plan.Units[i]
 				o := &wk.out[i].unitOutcome
 				dst := &o.res
@@ -237,4 +244,64 @@ func (r *Report) phases(joined time.Duration) {
 	r.Spawn = lastStart - r.Setup
 	r.Scan = lastEnd - first
 	r.Join = joined - lastEnd
+}
+
+// steals hands a rows split's units to a process's workers (Plan.Steal):
+// each takes its own from the front, in order, and a worker whose own are
+// done takes the last not yet taken of the worker with the most left. A
+// worker that ends early (its core slower, or shared with another's) so
+// takes work off the last one, as the dynamic split would, while the units
+// stay the rows split's: whole files, each folded into the result of the
+// worker that scans it, and a cut file's pieces, each with its own, merged
+// in unit order whoever scanned them. Safe for concurrent use.
+type steals struct {
+	units [][]int         // per worker of ws, its units (Plan.Assign)
+	left  []atomic.Uint64 // per worker: its next unit to take (high half) and one past its last (low)
+}
+
+// newSteals returns the steals of p's units among workers ws, or nil where
+// each must take its own: a plan without Steal (the keys split's units are
+// each its worker's key part), or one worker.
+func newSteals(p *Plan, ws []int) *steals {
+	if !p.Steal || p.Split != SplitRows || len(ws) < 2 || p.Assign == nil {
+		return nil
+	}
+	s := &steals{units: make([][]int, len(ws)), left: make([]atomic.Uint64, len(ws))}
+	for k, w := range ws {
+		s.units[k] = p.Assign[w]
+		s.left[k].Store(uint64(len(p.Assign[w])))
+	}
+	return s
+}
+
+// next is the index of worker k's next unit (of ws), or -1 when none is
+// left to any.
+func (s *steals) next(k int) int {
+	for {
+		v := s.left[k].Load()
+		lo, hi := v>>32, v&0xFFFFFFFF
+		if lo >= hi {
+			break
+		}
+		if s.left[k].CompareAndSwap(v, (lo+1)<<32|hi) {
+			return s.units[k][lo]
+		}
+	}
+	for {
+		victim, most := -1, uint64(0)
+		for j := range s.left {
+			v := s.left[j].Load()
+			if lo, hi := v>>32, v&0xFFFFFFFF; hi > lo && hi-lo > most {
+				victim, most = j, hi-lo
+			}
+		}
+		if victim < 0 {
+			return -1
+		}
+		v := s.left[victim].Load()
+		lo, hi := v>>32, v&0xFFFFFFFF
+		if lo < hi && s.left[victim].CompareAndSwap(v, lo<<32|(hi-1)) {
+			return s.units[victim][hi-1]
+		}
+	}
 }

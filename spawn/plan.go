@@ -21,6 +21,11 @@ type Plan struct {
 	// dynamic split it is nil: workers take the next unit from a shared
 	// cursor until none is left.
 	Assign [][]int
+	// Steal: the auto split's rows split, whose workers in one process
+	// take each other's units not yet taken once their own are done
+	// (steals); a rows split asked for by name keeps each worker to its
+	// own, as the study of the splits wants.
+	Steal bool
 }
 
 // NewPlan cuts set's rows into units for workers with split. A row split's
@@ -31,8 +36,8 @@ type Plan struct {
 // (0: DefaultChunk). The keys split gives every worker every file whole
 // and a part of a group-by's keys; the auto split is the keys split for a
 // group-by whose sampled rows are mostly distinct keys (Set.manyKeys) and
-// more than one worker, the rows split otherwise, and the plan's Split is
-// the one it took.
+// more than one worker, the rows split otherwise, whose workers steal
+// (Plan.Steal), and the plan's Split is the one it took.
 func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if workers < 1 {
 		return nil, fmt.Errorf("a plan needs at least 1 worker, got %d", workers)
@@ -40,7 +45,8 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 	if chunk <= 0 {
 		chunk = DefaultChunk
 	}
-	if split == SplitAuto {
+	auto := split == SplitAuto
+	if auto {
 		split = SplitRows
 		if set.Query.Select != nil {
 			split = SplitDynamic // (rows out: written a chunk at a time, in order, see runRows)
@@ -48,7 +54,7 @@ func NewPlan(set *Set, split Split, workers, chunk int) (*Plan, error) {
 			split = SplitKeys
 		}
 	}
-	p := &Plan{Split: split, Workers: workers}
+	p := &Plan{Split: split, Workers: workers, Steal: auto && split == SplitRows}
 	nf := len(set.Tables)
 	switch split {
 	case SplitKeys:

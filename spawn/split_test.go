@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -44,6 +45,59 @@ func TestSplitNames(t *testing.T) {
 		{Goroutines{}, SplitKeys, false}, {Goroutines{}, SplitFile, false}, {Processes{}, SplitRows, false}, {MPI{}, SplitRows, false}, {Floor{}, SplitRows, false}} {
 		if got := Streams(c.st, c.split); got != c.want {
 			t.Errorf("Streams(%s, %s) = %v", c.st.Name(), c.split, got)
+		}
+	}
+}
+
+// The auto split's workers take their own units in order, then the last
+// ones not yet taken of the worker with the most left; every unit goes to
+// one worker once, however they race. A rows split named, the keys split
+// and one worker steal nothing.
+func TestSteals(t *testing.T) {
+	p := &Plan{Split: SplitRows, Steal: true, Assign: [][]int{{0, 1, 2, 3}, {4, 5, 6}, {7}}}
+	s := newSteals(p, []int{0, 1, 2})
+	var got []int
+	for i := s.next(1); i >= 0; i = s.next(1) {
+		got = append(got, i)
+	}
+	if want := []int{4, 5, 6, 3, 2, 1, 0, 7}; !slices.Equal(got, want) {
+		t.Errorf("worker 1 alone took %v, want %v", got, want)
+	}
+	for _, q := range []*Plan{
+		{Split: SplitRows, Assign: p.Assign},
+		{Split: SplitKeys, Steal: true, Assign: p.Assign},
+		{Split: SplitRows, Steal: true, Assign: p.Assign[:1]},
+	} {
+		if newSteals(q, []int{0, 1, 2}[:len(q.Assign)]) != nil {
+			t.Errorf("%v split, Steal %v, %d workers: steals", q.Split, q.Steal, len(q.Assign))
+		}
+	}
+
+	const n = 3000
+	big := &Plan{Split: SplitRows, Steal: true, Assign: make([][]int, 4)}
+	for i := range n {
+		big.Assign[i*4/n] = append(big.Assign[i*4/n], i)
+	}
+	s = newSteals(big, []int{0, 1, 2, 3})
+	taken := make([][]int, 4)
+	var wg sync.WaitGroup
+	for k := range taken {
+		wg.Go(func() {
+			for i := s.next(k); i >= 0; i = s.next(k) {
+				taken[k] = append(taken[k], i)
+			}
+		})
+	}
+	wg.Wait()
+	seen := make([]int, n)
+	for _, ks := range taken {
+		for _, i := range ks {
+			seen[i]++
+		}
+	}
+	for i, c := range seen {
+		if c != 1 {
+			t.Fatalf("unit %d taken %d times", i, c)
 		}
 	}
 }
