@@ -63,7 +63,7 @@ func (p Processes) Run(ctx context.Context, c Config) (rep *Report, err error) {
 	if q.MaxHeld > 0 { // (each child holds its own rows out and values: a share of the bound each)
 		q.MaxHeld = max(q.MaxHeld/int64(max(c.Workers, 1)), 1)
 	}
-	j := &job{Paths: set.Paths, Names: set.Names, Seps: set.Seps, Added: set.HeadAdded, Query: q, Mode: int(c.Mode), Populate: c.Opt.Populate, Buffer: c.Opt.Buffer, Plan: *plan}
+	j := &job{Paths: set.Paths, Names: set.Names, Seps: set.Seps, Added: set.HeadAdded, Query: q, Mode: int(c.Mode), Populate: c.Opt.Populate, Buffer: c.Opt.Buffer, Plan: *plan, Expect: set.expect}
 	for _, f := range set.Files {
 		j.Sizes = append(j.Sizes, f.Size())
 	}

@@ -97,6 +97,7 @@ type job struct {
 	Populate bool
 	Buffer   int
 	Plan     Plan
+	Expect   int64 // the groups the parent's sample expects (Set.expect)
 }
 
 // layout is where the sections of a region of N workers and M units are.

@@ -122,6 +122,7 @@ func runWorker(region *shm.Region, w int, entered int64) int {
 		return 1
 	}
 	defer set.Close()
+	set.expect = j.Expect
 	if len(set.Files) != len(j.Paths) {
 		putMsg(ws, wMsgLen, wMsg, workerSlot, fmt.Sprintf("a file became empty since the run was planned (%d files, then %d)", len(set.Files), len(j.Paths)))
 		return 1
