@@ -429,6 +429,9 @@ func (hp *hotPlan) dateLead(c, d *cond) (ok, both bool) {
 		hp.st.ldlo, hp.st.ldhi = max(hp.st.ldlo, lo), min(hp.st.ldhi, hi)
 		both = true
 	}
+	if hp.st.ldlo > hp.st.ldhi { // no day: a range hotWalk tests as one unsigned compare, which no day passes
+		hp.st.ldlo, hp.st.ldhi = math.MaxInt64, math.MaxInt64
+	}
 	return true, both
 }
 

@@ -1137,10 +1137,11 @@ leaddate:
 	// mend makes it again from ROWE; the lead way's match finds it.)
 leadday:
 	MOVQ  ST(R13), CX
-	CMPQ  R11, LDLO(CX)
-	JLT   nomatch
-	CMPQ  R11, LDHI(CX)
-	JGT   nomatch
+	SUBQ  LDLO(CX), R11
+	MOVQ  LDHI(CX), R12
+	SUBQ  LDLO(CX), R12
+	CMPQ  R11, R12
+	JHI   nomatch        // one branch, unsigned: a day before LDLO wraps past the range (dateLead keeps LDLO ≤ LDHI)
 	MOVQ  ROWE(SP), R12
 	TESTQ R12, R12
 	JZ    match
