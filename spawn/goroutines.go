@@ -248,16 +248,24 @@ func (r *Report) phases(joined time.Duration) {
 
 // steals hands a rows split's units to a process's workers (Plan.Steal):
 // each takes its own from the front, in order, and a worker whose own are
-// done takes the last not yet taken of the worker with the most left. A
+// done takes the last not yet taken of the worker with the most left, if
+// those left are of minSteal bytes or more (fewer would end about when
+// their owner's scan of them would: taking them changes nothing but which
+// worker's figures hold them, which then depended on the race). A
 // worker that ends early (its core slower, or shared with another's) so
 // takes work off the last one, as the dynamic split would, while the units
 // stay the rows split's: whole files, each folded into the result of the
 // worker that scans it, and a cut file's pieces, each with its own, merged
 // in unit order whoever scanned them. Safe for concurrent use.
 type steals struct {
+	plan  *Plan
 	units [][]int         // per worker of ws, its units (Plan.Assign)
 	left  []atomic.Uint64 // per worker: its next unit to take (high half) and one past its last (low)
 }
+
+// minSteal is the smallest unit a worker takes from another: the dynamic
+// split's chunk, which costs nothing to take next to its scan.
+const minSteal = DefaultChunk
 
 // newSteals returns the steals of p's units among workers ws, or nil where
 // each must take its own: a plan without Steal (the keys split's units are
@@ -266,7 +274,7 @@ func newSteals(p *Plan, ws []int) *steals {
 	if !p.Steal || p.Split != SplitRows || len(ws) < 2 || p.Assign == nil {
 		return nil
 	}
-	s := &steals{units: make([][]int, len(ws)), left: make([]atomic.Uint64, len(ws))}
+	s := &steals{plan: p, units: make([][]int, len(ws)), left: make([]atomic.Uint64, len(ws))}
 	for k, w := range ws {
 		s.units[k] = p.Assign[w]
 		s.left[k].Store(uint64(len(p.Assign[w])))
@@ -291,7 +299,7 @@ func (s *steals) next(k int) int {
 		victim, most := -1, uint64(0)
 		for j := range s.left {
 			v := s.left[j].Load()
-			if lo, hi := v>>32, v&0xFFFFFFFF; hi > lo && hi-lo > most {
+			if lo, hi := v>>32, v&0xFFFFFFFF; hi > lo && hi-lo > most && s.bytes(j, int(lo), int(hi)) >= minSteal {
 				victim, most = j, hi-lo
 			}
 		}
@@ -304,4 +312,13 @@ func (s *steals) next(k int) int {
 			return s.units[victim][hi-1]
 		}
 	}
+}
+
+// bytes is the bytes of worker k's units [lo, hi).
+func (s *steals) bytes(k, lo, hi int) int {
+	n := 0
+	for _, i := range s.units[k][lo:hi] {
+		n += s.plan.Units[i].End - s.plan.Units[i].Start
+	}
+	return n
 }

@@ -50,11 +50,20 @@ func TestSplitNames(t *testing.T) {
 }
 
 // The auto split's workers take their own units in order, then the last
-// ones not yet taken of the worker with the most left; every unit goes to
-// one worker once, however they race. A rows split named, the keys split
-// and one worker steal nothing.
+// ones not yet taken of the worker with the most left, if of minSteal
+// bytes or more; every unit goes to one worker once, however they race. A
+// rows split named, the keys split and one worker steal nothing.
 func TestSteals(t *testing.T) {
-	p := &Plan{Split: SplitRows, Steal: true, Assign: [][]int{{0, 1, 2, 3}, {4, 5, 6}, {7}}}
+	units := func(sizes ...int) []Unit {
+		var us []Unit
+		for _, n := range sizes {
+			us = append(us, Unit{End: n})
+		}
+		return us
+	}
+	const m = minSteal
+	p := &Plan{Split: SplitRows, Steal: true, Units: units(m, m, m, m, m, m, m, m),
+		Assign: [][]int{{0, 1, 2, 3}, {4, 5, 6}, {7}}}
 	s := newSteals(p, []int{0, 1, 2})
 	var got []int
 	for i := s.next(1); i >= 0; i = s.next(1) {
@@ -62,6 +71,16 @@ func TestSteals(t *testing.T) {
 	}
 	if want := []int{4, 5, 6, 3, 2, 1, 0, 7}; !slices.Equal(got, want) {
 		t.Errorf("worker 1 alone took %v, want %v", got, want)
+	}
+	// units left of fewer bytes in all are left to their worker
+	p.Units = units(m/4, m/4, m/4, m/4, m, m, m, m/2)
+	s = newSteals(p, []int{0, 1, 2})
+	got = nil
+	for i := s.next(1); i >= 0; i = s.next(1) {
+		got = append(got, i)
+	}
+	if want := []int{4, 5, 6, 3}; !slices.Equal(got, want) {
+		t.Errorf("worker 1 alone, small units: took %v, want %v", got, want)
 	}
 	for _, q := range []*Plan{
 		{Split: SplitRows, Assign: p.Assign},
@@ -77,6 +96,7 @@ func TestSteals(t *testing.T) {
 	big := &Plan{Split: SplitRows, Steal: true, Assign: make([][]int, 4)}
 	for i := range n {
 		big.Assign[i*4/n] = append(big.Assign[i*4/n], i)
+		big.Units = append(big.Units, Unit{End: minSteal})
 	}
 	s = newSteals(big, []int{0, 1, 2, 3})
 	taken := make([][]int, 4)
