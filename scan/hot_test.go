@@ -587,3 +587,51 @@ func TestTextSpans(t *testing.T) {
 		}
 	}
 }
+
+// A key table given back (Result.ReleaseKeys) is emptied and taken by the
+// next Groups that needs one: scans of pieces, each into its own Result
+// and each released after, answer as one scan of the whole does, and a
+// released Result scanned again makes a table of its own.
+func TestReleaseKeys(t *testing.T) {
+	oneGoroutine(t)
+	data := generated(t, 6000, 1)[0].data
+	for _, q := range []Query{
+		{By: []string{"Country"}, Sum: []string{"Total Profit"}, Max: []string{"Units Sold"}},
+		{By: []string{"Region"}, Holistic: []Holistic{{"count_distinct", "Item Type", ""}}},
+	} {
+		tb, err := NewTable("r.csv", data, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var whole Result
+		if err := tb.Scan(0, len(data), &whole); err != nil {
+			t.Fatal(err)
+		}
+		var parts []*Result
+		for a := tb.body; a < len(data); {
+			b := min(a+40000, len(data))
+			for b < len(data) && data[b-1] != '\n' {
+				b++
+			}
+			r := &Result{}
+			if err := tb.Scan(a, b, r); err != nil {
+				t.Fatal(err)
+			}
+			r.ReleaseKeys()
+			if r.Groups != nil && r.Groups.keys != nil {
+				t.Fatal("a released Result keeps its key table")
+			}
+			parts, a = append(parts, r), b
+		}
+		if got := MergeAll(parts, 1); !got.Equal(&whole) {
+			t.Errorf("%+v: the released pieces' answer differs from the whole scan's", q)
+		}
+		again := *parts[0]
+		if err := tb.Scan(tb.body, len(data), &again); err != nil {
+			t.Fatal(err)
+		}
+		if again.Groups.keys == nil && hotAsm {
+			t.Errorf("%+v: a released Result scanned again has no key table", q)
+		}
+	}
+}

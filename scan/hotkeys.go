@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // hotKeys is hotWalk's key table for the fast group-by (slot mode): up to
@@ -166,6 +167,10 @@ func (k *hotKeys) resize(nbits uint) {
 // scan's fold.)
 func (g *Groups) hotKeys(span int) *hotKeys {
 	if g.keys == nil {
+		if k, ok := spareKeys.Get().(*hotKeys); ok {
+			g.keys = k
+			return k
+		}
 		g.keys = new(hotKeys)
 		bits := uint(firstKeyBits)
 		if span < smallSpan {
@@ -174,6 +179,29 @@ func (g *Groups) hotKeys(span int) *hotKeys {
 		g.keys.resize(bits)
 	}
 	return g.keys
+}
+
+// spareKeys holds key tables that Results no scan takes again gave back
+// (Result.ReleaseKeys), emptied: a Groups' first scan in slot mode takes one
+// before it makes one. A new table is fresh memory, each page's first write
+// a fault (and, read first, a copy-on-write of the zero page with a TLB
+// shootdown): a dynamic split's 2 MiB units of a group-by paid more for
+// their tables than for their scans (docs/experiments.md, 2026-12-07).
+var spareKeys sync.Pool
+
+// ReleaseKeys gives r's key table, if it has one, to the next Groups that
+// needs one: for a Result no scan will take again (its groups stay as they
+// are; a later scan into it would make a new table).
+func (r *Result) ReleaseKeys() {
+	if r.Groups == nil || r.Groups.keys == nil {
+		return
+	}
+	k := r.Groups.keys
+	r.Groups.keys = nil
+	clear(k.slots)
+	clear(k.acc[:k.n]) // (folded, so zero already, unless the scan failed)
+	k.n, k.misses, k.taken, k.off, k.rows = 0, 0, 0, false, 0
+	spareKeys.Put(k)
 }
 
 // learn puts key, whose group is i, in the table, if it is not there and

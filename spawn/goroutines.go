@@ -150,6 +150,9 @@ func (r *run) work(ctx context.Context, ws []int, take func() int64, body func(c
 				}
 				rows := dst.Rows
 				o.err = body(ctx, r.set, u, dst)
+				if !o.folded {
+					o.res.ReleaseKeys() // (its own result: no scan takes it again)
+				}
 				o.done = true
 				first.add(i, o)
 				if r.notify != nil {
