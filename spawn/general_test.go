@@ -145,6 +145,15 @@ func TestKeysSplit(t *testing.T) {
 			t.Errorf("%+v, %d workers: the sample expects %d groups, want %d to %d", c.q, c.workers, set.expect, lo, hi)
 		}
 	}
+	// what --max-memory allows bounds it
+	bset, err := Open(paths, scan.Query{By: []string{"Order ID"}, MaxHeld: 1000 * groupRoom}, input.Mmap, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := NewPlan(bset, SplitAuto, 2, 0); err != nil || p.Split != SplitKeys || bset.expect != 1000 {
+		t.Errorf("by Order ID under --max-memory of 1,000 groups: the sample expects %d (%v split, %v)", bset.expect, p.Split, err)
+	}
+	bset.Close()
 	// a set smaller than the sample's 16 pieces: each row is sampled once,
 	// so its distinct keys look distinct (overlapping pieces counted rows
 	// three times, and saw few keys)

@@ -77,12 +77,23 @@ func (s *Set) manyKeys() bool {
 		return false
 	}
 	// As many groups a byte as the sample has: an overestimate where
-	// keys repeat beyond it, at most one group a row.
+	// keys repeat beyond it, at most one group a row. What is reserved is
+	// address space, faulted in as groups come; it is kept to a group per
+	// groupRoom bytes of --max-memory (4 GiB without one), so that an
+	// inflated estimate cannot ask for more than the machine has.
 	if sampled > 0 {
-		s.expect = int64(r.Groups.Len()) * s.Bytes / sampled
+		room := s.Query.MaxHeld
+		if room <= 0 {
+			room = 4 << 30
+		}
+		s.expect = min(int64(r.Groups.Len())*s.Bytes/sampled, room/groupRoom)
 	}
 	return true
 }
+
+// groupRoom bounds the bytes a reserved group may take (its key, count,
+// sums and index entry: about 150 for a key of 9 bytes and one sum).
+const groupRoom = 256
 
 // spot is the file and offset in it of byte at of the Set's files taken
 // end to end.
