@@ -374,3 +374,42 @@ func FuzzKinds(f *testing.F) {
 		checkGen(t, "kinds", files, dq)
 	})
 }
+
+// FuzzTextLead: a contains or starts with on a later column, which hotWalk
+// takes as its lead (hotPlan.textLead) where no other filter leads: every
+// hot mode against the reference, on fields long and short, empty, last in
+// their row or quoted, and rows of the wrong length.
+func FuzzTextLead(f *testing.F) {
+	for _, s := range []struct {
+		body, value string
+		op          uint8
+	}{
+		{"a,1,Kazakhstan\nb,2,Chad\nc,3,Pakistan\r\n", "stan", 0},
+		{"a,1,Saint Vincent and the Grenadines and more\nb,2,Sao Tome\n", "and", 0},
+		{"a,1,\nb,2,x\n,3,stan\n", "stan", 1},
+		{"a,1,\"Af,ghanistan\"\nb,2,Tajikistan,9\nc,3\n", "stan", 0},
+		{"a,1,abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\nb,2,zzzz\n", "xyz", 2},
+		{"a,1,STAN\nb,2,stan\n", "Stan", 2},
+		{"a,Kazakhstan,1\nb,Saint Vincent and the Grenadines,2\nc,,3\r\nd,Pakistan\n", "stan", 9},
+		{"a,the longest name a country was ever given in this file,1\nb,stan,2\n", "stan", 10},
+		{strings.Repeat("a,a long country name then Kazakhstan,1\nb,one that ends in Kazakhstan,2\nz,a row after it,3\n", 4), "stan", 9},
+		{strings.Repeat("a,one that starts with a name longer than the lead reads,1\nz,a row after it,3\n", 4), "one that", 10},
+	} {
+		f.Add([]byte(s.body), s.value, s.op)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, value string, op uint8) {
+		if value == "" {
+			return
+		}
+		in := append([]byte(fuzzHeader), body...)
+		c := Cond{"y", []Op{OpContains, OpPrefix, OpContainsFold}[op%3], value, false, nil} // (op&8: on x)
+		q := Query{Filters: []Cond{c}, Sum: []string{"x"}}
+		if op&8 != 0 { // the lead a middle field, not the row's last
+			q.Filters[0].Col, q.Sum = "x", []string{"y"}
+		}
+		if op&4 != 0 {
+			q.By = []string{"f"}
+		}
+		checkGen(t, "fuzz text lead", []refFile{{"fuzz.csv", in}}, q)
+	})
+}

@@ -808,7 +808,8 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 	}
 	// With no first = filter to lead, a first later filter that compares
 	// a date may lead (dateLead), with the next if it is the range's other
-	// end: their spans are freed.
+	// end, or one that is a contains or starts with (textLead): their
+	// spans are freed.
 	if g.lead < 0 && h.all && len(h.rest) > 0 {
 		var d *cond
 		if len(h.rest) > 1 {
@@ -819,6 +820,9 @@ func hotGroups(g *general, ncols int, sep byte) *groupHot {
 			if both {
 				h.tested, h.hp.span[2] = 2, -1
 			}
+			h.hp.spansSet()
+		} else if h.hp.textLead(&h.rest[0]) { // (or a contains, or starts with)
+			h.tested, h.hp.span[1] = 1, -1
 			h.hp.spansSet()
 		}
 	}

@@ -214,8 +214,9 @@ type hotPlan struct {
 	st   spanTests
 	// dv: not 0 if a span is a date value (eqop 4)
 	dv int
-	// ldate: not 0 if the lead (leadbit) is a date's comparison, whose day
-	// must lie in [st.ldlo, st.ldhi], not a value (see dateLead)
+	// ldate: 1 if the lead (leadbit) is a date's comparison, whose day
+	// must lie in [st.ldlo, st.ldhi], not a value (see dateLead); 2 if it
+	// is a contains or starts with, span 1's test (see textLead)
 	ldate int
 	// numeric filters, tested by hotWalk on values parsed after the
 	// sums: value k (nsum ≤ k < nparse) of field numField[k] must lie in
@@ -350,6 +351,25 @@ func (hp *hotPlan) textOn(j int, c *cond) bool {
 	hp.st.cfirst[j], hp.st.clast[j] = [2]uint64{f, f}, [2]uint64{l, l}
 	return true
 }
+
+// textLead makes hotWalk's lead (leadbit) c, a contains or starts with on
+// a column past the first and within the first 33 (textOn's test, on span
+// 1), if no other filter leads: hotWalk then tests each row's field after
+// the lead-th comma before it looks for the row's end (a field that does
+// not end within textLeadLen bytes takes the way that finds it first), so a
+// row the test turns away costs what a lead's value compare does. The
+// caller frees span 1 (span[1] = -1): the lead has tested it.
+func (hp *hotPlan) textLead(c *cond) bool {
+	if c.field < 1 || c.field > 32 || hp.leadbit != 0 || hp.vmask != 0 || !hp.textOn(1, c) {
+		return false
+	}
+	hp.leadbit, hp.vlen, hp.ldate = 1<<(c.field-1), textLeadLen, 2
+	return true
+}
+
+// textLeadLen is the longest field a text lead finds without the row's
+// end: the lead's comma, this and 3 bytes must lie in the row's first 64.
+const textLeadLen = 24
 
 // maxIn is how many values an in list hotWalk tests may have (inOn).
 const maxIn = 4

@@ -948,7 +948,7 @@ spancand:
 	JCS      nomatch               // none left: contains fails
 	MOVOU    (R8)(CX*1), X0
 	DIFFER(X0, X4, DX, AX)
-	JZ       spannext              // the value at CX: contains holds
+	JZ       spantextok            // the value at CX: contains holds
 	BLSRQ    R11, R11
 	JMP      spancand
 
@@ -956,7 +956,19 @@ spanprefix:
 	MOVOU    (R8), X0
 	DIFFER(X0, X4, DX, AX)
 	JNZ      nomatch
-	JMP      spannext
+
+	// The test held: the next span, or, for a text lead (LDATE 2: span 1
+	// is the lead's, which the plan leaves out of the spans), the row's
+	// end, as leadday goes on.
+spantextok:
+	CMPQ  R12, $1
+	JNE   spannext
+	CMPQ  LDATE(R13), $2
+	JNE   spannext
+	MOVQ  ROWE(SP), R12
+	TESTQ R12, R12
+	JZ    match
+	JMP   mend
 
 	// A span's date filter (EQOP 3) or value (4): the field read as
 	// plainDay reads M/D/YYYY and YYYY-MM-DD (16 bytes readable), its
@@ -1114,6 +1126,8 @@ spanempty:
 	// code (R12 -1), its day in [LDLO, LDHI]. An empty field fails (a
 	// missing value).
 leaddate:
+	CMPQ    LDATE(R13), $2
+	JEQ     leadtext
 	MOVQ    R8, CX
 	MOVQ    R8, AX
 	SHRQ    $6, AX
@@ -1135,6 +1149,34 @@ leaddate:
 
 	// (DX, the row's end where leadat found it, is spandate's scratch:
 	// mend makes it again from ROWE; the lead way's match finds it.)
+	// A text lead (LDATE 2; see hotPlan.textLead): the field at R8 up to
+	// its comma, which the lead way (ROWE 0) must find by DX, its bound,
+	// else the row takes the way that finds its end first (rowend);
+	// leadat's DX is the row's end, where a last field ends. (A field of
+	// 64 bytes or more, cut at 64, goes back from spantext.) Its place goes
+	// to span 1's, and spantext tests it with span 1's value.
+leadtext:
+	MOVQ    R8, CX
+	MOVQ    R8, AX
+	SHRQ    $6, AX
+	MOVQ    CM(DI)(AX*8), R11
+	MOVQ    (CM+8)(DI)(AX*8), R12
+	SHRQ    CX, R12, R11         // the comma bits from the field on
+	TZCNTQ  R11, R11             // to its comma (64: none near)
+	LEAQ    (R8)(R11*1), AX      // the field's end
+	CMPQ    AX, DX
+	JLE     leadtextend
+	CMPQ    ROWE(SP), $0
+	JEQ     rowend               // the lead way, no comma by the bound
+	MOVQ    DX, AX               // leadat: the row's last field
+
+leadtextend:
+	MOVQ    R8, (SPS+8)(SP)
+	MOVQ    AX, (SPE+8)(SP)
+	MOVQ    $1, R12
+	MOVQ    (EQOP+8)(R13), CX
+	JMP     spantext
+
 leadday:
 	MOVQ  ST(R13), CX
 	SUBQ  LDLO(CX), R11
