@@ -1126,8 +1126,6 @@ spanempty:
 	// code (R12 -1), its day in [LDLO, LDHI]. An empty field fails (a
 	// missing value).
 leaddate:
-	CMPQ    LDATE(R13), $2
-	JEQ     leadtext
 	MOVQ    R8, CX
 	MOVQ    R8, AX
 	SHRQ    $6, AX
@@ -1136,6 +1134,8 @@ leaddate:
 	SHRQ    CX, R12, R11         // the comma bits from the field on
 	TZCNTQ  R11, R11             // to its comma (64: none near)
 	LEAQ    (R8)(R11*1), AX
+	CMPQ    LDATE(R13), $2
+	JEQ     leadtext             // (a text lead: AX its field's end)
 	MOVQ    DX, R12
 	SUBQ    R8, R12
 	CMPQ    AX, DX
@@ -1147,23 +1147,14 @@ leaddate:
 	MOVQ    $-1, R12
 	JMP     spanday
 
-	// (DX, the row's end where leadat found it, is spandate's scratch:
-	// mend makes it again from ROWE; the lead way's match finds it.)
 	// A text lead (LDATE 2; see hotPlan.textLead): the field at R8 up to
-	// its comma, which the lead way (ROWE 0) must find by DX, its bound,
-	// else the row takes the way that finds its end first (rowend);
-	// leadat's DX is the row's end, where a last field ends. (A field of
-	// 64 bytes or more, cut at 64, goes back from spantext.) Its place goes
-	// to span 1's, and spantext tests it with span 1's value.
+	// its comma at AX (leaddate's, R8+64 where none is near), which the
+	// lead way (ROWE 0) must find by DX, its bound, else the row takes the
+	// way that finds its end first (rowend); leadat's DX is the row's end,
+	// where a last field ends. (A field of 64 bytes or more, cut at 64,
+	// goes back from spantext.) Its place goes to span 1's, and spantext
+	// tests it with span 1's value.
 leadtext:
-	MOVQ    R8, CX
-	MOVQ    R8, AX
-	SHRQ    $6, AX
-	MOVQ    CM(DI)(AX*8), R11
-	MOVQ    (CM+8)(DI)(AX*8), R12
-	SHRQ    CX, R12, R11         // the comma bits from the field on
-	TZCNTQ  R11, R11             // to its comma (64: none near)
-	LEAQ    (R8)(R11*1), AX      // the field's end
 	CMPQ    AX, DX
 	JLE     leadtextend
 	CMPQ    ROWE(SP), $0
@@ -1177,6 +1168,8 @@ leadtextend:
 	MOVQ    (EQOP+8)(R13), CX
 	JMP     spantext
 
+	// (DX, the row's end where leadat found it, is spandate's scratch:
+	// mend makes it again from ROWE; the lead way's match finds it.)
 leadday:
 	MOVQ  ST(R13), CX
 	SUBQ  LDLO(CX), R11

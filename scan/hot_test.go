@@ -599,14 +599,7 @@ func TestReleaseKeys(t *testing.T) {
 		{By: []string{"Country"}, Sum: []string{"Total Profit"}, Max: []string{"Units Sold"}},
 		{By: []string{"Region"}, Holistic: []Holistic{{"count_distinct", "Item Type", ""}}},
 	} {
-		tb, err := NewTable("r.csv", data, &q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var whole Result
-		if err := tb.Scan(0, len(data), &whole); err != nil {
-			t.Fatal(err)
-		}
+		tb, whole := scanWhole(t, "r.csv", data, q)
 		var parts []*Result
 		for a := tb.body; a < len(data); {
 			b := min(a+40000, len(data))

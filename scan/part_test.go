@@ -142,14 +142,7 @@ func TestMergePartsInPlace(t *testing.T) {
 	}
 	data := []byte(b.String())
 	q := Query{By: []string{"Order ID"}, Sum: []string{"Units Sold"}, Min: []string{"Unit Price"}, Max: []string{"Unit Price"}}
-	tb, err := NewTable("o.csv", data, &q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var whole Result
-	if err := tb.Scan(0, len(data), &whole); err != nil {
-		t.Fatal(err)
-	}
+	tb, whole := scanWhole(t, "o.csv", data, q)
 	for _, expect := range []int{2000, 1} {
 		parts := make([]*Result, 3)
 		var keys [][]string
@@ -180,4 +173,19 @@ func TestMergePartsInPlace(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scanWhole binds q to data's header and scans all of it: the table, and
+// the answer a test's pieces or parts must give.
+func scanWhole(t *testing.T, name string, data []byte, q Query) (*Table, Result) {
+	t.Helper()
+	tb, err := NewTable(name, data, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole Result
+	if err := tb.Scan(0, len(data), &whole); err != nil {
+		t.Fatal(err)
+	}
+	return tb, whole
 }
