@@ -262,7 +262,9 @@ type Rows struct {
 
 type country struct{ region, name string }
 
-var allCountries = func() []country {
+// allCountries is made on first use, not at start-up: most runs of the
+// binary never generate rows.
+var allCountries = sync.OnceValue(func() []country {
 	var cs []country
 	for _, r := range Regions {
 		for _, c := range r.Countries {
@@ -270,12 +272,12 @@ var allCountries = func() []country {
 		}
 	}
 	return cs
-}()
+})
 
 // NewRows starts file i's row stream for seed.
 func NewRows(seed uint64, i int) *Rows {
 	// Distinct, well-mixed starting states per file (splitmix64's constant).
-	g := &Rows{rng: seed ^ (uint64(i)+1)*0x9E3779B97F4A7C15, countries: allCountries}
+	g := &Rows{rng: seed ^ (uint64(i)+1)*0x9E3779B97F4A7C15, countries: allCountries()}
 	g.next()
 	return g
 }

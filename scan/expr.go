@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -180,8 +181,11 @@ func parseIn(s, col string, not bool, list string, decimalComma bool) (Cond, err
 }
 
 // inList is COLUMN [not] in (…) in a filter: the column (unquoted
-// form), "not ", and the list between the parentheses.
-var inList = regexp.MustCompile(`(?is)^(.*?)\s+(not\s+)?in\s*\((.*)\)\s*$`)
+// form), "not ", and the list between the parentheses. It is compiled on
+// first use: every process start would pay for it otherwise.
+var inList = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^(.*?)\s+(not\s+)?in\s*\((.*)\)\s*$`)
+})
 
 func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 	var c Cond
@@ -192,11 +196,11 @@ func parseCond(s string, decimalComma bool, dr *dateReader) (Cond, error) {
 			return c, fmt.Errorf("%w %s: the column's quote is not closed", ErrFilter, clipQuote(s))
 		}
 		c.Col, rest = name, strings.TrimLeft(after, " ")
-		if m := inList.FindStringSubmatch("x " + rest); m != nil && m[1] == "x" {
+		if m := inList().FindStringSubmatch("x " + rest); m != nil && m[1] == "x" {
 			return parseIn(s, c.Col, m[2] != "", m[3], decimalComma)
 		}
 	} else {
-		if m := inList.FindStringSubmatch(rest); m != nil && !strings.ContainsAny(m[1], "=!<>~^") {
+		if m := inList().FindStringSubmatch(rest); m != nil && !strings.ContainsAny(m[1], "=!<>~^") {
 			return parseIn(s, strings.TrimSpace(m[1]), m[2] != "", m[3], decimalComma)
 		}
 		i := strings.IndexAny(rest, "=!<>~^")

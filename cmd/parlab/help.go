@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // commands are parlab's subcommands, each with its synopsis and two
@@ -132,14 +133,16 @@ func flagError(fs *flag.FlagSet, err error) error {
 	}
 	// a value a flag refused (flag.TextVar's types parse themselves):
 	// the flag named as it is typed, then the parser's own words
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		return usagef("--%s: %s", m[1], m[2])
 	}
 	return usagef("%s: %v", fs.Name(), err)
 }
 
 // badValue is the flag package's message for a value a flag refused.
-var badValue = regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): (.*)$`)
+var badValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid value ".*" for flag -([\w-]+): (.*)$`)
+})
 
 // version is parlab's version and the commit it was built from, as the Go
 // toolchain recorded them in the binary.
