@@ -37,29 +37,59 @@ var monthNames = [12]string{"january", "february", "march", "april", "may", "jun
 	"september", "october", "november", "december"}
 
 // month reads a month's name at the start of b (any case): its number and
-// the rest of b, or 0.
+// the rest of b, or 0. The name is its first three letters, the whole of
+// it, or "sept"; the word's first three letters pick the month (most
+// text is turned away there, without a comparison).
 func month(b []byte) (int, []byte) {
 	n := 0
 	for n < len(b) && (b[n]|0x20) >= 'a' && (b[n]|0x20) <= 'z' {
 		n++
 	}
-	if n < 3 {
+	if n < 3 || n > 9 {
 		return 0, b
 	}
-	var w [9]byte
-	if n > len(w) {
+	i := 0
+	switch uint32(b[0]|0x20)<<16 | uint32(b[1]|0x20)<<8 | uint32(b[2]|0x20) {
+	case 'j'<<16 | 'a'<<8 | 'n':
+		i = 1
+	case 'f'<<16 | 'e'<<8 | 'b':
+		i = 2
+	case 'm'<<16 | 'a'<<8 | 'r':
+		i = 3
+	case 'a'<<16 | 'p'<<8 | 'r':
+		i = 4
+	case 'm'<<16 | 'a'<<8 | 'y':
+		i = 5
+	case 'j'<<16 | 'u'<<8 | 'n':
+		i = 6
+	case 'j'<<16 | 'u'<<8 | 'l':
+		i = 7
+	case 'a'<<16 | 'u'<<8 | 'g':
+		i = 8
+	case 's'<<16 | 'e'<<8 | 'p':
+		i = 9
+	case 'o'<<16 | 'c'<<8 | 't':
+		i = 10
+	case 'n'<<16 | 'o'<<8 | 'v':
+		i = 11
+	case 'd'<<16 | 'e'<<8 | 'c':
+		i = 12
+	default:
 		return 0, b
 	}
-	for i := range n {
-		w[i] = b[i] | 0x20
-	}
-	word := string(w[:n])
-	for i, name := range monthNames {
-		if word == name || word == name[:3] || (i == 8 && word == "sept") {
-			return i + 1, b[n:]
+	name := monthNames[i-1]
+	switch {
+	case n == 3, i == 9 && n == 4 && b[3]|0x20 == 't':
+	case n != len(name):
+		return 0, b
+	default:
+		for j := 3; j < n; j++ {
+			if b[j]|0x20 != name[j] {
+				return 0, b
+			}
 		}
 	}
-	return 0, b
+	return i, b[n:]
 }
 
 // dateDigits reads lo to hi decimal digits at the start of b: their value and
