@@ -71,6 +71,7 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 loop:
 	CMPQ BX, CX
 	JGE  done
+	PREFETCHT0 4096(SI) // the next window's line, as classifyAVX512 does
 	VMOVDQU (SI), Y4
 	VMOVDQU 32(SI), Y5
 
