@@ -16,7 +16,7 @@
 	MOVQ    AX, R11 \
 	SHRQ    $63, R11
 
-// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int) (next, counts, nz uint64)
+// func classifyAVX2(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int, ahead int) (next, counts, nz uint64)
 // For each 64-byte block i: m.nl[i], m.cm[i], m.qt[i] = bitmaps of the
 // bytes '\n', sep (the delimiter) and '"', and m.sp[i] = the row starts (a byte after '\n',
 // or the first byte if carry is 1) whose byte is v0, '\r' or '\n' (v0
@@ -26,7 +26,7 @@
 // number of bits set in nl, sp and qt, packed as nl + sp<<21 + qt<<42, and
 // a summary of sp: a bit per block, set if its word is not zero, block i at
 // bit 64-blocks+i (blocks must be at most 64).
-TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
+TEXT ·classifyAVX2(SB), NOSPLIT, $8-80
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -54,6 +54,8 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 	MOVQ AX, R15
 	SHRQ $9, R15
 	ANDQ $1, R15 // firstSet: three more first bytes, v0's bits 24-47
+	MOVQ R15, firstset-8(SP)
+	MOVQ ahead+48(FP), R15 // the prefetch's distance (0: this line, no hint past src)
 	MOVQ AX, R8
 	SHRQ $24, R8
 	VMOVQ R8, X0
@@ -71,7 +73,7 @@ TEXT ·classifyAVX2(SB), NOSPLIT, $0-72
 loop:
 	CMPQ BX, CX
 	JGE  done
-	PREFETCHT0 4096(SI) // the next window's line, as classifyAVX512 does
+	PREFETCHT0 (SI)(R15*1) // the next window's line, as classifyAVX512 does
 	VMOVDQU (SI), Y4
 	VMOVDQU 32(SI), Y5
 
@@ -94,8 +96,8 @@ loop:
 	VPCMPEQB  Y10, Y5, Y13
 	VPOR      Y12, Y13, Y12
 	VPOR      Y7, Y12, Y12
-	TESTQ     R15, R15
-	JZ        one
+	CMPQ      firstset-8(SP), $0
+	JEQ       one
 	VPCMPEQB  Y14, Y4, Y11
 	VPOR      Y11, Y9, Y9
 	VPCMPEQB  Y15, Y4, Y11
@@ -146,17 +148,17 @@ one:
 
 done:
 	VZEROUPPER
-	MOVQ R11, next+48(FP)
-	MOVQ R13, counts+56(FP)
-	MOVQ R12, nz+64(FP)
+	MOVQ R11, next+56(FP)
+	MOVQ R13, counts+64(FP)
+	MOVQ R12, nz+72(FP)
 	RET
 
-// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int) (next, counts, nz uint64)
+// func classifyAVX512(src *byte, blocks int, m *marks, v0 byte, carry uint64, sep int, ahead int) (next, counts, nz uint64)
 // classifyAVX2 with AVX-512BW: one 64-byte load, and compares straight into
 // mask registers, so a block takes half the instructions. It leaves qt
 // alone: its count is of the quote bits in all blocks ORed together, enough
 // to say whether there is any (see classifyWith).
-TEXT ·classifyAVX512(SB), NOSPLIT, $0-72
+TEXT ·classifyAVX512(SB), NOSPLIT, $0-80
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ m+16(FP), DI
@@ -185,6 +187,7 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-72
 	VPBROADCASTB AX, Z3 // '"'
 	MOVQ $0x0D, AX
 	VPBROADCASTB AX, Z10 // '\r'
+	MOVQ ahead+48(FP), R15 // the prefetch's distance (0: this line, no hint past src)
 	XORQ BX, BX
 	XORQ R12, R12 // sp summary
 	KXORQ K6, K6, K6
@@ -193,7 +196,7 @@ TEXT ·classifyAVX512(SB), NOSPLIT, $0-72
 loop512:
 	CMPQ BX, CX
 	JGE  done512
-	PREFETCHT0 4096(SI) // the next window's line: 1.5-2% off 2 workers on 10M rows
+	PREFETCHT0 (SI)(R15*1) // the next window's line: 1.5-2% off 2 workers on 10M rows
 	VMOVDQU64 (SI), Z4
 	VPCMPEQB Z1, Z4, K1
 	VPCMPEQB Z2, Z4, K2
@@ -234,7 +237,7 @@ done512:
 	SHLQ    $42, R9
 	ADDQ    R9, R13
 	VZEROUPPER
-	MOVQ R11, next+48(FP)
-	MOVQ R13, counts+56(FP)
-	MOVQ R12, nz+64(FP)
+	MOVQ R11, next+56(FP)
+	MOVQ R13, counts+64(FP)
+	MOVQ R12, nz+72(FP)
 	RET

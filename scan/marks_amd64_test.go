@@ -11,7 +11,10 @@ func allClassifiers() map[string]func([]byte, *marks, int, byte) tally {
 	all := map[string]func([]byte, *marks, int, byte) tally{}
 	for _, c := range classifiers() {
 		name := [...]string{useGeneric: "generic", useAVX2: "avx2", useAVX512: "avx512"}[c]
-		all[name] = func(src []byte, m *marks, v0 int, sep byte) tally { return classifyWith(c, src, m, v0, sep) }
+		all[name] = func(src []byte, m *marks, v0 int, sep byte) tally { return classifyWith(c, src, m, v0, sep, 0) }
+		if c != useGeneric { // (with the prefetch past the window, as classifyAhead runs it)
+			all[name+" ahead"] = func(src []byte, m *marks, v0 int, sep byte) tally { return classifyWith(c, src, m, v0, sep, winBytes) }
+		}
 	}
 	return all
 }

@@ -341,7 +341,12 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 				}
 			}
 			wb, we = p, min(p+winBytes, len(data))
-			counts := classify(data[wb:we], mk, cv, t.b.sep)
+			var counts tally
+			if we+winBytes <= len(data) { // (the next window is data: fetch it ahead)
+				counts = classifyAhead(data[wb:we], mk, cv, t.b.sep)
+			} else {
+				counts = classify(data[wb:we], mk, cv, t.b.sep)
+			}
 			quotes = counts.qt > 0
 			bs.window()
 			if quotes && bs.ok() {
