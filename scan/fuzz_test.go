@@ -30,6 +30,12 @@ func FuzzScan(f *testing.F) {
 		{"\"lone\rcr\",1,2\r\n\"lf\nonly\",3,4\n", "lone\rcr"},
 		{"\"\r\n\",1,2\r\n\"\n\",3,4\r\n", "\r\n"},
 		{"27\" tv,1,2\n\"AGENT\" K,3,4\n\"a\tb\",5,6\n\"open,7,8\n", "27\" tv"}, // (a TSV's quotes, swapped)
+		// R's quoting, walked in place (quotedLeadOK): a quoted number, a
+		// short row, an empty first field, a bare one, a CR LF end
+		{"\"a\",1,2\n\"b\",3,4\n\"a\",\"5\",6\n\"\",8,9\n\"a\",1.25,2\n", "a"},
+		{"\"a\",1,2\n\"a\",7\n\"a\",1,1\n", "a"},
+		{"\"ab\",1.5,2\n\"ab\",99999999999999999999,1\n\"a\",3,4\n", "ab"},
+		{"\"a\",1,2\n\"b\",3,4\na,1,1\n\"a\",2,2\r\n\"a\",\"x\"\"y\",1\n", "a"},
 	} {
 		f.Add([]byte(s.body), s.value)
 	}

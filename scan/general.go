@@ -319,6 +319,10 @@ type rowScratch struct {
 	// span is the bytes this ScanPart was asked to scan: how big a key
 	// table a new Groups starts with (see firstKeyBits).
 	span int
+	// qlead: bulk is walking a window of quoted rows in place by the
+	// binding's qhp (see quotedLeadOK): a row hotWalk hands back goes to
+	// the full parser (slowRow), never to a quote-free path.
+	qlead bool
 }
 
 // lineGen is line for the general binding: data[p:e] is a quote-free line

@@ -58,6 +58,10 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 		q, e := wb+s, wb+nextBit(&mk.nl, s, words)
 		switch {
 		case data[q] == '\n': // a blank line is not a row
+		case sc.qlead: // a quoted row (see quotedLeadOK): the full parser
+			if _, err := t.slowRow(q, r); err != nil {
+				return 0, err
+			}
 		case all && t.takeRow(q, e, r, mk, wb, lead, leadVal):
 		case !all && data[q] == v0 && t.b.hot && t.hit(q, e, r, mk, wb):
 		default:

@@ -73,6 +73,9 @@ func (t *Table) bulkHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScrat
 	if !t.b.hot && !t.b.hotAll {
 		return nil
 	}
+	if sc.qlead {
+		hp = &t.b.qhp
+	}
 	return t.lanesHot(it, r, mk, wb, sc, hp, lead, leadVal)
 }
 
@@ -102,6 +105,10 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 		// back from it costs the first pass's rows after it again.
 		it.cmode = 0
 		switch {
+		case sc.qlead: // (a quoted row: the full parser)
+			if _, err := t.slowRow(p, r); err != nil {
+				return err
+			}
 		case gen:
 			if !t.takeRow(p, e, r, mk, wb, lead, leadVal) {
 				if err := t.lineGen(p, e, r, mk, wb, sc); err != nil {

@@ -403,8 +403,13 @@ type binding struct {
 	// hot: Table.hit and hotWalk may take rows (see there): the filter is
 	// on the first column and its value plus a comma fits a word; every
 	// summed column lies in the last need fields. hp is hotWalk's plan.
-	hot  bool
-	hp   hotPlan
+	hot bool
+	hp  hotPlan
+	// qhot: hotWalk may take the rows of a window whose rows all start
+	// with a quoted first field and are quoted simply (see quotedLeadOK),
+	// where they are, by qhp: hp with the value in quotes.
+	qhot bool
+	qhp  hotPlan
 	need int
 	// sumsHot: addTail may add a matching row's sums (every summed column
 	// in the last need fields, none the first), as tp says.
@@ -510,6 +515,10 @@ func bindShape(q *Query, header []string, hk headerKinds, sep byte) (binding, er
 		b.hotAll = b.hp.filterOn(b.lead, b.value, sep)
 	} else if b.sumsHot && b.filter == 0 && b.bareOK && len(b.value) < 8 {
 		b.hot = b.hp.filterOn(0, b.value, sep)
+		if b.hot {
+			b.qhp = b.hp
+			b.qhot = b.qhp.filterOn(0, []byte(`"`+string(b.value)+`"`), sep)
+		}
 	}
 	return b, nil
 }

@@ -70,3 +70,9 @@ func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int 
 	}
 	return dequoteAVX512(&dst[0], &src[0], blocks, int(sep), s)
 }
+
+//go:noescape
+func quotedLeadWords(mk *marks, words int, last uint64) bool
+
+// quotedLeadAsm: quotedLeadOK takes quotedLeadWords, not the portable loop.
+var quotedLeadAsm = cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1

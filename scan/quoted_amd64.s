@@ -393,3 +393,75 @@ crlf2:
 	ORQ      R13, CX
 	VMOVQ    X14, BX // x again
 	JMP      closed2
+
+// func quotedLeadWords(mk *marks, words int, last uint64) bool
+//
+// quotedLeadOK's test of mk's words 0..words-1 (the last one's bits past
+// last, the mask of those that count, left out), a word at a time: the
+// prefix XOR of the quotes by PCLMULQDQ, the carry into the next word by
+// the parity of its quotes (POPCNT), so the words' products do not wait on
+// each other. marks is nl at 0, cm at 512, qt at 1024. It reads the word
+// after the last (nl's, or cm's first past nl's end: inside marks), whose
+// bits past last cannot count.
+TEXT ·quotedLeadWords(SB), NOSPLIT, $0-25
+	MOVQ mk+0(FP), DI
+	MOVQ words+8(FP), CX
+	MOVQ $-1, AX
+	VMOVQ AX, X1  // all ones, for the prefix XOR
+	XORQ R8, R8   // inq: all ones inside quotes at the word's start
+	MOVQ $1, R9   // prevD: bit 0, the byte before is a delimiter or LF (a row's start)
+	MOVQ $1, R10  // prevN: bit 0, the byte before is LF (a row's start)
+	XORQ BX, BX
+
+qlword:
+	MOVQ 1024(DI)(BX*8), AX // q
+	MOVQ (DI)(BX*8), DX     // nl
+	MOVQ 512(DI)(BX*8), R11
+	ORQ  DX, R11            // d
+	VMOVQ AX, X0
+	VPCLMULQDQ $0, X1, X0, X0
+	VMOVQ X0, R12
+	XORQ  R8, R12           // x: from each opening quote to its closing one
+	POPCNTQ AX, R13
+	ANDQ  $1, R13
+	NEGQ  R13
+	XORQ  R13, R8           // the next word's inq
+	MOVQ  AX, R13
+	ANDQ  R12, R13          // open
+	ANDNQ AX, R12, R14      // close = q &^ x
+	ANDNQ R12, AX, R15      // x &^ q
+	ANDQ  R11, R15          // bad: a delimiter or LF inside quotes
+	MOVQ  R11, SI
+	SHLQ  $1, SI
+	ORQ   R9, SI
+	ANDNQ R13, SI, SI       // open &^ (d<<1 | prevD): a quote that opens no field
+	ORQ   SI, R15
+	MOVQ  8(DI)(BX*8), SI
+	ORQ   520(DI)(BX*8), SI
+	SHLQ  $63, SI           // nextD
+	MOVQ  R11, AX
+	SHRQ  $1, AX
+	ORQ   AX, SI
+	ANDNQ R14, SI, SI       // close &^ (d>>1 | nextD): a quote that closes none
+	ORQ   SI, R15
+	MOVQ  DX, SI
+	SHLQ  $1, SI
+	ORQ   R10, SI
+	ANDNQ SI, R13, SI       // (nl<<1 | prevN) &^ open: a row that does not start with a quote
+	ORQ   SI, R15
+	SHRQ  $63, R11
+	MOVQ  R11, R9
+	SHRQ  $63, DX
+	MOVQ  DX, R10
+	INCQ  BX
+	CMPQ  BX, CX
+	JEQ   qllast
+	TESTQ R15, R15
+	JZ    qlword
+	MOVB  $0, ret+24(FP)
+	RET
+
+qllast:
+	ANDQ  last+16(FP), R15
+	SETEQ ret+24(FP)
+	RET

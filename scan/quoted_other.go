@@ -14,3 +14,9 @@ var dequoter = dequotePortable
 func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int {
 	panic("scan: no vector dequote on this architecture")
 }
+
+const quotedLeadAsm = false
+
+func quotedLeadWords(mk *marks, words int, last uint64) bool {
+	panic("scan: no quotedLeadWords on this architecture")
+}

@@ -2,8 +2,11 @@ package scan
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"unsafe"
 )
@@ -271,5 +274,184 @@ func TestQuotedBatchPauses(t *testing.T) {
 			t.Errorf("%s: no row took the full parser", name)
 		}
 		checkGen(t, name, files, Query{By: []string{"Country"}, Sum: []string{"Total Profit"}, Max: []string{"Order Date"}})
+	}
+}
+
+// refQuotedLead is quotedLeadOK's definition, byte by byte: every row that
+// ends in w (a window from a row's start) starts with a quote, and each of
+// its fields is bare (no quote in it) or a quote, bytes with no quote,
+// delimiter or LF, and a quote.
+func refQuotedLead(w []byte, sep byte) bool {
+	last := bytes.LastIndexByte(w, '\n')
+	if last < 0 {
+		return false
+	}
+	for _, row := range bytes.Split(w[:last], []byte{'\n'}) {
+		if len(row) == 0 || row[0] != '"' {
+			return false
+		}
+		for _, f := range bytes.Split(row, []byte{sep}) {
+			switch {
+			case bytes.IndexByte(f, '"') < 0:
+			case len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' && bytes.IndexByte(f[1:len(f)-1], '"') < 0:
+			default:
+				return false // (a field split at a quoted delimiter ends up here too)
+			}
+		}
+	}
+	return true
+}
+
+// quotedLeadOK, and quotedLeadWords (amd64) and the portable loop both,
+// say what refQuotedLead says of windows of every kind of field, quote,
+// CR, delimiter and line end at every place of their 64-byte words.
+func TestQuotedLeadOK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{`"Europe"`, `"Asia"`, "12.5", "", `""`, `"a b"`, "x", // simple
+		`"x,y"`, `"l` + "\n" + `f"`, `"d""q"`, `b"q`, `"q"x`, `"`, `"q"` + "\r", "\r", "Europe"}
+	n, found := 20000, [2]int{}
+	if testing.Short() {
+		n = 2000
+	}
+	for range n {
+		var b []byte
+		for len(b) < winBytes+64 {
+			for f := range 1 + rng.IntN(8) {
+				if f > 0 {
+					b = append(b, ',')
+				}
+				k := rng.IntN(7)
+				if f == 0 {
+					k = rng.IntN(2)
+				}
+				if rng.IntN(200) == 0 {
+					k = rng.IntN(len(pieces))
+				}
+				b = append(b, pieces[k]...)
+			}
+			b = append(b, '\n')
+		}
+		w := b[:rng.IntN(winBytes)+1]
+		for _, sep := range []byte{',', '\t'} {
+			s := w
+			if sep != ',' {
+				s = swapSep(w, sep)
+			}
+			var mk marks
+			classify(s, &mk, '"', sep)
+			want := refQuotedLead(s, sep)
+			if got := quotedLeadOK(&mk, len(s)); got != want {
+				t.Fatalf("quotedLeadOK = %v, reference %v, for %d bytes %q", got, want, len(s), s)
+			}
+			if quotedLeadAsm {
+				words := (len(s) + 63) / 64
+				w := words - 1
+				for w >= 0 && mk.nl[w] == 0 {
+					w--
+				}
+				if w >= 0 {
+					last := uint(63 - bits.LeadingZeros64(mk.nl[w]))
+					if got := quotedLeadPortable(&mk, w, last); got != want {
+						t.Fatalf("quotedLeadPortable = %v, reference %v, for %q", got, want, s)
+					}
+				}
+			}
+			found[boolBit64(want)]++
+		}
+	}
+	if found[0] < n/10 || found[1] < n/10 {
+		t.Errorf("windows turned away and taken: %v of %d, a weak test", found, 2*n)
+	}
+}
+
+func boolBit64(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rStyle writes b's records as R's write.csv does: text and dates in
+// quotes, numbers bare; every k-th row (k > 0) is made one of the rows a
+// window walked in place cannot hold (quotedLeadOK), in turn: a bare first
+// field, a doubled quote, a quoted comma, a quoted line end, a quoted
+// number, an empty first field, a CR LF end.
+func rStyle(t testing.TB, b []byte, k int) []byte {
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	numeric := map[int]bool{6: true, 8: true, 9: true, 10: true, 11: true, 12: true, 13: true}
+	var out bytes.Buffer
+	for i, r := range recs {
+		odd := -1
+		if k > 0 && i > 0 && i%k == 0 {
+			odd = i / k % 7
+		}
+		for j, f := range r {
+			if j > 0 {
+				out.WriteByte(',')
+			}
+			switch {
+			case odd == 0 && j == 0:
+				out.WriteString(f) // bare
+			case odd == 1 && j == 1:
+				out.WriteString(`"` + f + ` ""the"""`)
+			case odd == 2 && j == 2:
+				out.WriteString(`"` + f + `, more"`)
+			case odd == 3 && j == 3:
+				out.WriteString(`"` + f + "\nline\"")
+			case odd == 4 && j == 13:
+				out.WriteString(`"` + f + `"`)
+			case odd == 5 && j == 0:
+				out.WriteString(`""`)
+			case numeric[j] && i > 0:
+				out.WriteString(f)
+			default:
+				out.WriteString(`"` + f + `"`)
+			}
+		}
+		if odd == 6 {
+			out.WriteByte('\r')
+		}
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// R's quoted files, walked in place (quotedLeadOK) where every window
+// allows it and as before where one does not, give the reference's
+// answers in every hot mode, whole and in two ranges cut anywhere.
+func TestQuotedLeadScan(t *testing.T) {
+	oneGoroutine(t)
+	base := generated(t, 2000, 2)
+	queries := []Query{
+		{Filters: []Cond{Eq("Region", "Europe")}},
+		{Filters: []Cond{Eq("Region", "Asia")}, Sum: []string{"Units Sold"}},
+		{Filters: []Cond{Eq("Region", "")}},
+	}
+	for _, k := range []int{0, 997, 61} {
+		var files []refFile
+		for _, f := range base {
+			files = append(files, refFile{f.name, rStyle(t, f.data, k)})
+		}
+		for _, q := range queries {
+			check(t, fmt.Sprintf("every %d-th row odd, %v", k, q.Filters), files, q)
+			tb, err := NewTable(files[0].name, files[0].data, &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, e := tb.Body()
+			var whole Result
+			if err := tb.Scan(s, e, &whole); err != nil {
+				t.Fatal(err)
+			}
+			for _, cut := range []int{s + 1, s + 5000, (s + e) / 2, e - 100} {
+				c := bytes.IndexByte(files[0].data[cut-1:], '\n') + cut
+				if parts, err := scanInTwo(tb, c); err != nil || !reflect.DeepEqual(parts, whole) {
+					t.Errorf("every %d-th row odd, cut at %d: %+v (%v), whole %+v", k, c, parts, err, whole)
+				}
+			}
+		}
 	}
 }
