@@ -405,22 +405,24 @@ func (b *batches) took(n int) {
 // tests turn it off to compare.
 var quotedLeads = true
 
-// quotedLeadOK reports whether hotWalk may walk the rows of a window in
-// place by the binding's qhp (its first-column value in quotes): the rows
-// that end in it (n bytes from a row's start, classified into mk) each
-// start with a quoted field, and every quote of theirs opens a field
-// (after a delimiter or at a row's start) or closes it (before a
-// delimiter or LF), with no delimiter or LF between. Then the delimiter
-// bits are the fields' bounds, as in a quote-free window; a quoted field
-// is its value between two quotes (none inside: a doubled quote closes a
-// field before no delimiter), so `"Europe",` at a row's start is the
-// value Europe and no other; and a quoted field that hotWalk must parse
-// (a number) sends its row back to the full parser. A CR next to a
-// closing quote, a blank line, a row with a bare first field, or any
+// quotedLeadOK reports whether hotWalk may walk the rows of the window
+// src in place by the binding's qhp (its first-column value in quotes): the
+// rows that end in it (src starts at a row's start; mk its classification,
+// n its tally) each start with a quoted field, and every quote of theirs
+// opens a field (after a delimiter or at a row's start) or closes it
+// (before a delimiter or LF), with no delimiter or LF between. Then the
+// delimiter bits are the fields' bounds, as in a quote-free window; a
+// quoted field is its value between two quotes (none inside: a doubled
+// quote closes a field before no delimiter), so `"Europe",` at a row's
+// start is the value Europe and no other; and a quoted field that hotWalk
+// must parse (a number) sends its row back to the full parser. A CR next
+// to a closing quote, a blank line, a row with a bare first field, or any
 // other quote turns the window away (it is read as before, by
-// quotedBatch). It reads the bitmaps alone, not the bytes.
-func quotedLeadOK(mk *marks, n int) bool {
-	words := (n + 63) / 64
+// quotedBatch). It reads the bitmaps alone, and the byte after each row's
+// start: where the window passes, mk.sp (and n's sp and nz) become its
+// rows whose quoted first field starts with v0, those that may match.
+func quotedLeadOK(mk *marks, src []byte, v0 byte, n *tally) bool {
+	words := (len(src) + 63) / 64
 	w := words - 1
 	for w >= 0 && mk.nl[w] == 0 {
 		w--
@@ -429,43 +431,59 @@ func quotedLeadOK(mk *marks, n int) bool {
 		return false
 	}
 	last := uint(63 - bits.LeadingZeros64(mk.nl[w])) // the last LF's bit in word w
+	var ok bool
 	if quotedLeadAsm {
-		return quotedLeadWords(mk, w+1, ^uint64(0)>>(63-last))
+		ok, n.sp, n.nz = quotedLeadWords(mk, w+1, ^uint64(0)>>(63-last), &src[0], int(v0))
+	} else {
+		ok, n.sp, n.nz = quotedLeadPortable(mk, src, v0, w, last)
 	}
-	return quotedLeadPortable(mk, w, last)
+	if ok {
+		clear(mk.sp[w+1 : words]) // (the row that starts after the last LF: the next window's)
+	}
+	return ok
 }
 
 // quotedLeadPortable is quotedLeadOK's test of words 0..w, the bits of
-// word w up to last, the portable way (and the reference for
-// quotedLeadWords).
-func quotedLeadPortable(mk *marks, w int, last uint) bool {
-	words := w + 1
+// word w up to last, and its sp words, the portable way (and the
+// reference for quotedLeadWords).
+func quotedLeadPortable(mk *marks, src []byte, v0 byte, w int, last uint) (ok bool, nsp int, nz uint64) {
 	// bit 0 of each: the byte before this word is a delimiter or LF (or
 	// the window's start, a row's); is LF (or the start)
 	var inq, prevD, prevN uint64 = 0, 1, 1
+	var sp [winBytes / 64]uint64
 	for i := 0; i <= w; i++ {
 		q, nl := mk.qt[i], mk.nl[i]
 		d := mk.cm[i] | nl
 		var nextD uint64 // bit 63: the byte after the word's last is a delimiter or LF
-		if i+1 < words {
+		if i < w {
 			nextD = (mk.cm[i+1] | mk.nl[i+1]) << 63
 		}
 		x := prefixXor(q) ^ inq // from each opening quote to its closing one
-		// (the next word's carry by the parity of q, not by x: the words'
-		// prefix XORs do not wait on each other)
 		inq = uint64(int64(x) >> 63)
 		open, close := q&x, q&^x
+		starts := nl<<1 | prevN
 		bad := x &^ open & d           // a delimiter or LF inside quotes
 		bad |= open &^ (d<<1 | prevD)  // a quote that opens no field
 		bad |= close &^ (d>>1 | nextD) // or closes none
-		bad |= (nl<<1 | prevN) &^ open // a row that does not start with a quote
+		bad |= starts &^ open          // a row that does not start with a quote
 		if i == w {
-			bad &= ^uint64(0) >> (63 - last) // (rows that end in the window)
+			keep := ^uint64(0) >> (63 - last) // (rows that end in the window)
+			bad, starts = bad&keep, starts&keep
 		}
 		if bad != 0 {
-			return false
+			return false, 0, 0
+		}
+		for s := starts; s != 0; s &= s - 1 {
+			if b := bits.TrailingZeros64(s); src[64*i+b+1] == v0 {
+				sp[i] |= 1 << b
+			}
+		}
+		if sp[i] != 0 {
+			nsp += bits.OnesCount64(sp[i])
+			nz |= 1 << i
 		}
 		prevD, prevN = d>>63, nl>>63
 	}
-	return true
+	copy(mk.sp[:w+1], sp[:w+1])
+	return true, nsp, nz
 }

@@ -72,7 +72,7 @@ func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int 
 }
 
 //go:noescape
-func quotedLeadWords(mk *marks, words int, last uint64) bool
+func quotedLeadWords(mk *marks, words int, last uint64, src *byte, v0 int) (ok bool, sp int, nz uint64)
 
 // quotedLeadAsm: quotedLeadOK takes quotedLeadWords, not the portable loop.
 var quotedLeadAsm = cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1

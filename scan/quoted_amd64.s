@@ -394,20 +394,25 @@ crlf2:
 	VMOVQ    X14, BX // x again
 	JMP      closed2
 
-// func quotedLeadWords(mk *marks, words int, last uint64) bool
+// func quotedLeadWords(mk *marks, words int, last uint64, src *byte, v0 int) (ok bool, sp int, nz uint64)
 //
 // quotedLeadOK's test of mk's words 0..words-1 (the last one's bits past
 // last, the mask of those that count, left out), a word at a time: the
 // prefix XOR of the quotes by PCLMULQDQ, the carry into the next word by
 // the parity of its quotes (POPCNT), so the words' products do not wait on
-// each other. marks is nl at 0, cm at 512, qt at 1024. It reads the word
-// after the last (nl's, or cm's first past nl's end: inside marks), whose
-// bits past last cannot count.
-TEXT ·quotedLeadWords(SB), NOSPLIT, $0-25
+// each other. Where they pass, each word's sp becomes its row starts whose
+// next byte (src's, at 64·word+bit+1: the row's quoted first field's
+// first) is v0; sp counts their bits, nz has a bit for each word with
+// any. marks is nl at 0, cm at 512, qt at 1024, sp at 1536. It
+// reads the word after the last (nl's, or cm's first past nl's end: inside
+// marks), whose bits past last cannot count.
+TEXT ·quotedLeadWords(SB), NOSPLIT, $16-64
 	MOVQ mk+0(FP), DI
 	MOVQ words+8(FP), CX
 	MOVQ $-1, AX
 	VMOVQ AX, X1  // all ones, for the prefix XOR
+	MOVQ $0, spn-8(SP)
+	MOVQ $0, nzw-16(SP)
 	XORQ R8, R8   // inq: all ones inside quotes at the word's start
 	MOVQ $1, R9   // prevD: bit 0, the byte before is a delimiter or LF (a row's start)
 	MOVQ $1, R10  // prevN: bit 0, the byte before is LF (a row's start)
@@ -444,10 +449,10 @@ qlword:
 	ORQ   AX, SI
 	ANDNQ R14, SI, SI       // close &^ (d>>1 | nextD): a quote that closes none
 	ORQ   SI, R15
-	MOVQ  DX, SI
-	SHLQ  $1, SI
-	ORQ   R10, SI
-	ANDNQ SI, R13, SI       // (nl<<1 | prevN) &^ open: a row that does not start with a quote
+	MOVQ  DX, R12
+	SHLQ  $1, R12
+	ORQ   R10, R12          // the row starts
+	ANDNQ R12, R13, SI      // their bits that open no field: a row that does not start with a quote
 	ORQ   SI, R15
 	SHRQ  $63, R11
 	MOVQ  R11, R9
@@ -455,13 +460,56 @@ qlword:
 	MOVQ  DX, R10
 	INCQ  BX
 	CMPQ  BX, CX
-	JEQ   qllast
+	JNE   qlsp
+	MOVQ  last+16(FP), AX   // the last word: the bits of the rows that end in the window
+	ANDQ  AX, R15
+	ANDQ  AX, R12
+
+qlsp:
 	TESTQ R15, R15
-	JZ    qlword
-	MOVB  $0, ret+24(FP)
+	JNZ   qlbad
+	// sp: the row starts whose next byte is v0 (BX is the next word's
+	// index: the word's bytes start at src + 64·(BX-1))
+	MOVQ  BX, AX
+	SHLQ  $6, AX
+	ADDQ  src+24(FP), AX
+	SUBQ  $63, AX           // the word's second byte
+	MOVQ  v0+32(FP), R13
+	XORQ  R14, R14
+
+qlrow:
+	TZCNTQ  R12, R11
+	JCS     qlrowsdone
+	MOVBQZX (AX)(R11*1), SI
+	BLSRQ   R12, R12
+	XORL    DX, DX
+	CMPQ    SI, R13
+	SETEQ   DX               // (no branch on the byte: a quarter of rows match, unpredictably)
+	SHLXQ   R11, DX, DX
+	ORQ     DX, R14
+	JMP     qlrow
+
+qlrowsdone:
+	MOVQ    R14, (1536-8)(DI)(BX*8)
+	POPCNTQ R14, DX
+	ADDQ    DX, spn-8(SP)
+	XORL    DX, DX
+	TESTQ   R14, R14
+	SETNE   DX
+	LEAQ    -1(BX), SI
+	SHLXQ   SI, DX, DX
+	ORQ     DX, nzw-16(SP)
+	CMPQ    BX, CX
+	JNE     qlword
+	MOVB    $1, ok+40(FP)
+	MOVQ    spn-8(SP), DX
+	MOVQ    DX, sp+48(FP)
+	MOVQ    nzw-16(SP), DX
+	MOVQ    DX, nz+56(FP)
 	RET
 
-qllast:
-	ANDQ  last+16(FP), R15
-	SETEQ ret+24(FP)
+qlbad:
+	MOVB $0, ok+40(FP)
+	MOVQ $0, sp+48(FP)
+	MOVQ $0, nz+56(FP)
 	RET

@@ -17,6 +17,6 @@ func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int 
 
 const quotedLeadAsm = false
 
-func quotedLeadWords(mk *marks, words int, last uint64) bool {
+func quotedLeadWords(mk *marks, words int, last uint64, src *byte, v0 int) (ok bool, sp int, nz uint64) {
 	panic("scan: no quotedLeadWords on this architecture")
 }

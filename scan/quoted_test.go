@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -338,21 +339,45 @@ func TestQuotedLeadOK(t *testing.T) {
 				s = swapSep(w, sep)
 			}
 			var mk marks
-			classify(s, &mk, '"', sep)
+			n := classify(s, &mk, 'E', sep)
 			want := refQuotedLead(s, sep)
-			if got := quotedLeadOK(&mk, len(s)); got != want {
+			m2, n2 := mk, n
+			if got := quotedLeadOK(&mk, s, 'E', &n); got != want {
 				t.Fatalf("quotedLeadOK = %v, reference %v, for %d bytes %q", got, want, len(s), s)
+			}
+			if want { // sp: the rows that end in s whose second byte is 'E'
+				var sp marks
+				starts := 0
+				for p := 0; p < bytes.LastIndexByte(s, '\n'); p = starts + 1 {
+					if s[p+1] == 'E' {
+						sp.sp[p/64] |= 1 << (p % 64)
+					}
+					starts = p + bytes.IndexByte(s[p:], '\n')
+				}
+				if mk.sp != sp.sp {
+					t.Fatalf("sp %x, reference %x, for %q", mk.sp, sp.sp, s)
+				}
+				var nz uint64
+				for i, w := range sp.sp {
+					if w != 0 {
+						nz |= 1 << i
+					}
+				}
+				if n.sp != countBits(&sp.sp, 0, len(s)) || n.nz != nz || n.nl != n2.nl {
+					t.Fatalf("tally %+v, classify's %+v, for %q", n, n2, s)
+				}
 			}
 			if quotedLeadAsm {
 				words := (len(s) + 63) / 64
 				w := words - 1
-				for w >= 0 && mk.nl[w] == 0 {
+				for w >= 0 && m2.nl[w] == 0 {
 					w--
 				}
 				if w >= 0 {
-					last := uint(63 - bits.LeadingZeros64(mk.nl[w]))
-					if got := quotedLeadPortable(&mk, w, last); got != want {
-						t.Fatalf("quotedLeadPortable = %v, reference %v, for %q", got, want, s)
+					last := uint(63 - bits.LeadingZeros64(m2.nl[w]))
+					got, nsp, nz := quotedLeadPortable(&m2, s, 'E', w, last)
+					if got != want || want && (!slices.Equal(m2.sp[:w+1], mk.sp[:w+1]) || nsp != n.sp || nz != n.nz) {
+						t.Fatalf("quotedLeadPortable = %v %d %x, reference %v, quotedLeadWords' %d %x, for %q", got, nsp, nz, want, n.sp, n.nz, s)
 					}
 				}
 			}

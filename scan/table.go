@@ -317,9 +317,9 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 	bs := batches{on: quotedBatches} // when quotedBatch takes a window
 	// qlead: a quoted window whose rows all start with a quoted first field
 	// (R's write.csv, Excel's all-quoted export) is walked in place by the
-	// binding's qhp (quotedLeadOK), not copied without its quotes; from the
-	// first such window on, the classifier marks rows that start with a
-	// quote too. A window that is not turns it off for the rest of the part.
+	// binding's qhp (quotedLeadOK, which marks the rows whose field starts
+	// with v0), not copied without its quotes. A window that is not turns
+	// it off for the rest of the part.
 	qlead := quick && t.b.qhot && hotAsm && quotedLeads
 	for p < end {
 		if p >= we {
@@ -356,11 +356,7 @@ func (t *Table) scanPart(start, end int, r *Result, sc *rowScratch) (int, error)
 			quotes = counts.qt > 0
 			bs.window()
 			if quotes && qlead {
-				if cv == int(v0) { // (the rows that start with a quote too, from now on)
-					cv = firstBytes([]byte{v0, '"'})
-					counts = classify(data[wb:we], mk, cv, t.b.sep)
-				}
-				if quotedLeadOK(mk, we-wb) {
+				if quotedLeadOK(mk, data[wb:we], v0, &counts) {
 					sc.qlead = true
 					next, err := t.bulk(end, r, mk, counts, wb, we, '"', false, sc, lead, leadVal)
 					sc.qlead = false
