@@ -75,4 +75,4 @@ func vectorBlocks(d int, dst, src []byte, blocks int, sep byte, s *dequote) int 
 func quotedLeadWords(mk *marks, words int, last uint64, src *byte, v0 int) (ok bool, sp int, nz uint64)
 
 // quotedLeadAsm: quotedLeadOK takes quotedLeadWords, not the portable loop.
-var quotedLeadAsm = cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1
+var quotedLeadAsm = cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT && cpu.X86.HasBMI1 && cpu.X86.HasBMI2

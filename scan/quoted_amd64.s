@@ -406,17 +406,20 @@ crlf2:
 // any. marks is nl at 0, cm at 512, qt at 1024, sp at 1536. It
 // reads the word after the last (nl's, or cm's first past nl's end: inside
 // marks), whose bits past last cannot count.
-TEXT ·quotedLeadWords(SB), NOSPLIT, $16-64
+TEXT ·quotedLeadWords(SB), NOSPLIT, $0-64
 	MOVQ mk+0(FP), DI
-	MOVQ words+8(FP), CX
 	MOVQ $-1, AX
 	VMOVQ AX, X1  // all ones, for the prefix XOR
-	MOVQ $0, spn-8(SP)
-	MOVQ $0, nzw-16(SP)
+	MOVQ v0+32(FP), R13
+	VMOVQ R13, X4
+	VPBROADCASTB X4, Y4 // v0
 	XORQ R8, R8   // inq: all ones inside quotes at the word's start
 	MOVQ $1, R9   // prevD: bit 0, the byte before is a delimiter or LF (a row's start)
 	MOVQ $1, R10  // prevN: bit 0, the byte before is LF (a row's start)
 	XORQ BX, BX
+	XORQ CX, CX   // the sp bits
+	MOVQ src+24(FP), R13
+	INCQ R13      // the second byte of the word at BX
 
 qlword:
 	MOVQ 1024(DI)(BX*8), AX // q
@@ -427,88 +430,99 @@ qlword:
 	VPCLMULQDQ $0, X1, X0, X0
 	VMOVQ X0, R12
 	XORQ  R8, R12           // x: from each opening quote to its closing one
-	POPCNTQ AX, R13
-	ANDQ  $1, R13
-	NEGQ  R13
-	XORQ  R13, R8           // the next word's inq
-	MOVQ  AX, R13
-	ANDQ  R12, R13          // open
+	MOVQ  R12, R8
+	SARQ  $63, R8           // the next word's inq
 	ANDNQ AX, R12, R14      // close = q &^ x
 	ANDNQ R12, AX, R15      // x &^ q
+	ANDQ  AX, R12           // open
 	ANDQ  R11, R15          // bad: a delimiter or LF inside quotes
-	MOVQ  R11, SI
-	SHLQ  $1, SI
-	ORQ   R9, SI
-	ANDNQ R13, SI, SI       // open &^ (d<<1 | prevD): a quote that opens no field
+	LEAQ  (R9)(R11*2), SI   // d<<1 | prevD
+	ANDNQ R12, SI, SI       // open &^ that: a quote that opens no field
 	ORQ   SI, R15
 	MOVQ  8(DI)(BX*8), SI
-	ORQ   520(DI)(BX*8), SI
-	SHLQ  $63, SI           // nextD
+	ORQ   520(DI)(BX*8), SI // the next word's d (past the last: bits that cannot count)
 	MOVQ  R11, AX
-	SHRQ  $1, AX
-	ORQ   AX, SI
-	ANDNQ R14, SI, SI       // close &^ (d>>1 | nextD): a quote that closes none
-	ORQ   SI, R15
-	MOVQ  DX, R12
-	SHLQ  $1, R12
-	ORQ   R10, R12          // the row starts
-	ANDNQ R12, R13, SI      // their bits that open no field: a row that does not start with a quote
+	SHRQ  $1, SI, AX        // d>>1, the next word's first bit on top
+	ANDNQ R14, AX, AX       // close &^ that: a quote that closes none
+	ORQ   AX, R15
+	LEAQ  (R10)(DX*2), AX   // the row starts
+	ANDNQ AX, R12, SI       // their bits that open no field: a row that does not start with a quote
 	ORQ   SI, R15
 	SHRQ  $63, R11
 	MOVQ  R11, R9
 	SHRQ  $63, DX
 	MOVQ  DX, R10
 	INCQ  BX
-	CMPQ  BX, CX
-	JNE   qlsp
-	MOVQ  last+16(FP), AX   // the last word: the bits of the rows that end in the window
-	ANDQ  AX, R15
-	ANDQ  AX, R12
-
-qlsp:
+	CMPQ  BX, words+8(FP)
+	JEQ   qllast
 	TESTQ R15, R15
 	JNZ   qlbad
-	// sp: the row starts whose next byte is v0 (BX is the next word's
-	// index: the word's bytes start at src + 64·(BX-1))
-	MOVQ  BX, AX
-	SHLQ  $6, AX
-	ADDQ  src+24(FP), AX
-	SUBQ  $63, AX           // the word's second byte
-	MOVQ  v0+32(FP), R13
+	// sp: the row starts whose next byte is v0. A word before the last is
+	// all src's, and so is the byte after it: the 64 bytes from its second
+	// compared at once.
+	VMOVDQU   (R13), Y2
+	VMOVDQU   32(R13), Y3
+	VPCMPEQB  Y4, Y2, Y2
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y2, DX
+	VPMOVMSKB Y3, SI
+	SHLQ      $32, SI
+	ORQ       SI, DX        // bit i: byte i+1 is v0
+	ANDQ      DX, AX
+	MOVQ      AX, (1536-8)(DI)(BX*8)
+	POPCNTQ   AX, SI
+	ADDQ      SI, CX
+	ADDQ      $64, R13
+	JMP       qlword
+
+qllast:
+	// the last word: the bits of the rows that end in the window, row by
+	// row (its bytes may end inside it)
+	MOVQ  last+16(FP), SI
+	ANDQ  SI, R15
+	JNZ   qlbad
+	ANDQ  SI, AX
+	MOVQ  v0+32(FP), DX
 	XORQ  R14, R14
 
 qlrow:
-	TZCNTQ  R12, R11
+	TZCNTQ  AX, R11
 	JCS     qlrowsdone
-	MOVBQZX (AX)(R11*1), SI
-	BLSRQ   R12, R12
-	XORL    DX, DX
-	CMPQ    SI, R13
-	SETEQ   DX               // (no branch on the byte: a quarter of rows match, unpredictably)
-	SHLXQ   R11, DX, DX
-	ORQ     DX, R14
+	MOVBQZX (R13)(R11*1), SI
+	BLSRQ   AX, AX
+	XORL    R12, R12
+	CMPQ    SI, DX
+	SETEQ   R12              // (no branch on the byte: a quarter of rows match, unpredictably)
+	SHLXQ   R11, R12, R12
+	ORQ     R12, R14
 	JMP     qlrow
 
 qlrowsdone:
 	MOVQ    R14, (1536-8)(DI)(BX*8)
-	POPCNTQ R14, DX
-	ADDQ    DX, spn-8(SP)
-	XORL    DX, DX
-	TESTQ   R14, R14
-	SETNE   DX
-	LEAQ    -1(BX), SI
-	SHLXQ   SI, DX, DX
-	ORQ     DX, nzw-16(SP)
-	CMPQ    BX, CX
-	JNE     qlword
+	POPCNTQ R14, SI
+	ADDQ    SI, CX
+	VZEROUPPER
+	// a bit for each sp word that has any
+	XORQ BX, BX
+	XORQ R8, R8
+	MOVQ words+8(FP), R9
+
+qlnz:
+	XORL    SI, SI
+	CMPQ    1536(DI)(BX*8), $0
+	SETNE   SI
+	SHLXQ   BX, SI, SI
+	ORQ     SI, R8
+	INCQ    BX
+	CMPQ    BX, R9
+	JNE     qlnz
 	MOVB    $1, ok+40(FP)
-	MOVQ    spn-8(SP), DX
-	MOVQ    DX, sp+48(FP)
-	MOVQ    nzw-16(SP), DX
-	MOVQ    DX, nz+56(FP)
+	MOVQ    CX, sp+48(FP)
+	MOVQ    R8, nz+56(FP)
 	RET
 
 qlbad:
+	VZEROUPPER
 	MOVB $0, ok+40(FP)
 	MOVQ $0, sp+48(FP)
 	MOVQ $0, nz+56(FP)
