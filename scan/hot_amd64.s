@@ -532,6 +532,9 @@ compare:
 	ADDQ  R8, AX
 	CMPQ  AX, DX
 	JGE   handback
+	LEAQ  16(R8), AX             // (the second word readable: a row's start checked 8 bytes)
+	CMPQ  AX, AVAIL(R13)
+	JGT   handback
 	ANDQ  8(SI)(R8*1), CX
 	CMPQ  CX, VWORD2(R13)
 	JEQ   match
@@ -562,6 +565,9 @@ ccompare:
 	ADDQ  R8, R12
 	CMPQ  R12, DX
 	JGE   handback
+	LEAQ  16(R8), R12            // (the second word readable, as in compare)
+	CMPQ  R12, AVAIL(R13)
+	JGT   handback
 	ANDQ  8(SI)(R8*1), CX
 	XORQ  VWORD2(R13), CX
 	ORQ   CX, AX
