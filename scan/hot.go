@@ -58,8 +58,8 @@ func (t *Table) bulk(end int, r *Result, mk *marks, n tally, wb, we int, v0 byte
 		q, e := wb+s, wb+nextBit(&mk.nl, s, words)
 		switch {
 		case data[q] == '\n': // a blank line is not a row
-		case sc.qlead: // a quoted row (see quotedLeadOK): the full parser
-			if _, err := t.slowRow(q, r); err != nil {
+		case sc.qlead: // a quoted row (see quotedLeadOK)
+			if err := t.qline(q, e, r, mk, wb); err != nil {
 				return 0, err
 			}
 		case all && t.takeRow(q, e, r, mk, wb, lead, leadVal):
@@ -739,6 +739,27 @@ func (t *Table) hit(p, e int, r *Result, mk *marks, wb int) bool {
 	r.Rows++
 	r.Matched++
 	return true
+}
+
+// qline is line for a row of a window quotedLeadOK passed, which hotWalk
+// handed back (a sum at another scale, a value past its range): the
+// first field is the value in quotes and a delimiter (binding.qval), or
+// the row is not a match; a match's sums are read as line reads them (bare
+// numbers, bounded by the comma bits), and a row with a quoted one goes to
+// the full parser.
+func (t *Table) qline(p, e int, r *Result, mk *marks, wb int) error {
+	line := stripCR(t.data[p:e])
+	if !bytes.HasPrefix(line, t.b.qval) {
+		r.Rows++ // not a match
+		return nil
+	}
+	r.Rows++
+	if done, err := t.lineSums(p, e, line, r, mk, wb, true); done {
+		return err
+	}
+	r.Rows--
+	_, err := t.slowRow(p, r)
+	return err
 }
 
 // tailPlan says where a row's summed fields are, counted from its end:

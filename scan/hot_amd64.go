@@ -105,8 +105,8 @@ func (t *Table) lanesHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScra
 		// back from it costs the first pass's rows after it again.
 		it.cmode = 0
 		switch {
-		case sc.qlead: // (a quoted row: the full parser)
-			if _, err := t.slowRow(p, r); err != nil {
+		case sc.qlead: // (a quoted row)
+			if err := t.qline(p, e, r, mk, wb); err != nil {
 				return err
 			}
 		case gen:

@@ -410,6 +410,7 @@ type binding struct {
 	// where they are, by qhp: hp with the value in quotes.
 	qhot bool
 	qhp  hotPlan
+	qval []byte // the value in quotes and the delimiter, for qline
 	need int
 	// sumsHot: addTail may add a matching row's sums (every summed column
 	// in the last need fields, none the first), as tp says.
@@ -517,7 +518,8 @@ func bindShape(q *Query, header []string, hk headerKinds, sep byte) (binding, er
 		b.hot = b.hp.filterOn(0, b.value, sep)
 		if b.hot {
 			b.qhp = b.hp
-			b.qhot = b.qhp.filterOn(0, []byte(`"`+string(b.value)+`"`), sep)
+			b.qval = []byte(`"` + string(b.value) + `"` + string(sep))
+			b.qhot = b.qhp.filterOn(0, b.qval[:len(b.qval)-1], sep)
 		}
 	}
 	return b, nil

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -400,8 +401,13 @@ func boolBit64(b bool) int {
 // quotes, numbers bare; every k-th row (k > 0) is made one of the rows a
 // window walked in place cannot hold (quotedLeadOK), in turn: a bare first
 // field, a doubled quote, a quoted comma, a quoted line end, a quoted
-// number, an empty first field, a CR LF end.
+// number, an empty first field, a CR LF end. With k < 0 every number
+// loses its trailing zeros, as DuckDB writes them (9.30 is 9.3, 10.00 is
+// 10; and every 50th row's with three decimals: sums at four scales,
+// which hotWalk hands back).
 func rStyle(t testing.TB, b []byte, k int) []byte {
+	trim := k < 0
+	k = max(k, 0)
 	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -431,6 +437,15 @@ func rStyle(t testing.TB, b []byte, k int) []byte {
 			case odd == 5 && j == 0:
 				out.WriteString(`""`)
 			case numeric[j] && i > 0:
+				if trim && strings.Contains(f, ".") {
+					f = strings.TrimSuffix(strings.TrimRight(f, "0"), ".")
+					if i%50 == 0 {
+						f += ".125" // (a sum at a fourth scale, or a syntax error the reference reports too)
+						if strings.Count(f, ".") > 1 {
+							f = strings.Replace(f, ".125", "125", 1)
+						}
+					}
+				}
 				out.WriteString(f)
 			default:
 				out.WriteString(`"` + f + `"`)
@@ -455,7 +470,7 @@ func TestQuotedLeadScan(t *testing.T) {
 		{Filters: []Cond{Eq("Region", "Asia")}, Sum: []string{"Units Sold"}},
 		{Filters: []Cond{Eq("Region", "")}},
 	}
-	for _, k := range []int{0, 997, 61} {
+	for _, k := range []int{0, 997, 61, -1} {
 		var files []refFile
 		for _, f := range base {
 			files = append(files, refFile{f.name, rStyle(t, f.data, k)})

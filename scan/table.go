@@ -525,9 +525,18 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 			return nil
 		}
 	}
+	_, err := t.lineSums(p, e, line, r, mk, wb, false)
+	return err
+}
+
+// lineSums adds the sums of line, the matching row data[p:e] without its
+// CR, as line does. With quotes (a row of a window quotedLeadOK passed,
+// whose bare fields the comma bits bound), a summed field that is quoted
+// is not read: done is false, and nothing was added.
+func (t *Table) lineSums(p, e int, line []byte, r *Result, mk *marks, wb int, quotes bool) (done bool, err error) {
 	if t.b.sumsHot && mk != nil && addTail(t.data, p, e, r.Sums[:], mk, wb, &t.b.tp) {
 		r.Matched++
-		return nil
+		return true, nil
 	}
 	// Find every summed field first, then parse: a short row is reported
 	// as short even if an earlier field is also bad (as slowRow does).
@@ -539,20 +548,30 @@ func (t *Table) line(p, e int, r *Result, mk *marks, wb int) error {
 	}
 	if t.b.nsum > 0 {
 		if k, have := pick(line, t.b.sumCols[:t.b.nsum], fields[:], offs[:], t.b.sep); k < t.b.nsum {
+			if quotes {
+				return false, nil // (a quoted field may hold the missing delimiters' bytes: the full parser says)
+			}
 			bc := t.b.byCol[k]
-			return t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
+			return true, t.shortRow(p+len(line), t.b.names[bc.slot], bc.col, have)
 		}
 	}
 parse:
+	if quotes {
+		for k := range t.b.nsum {
+			if len(fields[k]) > 0 && fields[k][0] == '"' {
+				return false, nil
+			}
+		}
+	}
 	var v rowSums
 	for k := 0; k < t.b.nsum; k++ {
 		if err := t.read(&v, k, t.b.byCol[k].slot, fields[k], p+offs[k]); err != nil {
-			return err
+			return true, err
 		}
 	}
 	r.Matched++
 	t.addRead(r, &v, t.b.nsum)
-	return nil
+	return true, nil
 }
 
 // rowSums are a row's summed values, read whole before any is added, so
