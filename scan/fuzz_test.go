@@ -30,6 +30,9 @@ func FuzzScan(f *testing.F) {
 		{"\"lone\rcr\",1,2\r\n\"lf\nonly\",3,4\n", "lone\rcr"},
 		{"\"\r\n\",1,2\r\n\"\n\",3,4\r\n", "\r\n"},
 		{"27\" tv,1,2\n\"AGENT\" K,3,4\n\"a\tb\",5,6\n\"open,7,8\n", "27\" tv"}, // (a TSV's quotes, swapped)
+		// money as R and DuckDB write it (9.30 as 9.3, 10.00 as 10) in a
+		// column of cents: hotWalk's lanes take it at scale 2
+		{"a,1.25,2.5\na,3.5,4\na,10,2.50\nb,7.1,1\na,0.3,99\na,12345678.9,1\n", "a"},
 		// R's quoting, walked in place (quotedLeadOK): a quoted number, a
 		// short row, an empty first field, a bare one, a CR LF end
 		{"\"a\",1,2\n\"b\",3,4\n\"a\",\"5\",6\n\"\",8,9\n\"a\",1.25,2\n", "a"},

@@ -1226,9 +1226,9 @@ parse:
 	SUBQ    $3, R12              // digits before the point
 	LEAQ    -1(R12), R11
 	CMPQ    R11, $7
-	JHI     bad
+	JHI     tenths
 	CMPB    (R8)(R12*1), $0x2E
-	JNE     bad
+	JNE     tenths
 	MOVBQZX 1(R8)(R12*1), R11
 	SUBQ    $0x30, R11
 	CMPQ    R11, $9
@@ -1239,6 +1239,35 @@ parse:
 	JHI     bad
 	LEAQ    (R11)(R11*4), R11
 	LEAQ    (CX)(R11*2), R11     // the cents
+	JMP     digits
+
+	// A money field with one digit after the point, or none (R, DuckDB
+	// and pandas write 9.30 as 9.3 and 10.00 as 10): the same cents, where
+	// the sums are the lanes' (a sum at scale 2 took a value at scale 2
+	// already). In emit mode the value goes to its group, whose sum keeps
+	// its own values' largest scale: back to Go.
+tenths:
+	CMPQ    OUT(R13), $0
+	JNE     bad
+	INCQ    R12                  // digits before a point second to last
+	LEAQ    -1(R12), R11
+	CMPQ    R11, $7
+	JHI     nopoint
+	CMPB    (R8)(R12*1), $0x2E
+	JNE     nopoint
+	MOVBQZX 1(R8)(R12*1), R11
+	SUBQ    $0x30, R11
+	CMPQ    R11, $9
+	JHI     bad
+	IMUL3Q  $10, R11, R11        // the cents
+	JMP     digits
+
+nopoint:
+	ADDQ    $2, R12              // the field's length: every byte a digit (checked below)
+	LEAQ    -1(R12), R11
+	CMPQ    R11, $7
+	JHI     bad
+	XORL    R11, R11             // no cents
 	JMP     digits
 
 integer:
