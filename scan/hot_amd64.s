@@ -264,6 +264,24 @@ nzl: \
 done: \
 	MOVQ   R8, DIG(SP)(AX*8)
 
+// POINT(other) goes on if the summed field at R8 has 1 to 8 digits
+// (R12 of them) before a point at R8+R12, else jumps to other. R11 is
+// scratch.
+#define POINT(other) \
+	LEAQ    -1(R12), R11 \
+	CMPQ    R11, $7 \
+	JHI     other \
+	CMPB    (R8)(R12*1), $0x2E \
+	JNE     other
+
+// CENTDIGIT(off, r) puts in r the value of the digit off bytes after the
+// point POINT found, or hands the row back (bad) if it is none.
+#define CENTDIGIT(off, r) \
+	MOVBQZX off(R8)(R12*1), r \
+	SUBQ    $0x30, r \
+	CMPQ    r, $9 \
+	JHI     bad
+
 // DIGITS2(w, t) puts in t the value of the two digits' bytes in w's
 // low 16 bits (the tens first, in the low byte), and changes w.
 #define DIGITS2(w, t) \
@@ -1224,19 +1242,9 @@ parse:
 	CMPB    SCL(R13)(AX*1), $0
 	JEQ     integer
 	SUBQ    $3, R12              // digits before the point
-	LEAQ    -1(R12), R11
-	CMPQ    R11, $7
-	JHI     tenths
-	CMPB    (R8)(R12*1), $0x2E
-	JNE     tenths
-	MOVBQZX 1(R8)(R12*1), R11
-	SUBQ    $0x30, R11
-	CMPQ    R11, $9
-	JHI     bad
-	MOVBQZX 2(R8)(R12*1), CX
-	SUBQ    $0x30, CX
-	CMPQ    CX, $9
-	JHI     bad
+	POINT(tenths)
+	CENTDIGIT(1, R11)
+	CENTDIGIT(2, CX)
 	LEAQ    (R11)(R11*4), R11
 	LEAQ    (CX)(R11*2), R11     // the cents
 	JMP     digits
@@ -1250,15 +1258,8 @@ tenths:
 	CMPQ    OUT(R13), $0
 	JNE     bad
 	INCQ    R12                  // digits before a point second to last
-	LEAQ    -1(R12), R11
-	CMPQ    R11, $7
-	JHI     nopoint
-	CMPB    (R8)(R12*1), $0x2E
-	JNE     nopoint
-	MOVBQZX 1(R8)(R12*1), R11
-	SUBQ    $0x30, R11
-	CMPQ    R11, $9
-	JHI     bad
+	POINT(nopoint)
+	CENTDIGIT(1, R11)
 	IMUL3Q  $10, R11, R11        // the cents
 	JMP     digits
 

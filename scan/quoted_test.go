@@ -477,15 +477,8 @@ func TestQuotedLeadScan(t *testing.T) {
 		}
 		for _, q := range queries {
 			check(t, fmt.Sprintf("every %d-th row odd, %v", k, q.Filters), files, q)
-			tb, err := NewTable(files[0].name, files[0].data, &q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tb, whole := scanWhole(t, files[0].name, files[0].data, q)
 			s, e := tb.Body()
-			var whole Result
-			if err := tb.Scan(s, e, &whole); err != nil {
-				t.Fatal(err)
-			}
 			for _, cut := range []int{s + 1, s + 5000, (s + e) / 2, e - 100} {
 				c := bytes.IndexByte(files[0].data[cut-1:], '\n') + cut
 				if parts, err := scanInTwo(tb, c); err != nil || !reflect.DeepEqual(parts, whole) {
