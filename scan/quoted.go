@@ -415,12 +415,14 @@ var quotedLeads = true
 // quoted field is its value between two quotes (none inside: a doubled
 // quote closes a field before no delimiter), so `"Europe",` at a row's
 // start is the value Europe and no other; and a quoted field that hotWalk
-// must parse (a number) sends its row back to the full parser. A CR next
+// must parse (a number) sends its row back (to qline, which gives a row
+// with a quoted sum to the full parser). A CR next
 // to a closing quote, a blank line, a row with a bare first field, or any
 // other quote turns the window away (it is read as before, by
 // quotedBatch). It reads the bitmaps alone, and the byte after each row's
 // start: where the window passes, mk.sp (and n's sp and nz) become its
-// rows whose quoted first field starts with v0, those that may match.
+// rows whose quoted first field starts with v0, those that may match;
+// where it does not, mk.sp may have changed and n has not.
 func quotedLeadOK(mk *marks, src []byte, v0 byte, n *tally) bool {
 	words := (len(src) + 63) / 64
 	w := words - 1
@@ -432,12 +434,15 @@ func quotedLeadOK(mk *marks, src []byte, v0 byte, n *tally) bool {
 	}
 	last := uint(63 - bits.LeadingZeros64(mk.nl[w])) // the last LF's bit in word w
 	var ok bool
+	var sp int
+	var nz uint64
 	if quotedLeadAsm {
-		ok, n.sp, n.nz = quotedLeadWords(mk, w+1, ^uint64(0)>>(63-last), &src[0], int(v0))
+		ok, sp, nz = quotedLeadWords(mk, w+1, ^uint64(0)>>(63-last), &src[0], int(v0))
 	} else {
-		ok, n.sp, n.nz = quotedLeadPortable(mk, src, v0, w, last)
+		ok, sp, nz = quotedLeadPortable(mk, src, v0, w, last)
 	}
 	if ok {
+		n.sp, n.nz = sp, nz
 		clear(mk.sp[w+1 : words]) // (the row that starts after the last LF: the next window's)
 	}
 	return ok
