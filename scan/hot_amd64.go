@@ -268,7 +268,10 @@ func (t *Table) groupsHot(it *hotState, r *Result, mk *marks, wb int, sc *rowScr
 			var ss [MaxSums]int
 			if tailValues(t.data, p, e, mk, wb, &h.tp, &vals, &ss) {
 				for k := range h.tp.nsum {
-					if (ss[k] == 0 || ss[k] == 2) && sc.scale[k] != uint8(ss[k]) {
+					// (cents stay cents: an integer in a column of money,
+					// as R and DuckDB write 10.00, goes to Go on its own,
+					// not flipping the column to integers and back)
+					if (ss[k] == 0 && sc.scale[k] != 2 || ss[k] == 2) && sc.scale[k] != uint8(ss[k]) {
 						if keys != nil {
 							keys.fold(r.Groups, h, &sc.scale) // at the scales they were taken at
 						}
