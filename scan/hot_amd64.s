@@ -81,6 +81,10 @@
 #define ACCMIN 216
 #define ACCDMAX 392
 #define ACCDMIN 400
+// ACCLOW: for each value k, a 32-bit count at ACCLOW+4k of the entry's
+// rows whose value k was at a smaller scale than its sum's 2 (see
+// ROWSCL), its top bit set once one had a digit after the point.
+#define ACCLOW 408
 #define LANEROWS 4096
 
 // hotRec: a row's start and '\n', its span fields' starts and ends (from
@@ -133,6 +137,11 @@
 #define CHAIN 608
 #define KBUF 616
 #define PACC 744
+// ROWSCL: the row's values that hotWalk read as cents but written at a
+// smaller scale: bit k for value k (9.3 or 10), bit k+8 for one digit
+// after the point (9.3). Slot mode counts them in the key's entry
+// (ACCLOW); a row that goes out as a record with one goes back instead.
+#define ROWSCL 752
 
 // A byte lane of BYTES takes at most 9 a row, so 28 rows fit in it.
 #define FLUSHROWS 28
@@ -314,7 +323,7 @@ done: \
 // back) and DX its end without '\r', both from SI; R14 the matches taken
 // in this call, R15 the rows left until BYTES must go to the lanes (an
 // ABI0 function may use both); AX, CX, R8, R11 and R12 scratch.
-TEXT ·hotWalk(SB), NOSPLIT, $752-40
+TEXT ·hotWalk(SB), NOSPLIT, $760-40
 	MOVQ it+0(FP), R13
 	MOVQ window+8(FP), SI
 	MOVQ mk+16(FP), DI
@@ -1225,6 +1234,7 @@ spansdone:
 	// Parse each summed field as parseCents does: 1 to 8 digits, '.', 2
 	// digits, 8 bytes readable.
 parsestart:
+	MOVQ $0, ROWSCL(SP)
 	XORL AX, AX
 	CMPQ NPARSE(R13), $0
 	JEQ  parsed                  // no value but a date (DKEY)
@@ -1256,11 +1266,20 @@ parse:
 	// its own values' largest scale: back to Go.
 tenths:
 	CMPQ    OUT(R13), $0
+	JEQ     tenthsok
+	CMPQ    KTAB(R13), $0        // slot mode with sums alone: the entry counts them (ACCLOW)
+	JEQ     bad
+	CMPQ    EXT(R13), $0
 	JNE     bad
+
+tenthsok:
 	INCQ    R12                  // digits before a point second to last
 	POINT(nopoint)
 	CENTDIGIT(1, R11)
 	IMUL3Q  $10, R11, R11        // the cents
+	MOVL    $0x101, CX
+	SHLXQ   AX, CX, CX
+	ORQ     CX, ROWSCL(SP)
 	JMP     digits
 
 nopoint:
@@ -1269,6 +1288,9 @@ nopoint:
 	CMPQ    R11, $7
 	JHI     bad
 	XORL    R11, R11             // no cents
+	MOVL    $1, CX
+	SHLXQ   AX, CX, CX
+	ORQ     CX, ROWSCL(SP)
 	JMP     digits
 
 integer:
@@ -1581,6 +1603,10 @@ slotlane:
 	INCQ   CX
 	CMPQ   CX, NSUM(R13)
 	JLT    slotlane
+	CMPQ   ROWSCL(SP), $0
+	JNE    slotlow
+
+slotlowdone:
 	TESTQ  $(LANEROWS-1), 0(AX)
 	JNZ    slotdone
 	XORL   CX, CX
@@ -1675,6 +1701,38 @@ slotdate:
 	// extremes mode, where every value is a number already; a numeric
 	// filter's is one in both).
 slotmiss:
+	MOVQ  ROWSCL(SP), R8
+	MOVQ  NSUM(R13), CX
+	BZHIQ CX, R8, R8
+	TESTQ R8, R8
+	JZ    slotrec
+	MOVQ  NPARSE(R13), AX        // (a sum read as cents at a smaller scale: records are at the sums' scales)
+	JMP   bad
+
+	// A row of the entry with values at a smaller scale (ROWSCL): each
+	// one's count, and the flag of one with a digit after the point.
+slotlow:
+	MOVQ   ROWSCL(SP), R8
+	MOVQ   NSUM(R13), CX
+	BZHIQ  CX, R8, R11           // the sums' bits
+	SHRQ   $8, R8
+	BZHIQ  CX, R8, R8            // with a digit after the point
+
+slotlowcount:
+	TZCNTQ R11, CX
+	JCS    slotlowtenths
+	INCL   ACCLOW(AX)(CX*4)
+	BLSRQ  R11, R11
+	JMP    slotlowcount
+
+slotlowtenths:
+	TZCNTQ R8, CX
+	JCS    slotlowdone
+	ORL    $0x80000000, ACCLOW(AX)(CX*4)
+	BLSRQ  R8, R8
+	JMP    slotlowtenths
+
+slotrec:
 	CMPQ EXT(R13), $0
 	JNE  record
 	XORL AX, AX

@@ -75,6 +75,7 @@ func TestHotStateLayout(t *testing.T) {
 		{"spanTests.ldhi", unsafe.Offsetof(spanTests{}.ldhi), 256},
 		{"keyAcc date max", 8 * accDate, 392},
 		{"keyAcc date min", 8 * (accDate + 1), 400},
+		{"keyAcc low counts", 8 * accLow, 408},
 		{"cbufLen", cbufLen, 64},
 		{"spanBack", spanBack, 100},
 		{"keySlot", unsafe.Sizeof(keySlot{}), 80},

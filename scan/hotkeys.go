@@ -64,7 +64,8 @@ const (
 	accLane  = 1
 	accExt   = accLane + 3*MaxSums
 	accDate  = accExt + 3*MaxSums
-	accWords = (accDate + 2 + 7) &^ 7
+	accLow   = accDate + 2 // value k's 32-bit count of smaller scales at byte 4k (hot_amd64.s: ACCLOW)
+	accWords = (accLow + MaxSums/2 + 7) &^ 7
 )
 
 // laneRows is how many rows a key's lanes hold between flushes: a lane
@@ -272,6 +273,17 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 				v *= 100 // (scales are 0 or 2)
 			}
 			a[x] += v + a[l+2]
+			// Every row of the entry with this value written at a smaller
+			// scale (9.3, 10: read as cents, see hot_amd64.s's ROWSCL): the
+			// sum's scale is theirs, as a sum keeps its values' largest,
+			// and the cents are a whole number of its units.
+			if low := uint32(a[accLow+kk/2] >> (32 * (kk % 2))); s == 2 && int64(low&(1<<31-1)) == a[0] {
+				if low>>31 != 0 {
+					a[x], s = a[x]/10, 1
+				} else {
+					a[x], s = a[x]/100, 0
+				}
+			}
 			if h.need[kk]&NeedSum != 0 {
 				g.Sums[slot].Add(a[x], s)
 			}

@@ -488,3 +488,31 @@ func TestQuotedLeadScan(t *testing.T) {
 		}
 	}
 }
+
+// Group-bys over money as R and DuckDB write it (9.3, 10, and a fourth
+// scale now and then), plain and quoted: slot mode reads 9.3 and 10 as
+// cents and each key's sum keeps its own values' largest scale (keys whose
+// every value has one decimal or none print so), as the reference's do, in
+// every hot mode and key split.
+func TestGroupMoneyScales(t *testing.T) {
+	oneGoroutine(t)
+	base := generated(t, 1500, 2)
+	unquote := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte{'"'}, nil) }
+	for _, quoted := range []bool{false, true} {
+		var files []refFile
+		for _, f := range base {
+			b := rStyle(t, f.data, -1)
+			if !quoted {
+				b = unquote(b)
+			}
+			files = append(files, refFile{f.name, b})
+		}
+		for _, q := range []Query{
+			{By: []string{"Country"}, Sum: []string{"Unit Price", "Total Profit"}},
+			{By: []string{"Item Type"}, Sum: []string{"Unit Cost"}},
+			{By: []string{"Order Priority"}, Sum: []string{"Units Sold", "Total Revenue"}, Filters: []Cond{Eq("Sales Channel", "Online")}},
+		} {
+			checkGen(t, fmt.Sprintf("quoted %v, %v", quoted, q.By), files, q)
+		}
+	}
+}
