@@ -277,9 +277,8 @@ func (k *hotKeys) fold(g *Groups, h *groupHot, scales *[MaxSums]uint8) {
 			// scale (9.3, 10: read as cents, see hot_amd64.s's ROWSCL): the
 			// sum's scale is theirs, as a sum keeps its values' largest,
 			// and the cents are a whole number of its units. (The count has
-			// 31 bits: an entry folds long before 2^31 rows of one key, each
-			// a part's scan; past them it would stay at scale 2, the same
-			// number written with trailing zeros.)
+			// 31 bits: past 2^31 rows of one key in one scan, the sum stays
+			// at scale 2, the same number written with trailing zeros.)
 			if low := uint32(a[accLow+kk/2] >> (32 * (kk % 2))); s == 2 && int64(low&(1<<31-1)) == a[0] {
 				if low>>31 != 0 {
 					a[x], s = a[x]/10, 1
