@@ -321,7 +321,7 @@ type rowScratch struct {
 	span int
 	// qlead: bulk is walking a window of quoted rows in place by the
 	// binding's qhp (see quotedLeadOK): a row hotWalk hands back goes to
-	// the full parser (slowRow), never to a quote-free path.
+	// qline (or the full parser), never to a quote-free path.
 	qlead bool
 }
 

@@ -753,11 +753,11 @@ func (t *Table) qline(p, e int, r *Result, mk *marks, wb int) error {
 		r.Rows++ // not a match
 		return nil
 	}
-	r.Rows++
+	r.Rows++ // (counted before its sums are read, as line counts it)
 	if done, err := t.lineSums(p, e, line, r, mk, wb, true); done {
 		return err
 	}
-	r.Rows--
+	r.Rows-- // (slowRow counts it)
 	_, err := t.slowRow(p, r)
 	return err
 }

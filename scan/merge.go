@@ -90,6 +90,15 @@ func partOf(seed maphash.Seed, key []byte, k int) int {
 // reserves it), the others go there, after its own, which stay in place:
 // the parts' groups are not changed, but the first part's arrays are
 // shared, so no part may take a group after.
+// room is concatGroups' array of n: have's first n where inPlace (have
+// has room for them), else n of fresh memory.
+func room[T any](have []T, n int, inPlace bool) []T {
+	if inPlace {
+		return have[:n]
+	}
+	return makeHuge[T](n, n)
+}
+
 func concatGroups(parts []*Groups) *Groups {
 	g := newGroups(parts[0].Slots, parts[0].Need)
 	g.short, g.long = nil, nil
@@ -98,35 +107,20 @@ func concatGroups(parts []*Groups) *Groups {
 		n += p.Len()
 		bytes += len(p.arena)
 	}
-	f := parts[0]
+	f, m := parts[0], n*g.Slots
 	inPlace := cap(f.arena) >= bytes && cap(f.ends) >= n && cap(f.Count) >= n &&
-		(g.Need&NeedSum == 0 || cap(f.Sums) >= n*g.Slots) &&
-		(g.Need&NeedMin == 0 || cap(f.Mins) >= n*g.Slots) &&
-		(g.Need&NeedMax == 0 || cap(f.Maxs) >= n*g.Slots)
-	if inPlace {
-		g.arena, g.ends, g.Count = f.arena[:bytes], f.ends[:n], f.Count[:n]
-		if g.Need&NeedSum != 0 {
-			g.Sums = f.Sums[:n*g.Slots]
-		}
-		if g.Need&NeedMin != 0 {
-			g.Mins = f.Mins[:n*g.Slots]
-		}
-		if g.Need&NeedMax != 0 {
-			g.Maxs = f.Maxs[:n*g.Slots]
-		}
-	} else {
-		g.arena = makeHuge[byte](bytes, bytes)
-		g.ends = makeHuge[int](n, n)
-		g.Count = makeHuge[int64](n, n)
-		if g.Need&NeedSum != 0 {
-			g.Sums = makeHuge[Fixed](n*g.Slots, n*g.Slots)
-		}
-		if g.Need&NeedMin != 0 {
-			g.Mins = makeHuge[Extreme](n*g.Slots, n*g.Slots)
-		}
-		if g.Need&NeedMax != 0 {
-			g.Maxs = makeHuge[Extreme](n*g.Slots, n*g.Slots)
-		}
+		(g.Need&NeedSum == 0 || cap(f.Sums) >= m) &&
+		(g.Need&NeedMin == 0 || cap(f.Mins) >= m) &&
+		(g.Need&NeedMax == 0 || cap(f.Maxs) >= m)
+	g.arena, g.ends, g.Count = room(f.arena, bytes, inPlace), room(f.ends, n, inPlace), room(f.Count, n, inPlace)
+	if g.Need&NeedSum != 0 {
+		g.Sums = room(f.Sums, m, inPlace)
+	}
+	if g.Need&NeedMin != 0 {
+		g.Mins = room(f.Mins, m, inPlace)
+	}
+	if g.Need&NeedMax != 0 {
+		g.Maxs = room(f.Maxs, m, inPlace)
 	}
 	var wg sync.WaitGroup
 	a0, i0 := 0, 0 // part p's first key byte and group in g
